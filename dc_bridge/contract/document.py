@@ -1,0 +1,165 @@
+"""Reading YAML contract files with line numbers, duplicate-key detection and a size limit.
+
+PyYAML's plain loader forgets where a value was written and silently keeps the last of two equal
+keys; both would make lint messages useless, so this loader records the line of every mapping key
+and list item and reports duplicate keys.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dc_bridge.findings import FatalFinding, Finding
+
+# A contract is text written by people; anything this large is a mistake or an attack.
+MAX_CONTRACT_BYTES = int(os.environ.get("DC_BRIDGE_MAX_CONTRACT_BYTES", 10 * 1024 * 1024))
+
+
+class YamlMap(dict):
+    """A mapping that remembers the line of each key (`key_lines`) and of itself (`line`)."""
+
+    line: int | None = None
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.key_lines: dict[Any, int] = {}
+
+
+class YamlList(list):
+    """A list that remembers the line of each item (`item_lines`) and of itself (`line`)."""
+
+    line: int | None = None
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.item_lines: list[int] = []
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader that builds YamlMap/YamlList and records duplicate keys instead of hiding them."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.duplicate_keys: list[tuple[Any, int]] = []
+
+    def construct_line_mapping(self, node: yaml.MappingNode) -> YamlMap:
+        self.flatten_mapping(node)
+        mapping = YamlMap()
+        mapping.line = node.start_mark.line + 1
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "found a key that is not a plain value", key_node.start_mark
+                )
+            if key in mapping:
+                self.duplicate_keys.append((key, key_node.start_mark.line + 1))
+            mapping[key] = self.construct_object(value_node, deep=True)
+            mapping.key_lines[key] = key_node.start_mark.line + 1
+        return mapping
+
+    def construct_line_sequence(self, node: yaml.SequenceNode) -> YamlList:
+        items = YamlList(self.construct_object(child, deep=True) for child in node.value)
+        items.line = node.start_mark.line + 1
+        items.item_lines = [child.start_mark.line + 1 for child in node.value]
+        return items
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _LineLoader.construct_line_mapping)
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _LineLoader.construct_line_sequence)
+# Dates stay strings: both standards' JSON schemas type them as strings, and `2024-01-01` in an
+# `examples` list must not turn into a Python date.
+_LineLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+@dataclass
+class Document:
+    """A parsed YAML file: its data plus what the loader noticed about it."""
+
+    file: str
+    data: Any
+    duplicate_keys: list[tuple[Any, int]] = field(default_factory=list)
+
+    def line_of(self, path: tuple) -> int | None:
+        """Line of the element at `path` (keys and list indexes), or of its nearest parent."""
+        node, line = self.data, getattr(self.data, "line", None)
+        for step in path:
+            if isinstance(node, YamlMap) and step in node:
+                line = node.key_lines.get(step, line)
+                node = node[step]
+            elif isinstance(node, YamlList) and isinstance(step, int) and 0 <= step < len(node):
+                line = node.item_lines[step]
+                node = node[step]
+            else:
+                break
+        return line
+
+
+def format_path(path: tuple) -> str:
+    """`("models", "orders", "quality", 2)` -> `models.orders.quality[2]`."""
+    text = ""
+    for step in path:
+        if isinstance(step, int):
+            text += f"[{step}]"
+        else:
+            text += f".{step}" if text else str(step)
+    return text
+
+
+def read_document(path: str | Path) -> Document:
+    """Read and parse one YAML file. Raises FatalFinding when the file cannot be read or parsed."""
+    file = str(path)
+    try:
+        size = os.path.getsize(file)
+        if size > MAX_CONTRACT_BYTES:
+            raise FatalFinding(
+                Finding(
+                    "DCB006",
+                    file,
+                    "",
+                    f"{file} is {size:,} bytes; contracts are limited to {MAX_CONTRACT_BYTES:,} bytes",
+                    expected=f"at most {MAX_CONTRACT_BYTES:,} bytes",
+                    found=f"{size:,} bytes",
+                )
+            )
+        with open(file, encoding="utf-8") as handle:
+            text = handle.read()
+    except FatalFinding:
+        raise
+    except FileNotFoundError:
+        raise FatalFinding(Finding("DCB001", file, "", f"{file} does not exist", expected="a contract file", found="no such file"))
+    except IsADirectoryError:
+        raise FatalFinding(Finding("DCB001", file, "", f"{file} is a directory", expected="a contract file", found="a directory"))
+    except UnicodeDecodeError as exc:
+        raise FatalFinding(
+            Finding("DCB001", file, "", f"{file} is not UTF-8 text ({exc.reason} at byte {exc.start})", expected="UTF-8 text", found="binary or another encoding")
+        )
+    except OSError as exc:
+        raise FatalFinding(Finding("DCB001", file, "", f"{file} cannot be read: {exc.strerror}"))
+    return parse_document(text, file)
+
+
+def parse_document(text: str, file: str) -> Document:
+    loader = _LineLoader(text)
+    try:
+        data = loader.get_single_data()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        if "\t" in text and problem and "tab" in problem.lower() or "'\\t'" in str(exc):
+            problem = "a tab character where YAML needs spaces for indentation"
+        raise FatalFinding(
+            Finding("DCB002", file, "", f"{file} is not valid YAML: {problem}", line=line, expected="valid YAML", found=problem)
+        )
+    finally:
+        loader.dispose()
+    return Document(file=file, data=data, duplicate_keys=loader.duplicate_keys)

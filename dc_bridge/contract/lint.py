@@ -1,0 +1,292 @@
+"""Lint: the official JSON schema plus the semantic rules that decide whether a contract can run.
+
+Findings of the loader (wrong types, unresolved references, cycles) come first; this module adds
+the JSON-schema findings and the rules that need the whole normalised contract.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import shutil
+import subprocess
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+import jsonschema
+
+from dc_bridge import gx_catalog
+from dc_bridge.contract.document import Document, format_path
+from dc_bridge.contract.load import LoadResult, load_contract
+from dc_bridge.contract.model import Contract, Field, Model, QualityRule, Source, walk_fields
+from dc_bridge.contract.types import NUMERIC_TYPES, STRING_TYPES, TEMPORAL_TYPES
+from dc_bridge.findings import Finding
+from dc_bridge.formats import format_regex
+from dc_bridge.sql import SqlProblem, check_read_only, substitute, unknown_placeholders
+
+# (standard, version prefix) -> bundled official schema; the packages carry the newest ones
+_SCHEMAS = {
+    ("odcs", "3.0"): ("dc_bridge.contract", "schemas/odcs-v3.0.0.json"),
+    ("odcs", "3.1"): ("dc_bridge.contract", "schemas/odcs-v3.1.0.json"),
+    ("odcs", "3.2"): ("open_data_contract_standard", "schema.json"),
+    ("dcs", "1.0"): ("dc_bridge.contract", "schemas/dcs-1.1.0.json"),
+    ("dcs", "1.1"): ("dc_bridge.contract", "schemas/dcs-1.1.0.json"),
+    ("dcs", "1.2"): ("datacontract_specification", "schema.json"),
+}
+# RFC relationship types that postdate the official schemas; dc-bridge checks them itself
+_RFC_RELATIONSHIPS = {"relatesTo", "imports"}
+
+
+def lint_file(path: str | Path) -> LoadResult:
+    """Load one contract and add every lint finding to the result."""
+    result = load_contract(path)
+    if result.contract is None and not result.documents:
+        return result
+    main = result.documents[0] if result.documents else None
+    if main is not None and result.kind is not None:
+        schema_findings = validate_schema(main, result.kind, result.contract.spec_version if result.contract else "")
+        taken = {(f.file, f.path) for f in result.findings}
+        result.findings.extend(f for f in schema_findings if (f.file, f.path) not in taken)
+    if result.contract is not None:
+        result.findings.extend(semantic_findings(result.contract))
+    result.findings.sort(key=lambda f: (f.file, f.line or 0, f.code))
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON schema
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(standard: str, prefix: str) -> jsonschema.protocols.Validator:
+    package, name = _SCHEMAS[(standard, prefix)]
+    schema = json.loads(resources.files(package).joinpath(name).read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)
+
+
+def validate_schema(document: Document, kind: str, spec_version: str) -> list[Finding]:
+    standard = "dcs" if kind == "dcs" else "odcs"
+    if kind == "library":
+        return []  # a rule library is not a contract; its rules are checked by the normaliser
+    key = (standard, ".".join(spec_version.lstrip("v").split(".")[:2]))
+    if key not in _SCHEMAS:
+        return []
+    data = _for_schema(document.data, standard)
+    findings = []
+    for error in sorted(_validator(*key).iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+        path = tuple(error.absolute_path)
+        findings.append(Finding("DCB100", document.file, format_path(path), f"schema: {_schema_message(error)}",
+                                line=document.line_of(path), expected=_expected(error), found=_short(error.instance)))
+    return findings
+
+
+def _for_schema(data: Any, standard: str) -> Any:
+    """A plain copy for the validator, without what the schema predates and dc-bridge checks itself."""
+    if isinstance(data, dict):
+        copy = {}
+        for key, value in data.items():
+            if key == "relationships" and isinstance(value, list) and standard == "odcs":
+                value = [r for r in value if not (isinstance(r, dict) and r.get("type") in _RFC_RELATIONSHIPS)]
+                if not value:
+                    continue
+            copy[key] = _for_schema(value, standard)
+        if standard == "dcs" and "dataContractSpecification" in copy and str(copy["dataContractSpecification"]).startswith("1.0"):
+            copy["dataContractSpecification"] = "1.1.0"  # 1.0 has no schema of its own; 1.1 only added fields
+        return copy
+    if isinstance(data, list):
+        return [_for_schema(v, standard) for v in data]
+    return data
+
+
+def _schema_message(error: jsonschema.ValidationError) -> str:
+    if error.validator == "additionalProperties" or error.validator == "unevaluatedProperties":
+        return error.message.replace("were unexpected", "are not fields of the standard").replace("was unexpected", "is not a field of the standard")
+    if error.validator in ("oneOf", "anyOf"):
+        return "the value matches none of the allowed forms"
+    return error.message
+
+
+def _expected(error: jsonschema.ValidationError) -> str:
+    if error.validator == "enum":
+        return "one of " + ", ".join(map(str, error.validator_value))
+    if error.validator == "type":
+        return f"type {error.validator_value}"
+    return f"{error.validator} {_short(error.validator_value)}"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# ---------------------------------------------------------------------------------------------
+# semantic rules over the normalised contract
+
+
+def semantic_findings(contract: Contract) -> list[Finding]:
+    findings: list[Finding] = []
+    patterns: list[tuple[str, Source, str]] = []  # (pattern, where, path suffix)
+    for model in contract.models:
+        findings += _key_findings(contract, model)
+        for field in walk_fields(model.fields):
+            findings += _constraint_findings(field)
+            if field.pattern is not None:
+                patterns.append((field.pattern, field.source, "pattern"))
+        for _, field, rule in _rules(model):
+            findings += _rule_findings(rule, field)
+            if rule.metric == "invalidValues" and isinstance(rule.arguments.get("pattern"), str):
+                patterns.append((rule.arguments["pattern"], rule.source, "arguments.pattern"))
+    findings += _regex_findings(patterns)
+    return findings
+
+
+def _rules(model: Model) -> Iterable[tuple[Model, Field | None, QualityRule]]:
+    yield from ((model, None, r) for r in model.quality)
+    for field in walk_fields(model.fields):
+        yield from ((model, field, r) for r in field.quality)
+
+
+def _at(source: Source, code: str, message: str, suffix: str = "", **details) -> Finding:
+    path = f"{source.path}.{suffix}" if suffix else source.path
+    return Finding(code, source.file, path, message, line=source.line, **details)
+
+
+def _key_findings(contract: Contract, model: Model) -> list[Finding]:
+    findings = []
+    names = {f.name for f in model.fields}
+    for column in model.primary_key:
+        if column not in names:
+            findings.append(_at(model.source, "DCB125", f"primary key column `{column}` is not a field of `{model.name}`", "primaryKey",
+                                expected="a field of the model", found=repr(column)))
+    for key in model.foreign_keys:
+        target = contract.model(key.to_model)
+        missing = [c for c in key.columns if c not in names]
+        if target is None:
+            missing_target = f"model `{key.to_model}`"
+        else:
+            absent = [c for c in key.to_columns if target.field(c) is None]
+            missing_target = f"field(s) {', '.join(f'`{key.to_model}.{c}`' for c in absent)}" if absent else None
+        if missing or missing_target:
+            what = missing_target or f"field(s) {', '.join(missing)} of `{model.name}`"
+            findings.append(_at(key.source, "DCB125", f"the foreign key points at {what}, which does not exist",
+                                expected="an existing model.field", found=f"{key.to_model}.{','.join(key.to_columns)}"))
+    return findings
+
+
+def _constraint_findings(field: Field) -> list[Finding]:
+    findings = []
+    for low_name, high_name, low, high in (
+        ("minLength", "maxLength", field.min_length, field.max_length),
+        ("minimum", "maximum", field.minimum, field.maximum),
+        ("exclusiveMinimum", "exclusiveMaximum", field.exclusive_minimum, field.exclusive_maximum),
+    ):
+        if low is not None and high is not None and _comparable(low, high) and low > high:
+            findings.append(_at(field.source, "DCB164", f"`{low_name}` {low} is larger than `{high_name}` {high}; no value can satisfy both",
+                                low_name, expected=f"{low_name} <= {high_name}", found=f"{low} > {high}"))
+    logical = field.logical_type
+    if logical is not None:
+        if (field.pattern or field.min_length is not None or field.max_length is not None or field.format) and logical not in STRING_TYPES:
+            findings.append(_at(field.source, "DCB165", f"string constraints on a `{logical}` field are checked on its text form",
+                                expected="a string field", found=logical, severity="warning"))
+        if any(v is not None for v in (field.minimum, field.maximum, field.exclusive_minimum, field.exclusive_maximum)) \
+                and logical not in NUMERIC_TYPES | TEMPORAL_TYPES:
+            findings.append(_at(field.source, "DCB165", f"a numeric range on a `{logical}` field", expected="a number or date field",
+                                found=logical, severity="warning"))
+    if field.format is not None and format_regex(field.format) is None:
+        findings.append(_at(field.source, "DCB111", f"format `{field.format}` is not one dc-bridge can check; it is skipped",
+                            "format", expected="email, uri, uuid, date, date-time, ipv4, ipv6, hostname", found=repr(field.format)))
+    return findings
+
+
+def _comparable(a: Any, b: Any) -> bool:
+    return isinstance(a, (int, float)) and isinstance(b, (int, float)) or isinstance(a, str) and isinstance(b, str)
+
+
+def _rule_findings(rule: QualityRule, field: Field | None) -> list[Finding]:
+    findings = []
+    if rule.type == "sql" and rule.query:
+        for placeholder in unknown_placeholders(rule.query):
+            findings.append(_at(rule.source, "DCB172", f"unknown placeholder {placeholder} in the query", "query",
+                                expected="{model} {table} {field} {column} {object} {property} (optionally with $)", found=placeholder))
+        if not findings:
+            try:
+                check_read_only(substitute(rule.query, table="__dc_bridge_table__", column=field.name if field else None))
+            except SqlProblem as problem:
+                findings.append(_at(rule.source, problem.code, str(problem), "query", expected="one read-only SELECT",
+                                    found=rule.query.strip().splitlines()[0][:80] if rule.query.strip() else "empty"))
+    if rule.type == "custom":
+        findings += _custom_findings(rule)
+    if rule.metric == "invalidValues" and not ({"validValues", "pattern"} & set(rule.arguments)):
+        findings.append(_at(rule.source, "DCB102", "invalidValues needs `arguments.validValues` or `arguments.pattern`", "arguments",
+                            expected="validValues: [...] or pattern: '...'", found=", ".join(rule.arguments) or "no arguments"))
+    return findings
+
+
+def _custom_findings(rule: QualityRule) -> list[Finding]:
+    if rule.engine not in ("gx", "soda"):
+        return [_at(rule.source, "DCB180", f"engine `{rule.engine}` is not one dc-bridge runs", "engine",
+                    expected="great-expectations or soda", found=repr(rule.engine))]
+    body = rule.implementation
+    if rule.engine == "soda":
+        if not isinstance(body, (dict, str)):
+            return [_at(rule.source, "DCB184", "a Soda check must be a mapping or SodaCL text", expected="mapping or text", found=type(body).__name__)]
+        return []
+    if not isinstance(body, dict):
+        return [_at(rule.source, "DCB181", "a GX check must be a mapping with `type` and `kwargs`", expected="a mapping", found=_short(body))]
+    findings = []
+    if "expectation_type" in body and "type" not in body:
+        findings.append(_at(rule.source, "DCB185", "`expectation_type` is the GX 0.x spelling", expected="type", found="expectation_type"))
+    name = body.get("type") or body.get("expectation_type")
+    if not isinstance(name, str) or gx_catalog.to_snake_case(name) not in gx_catalog.EXPECTATION_TYPES:
+        findings.append(_at(rule.source, "DCB181", f"`{name}` is not a GX 1.x expectation type", expected="e.g. expect_column_values_to_not_be_null",
+                            found=repr(name)))
+    kwargs = body.get("kwargs")
+    if isinstance(kwargs, dict):
+        camel = [k for k in kwargs if isinstance(k, str) and gx_catalog.to_snake_case(k) != k]
+        if camel:
+            findings.append(_at(rule.source, "DCB182", f"GX kwargs {', '.join(camel)} are camelCase", expected="snake_case",
+                                found=", ".join(camel)))
+    return findings
+
+
+# ---------------------------------------------------------------------------------------------
+# regular expressions, compiled by Java as Spark will
+
+
+def _regex_findings(patterns: list[tuple[str, Source, str]]) -> list[Finding]:
+    if not patterns:
+        return []
+    errors = java_regex_errors([p for p, _, _ in patterns])
+    if errors is None:
+        import re
+
+        findings = [_at(patterns[0][1], "DCB141", "Java was not found; patterns were checked with Python's re only")]
+        for pattern, source, suffix in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                findings.append(_at(source, "DCB140", f"the pattern does not compile: {exc}", suffix, expected="a valid regular expression", found=repr(pattern)))
+        return findings
+    return [
+        _at(source, "DCB140", f"Java rejects the pattern: {error}", suffix, expected="a pattern java.util.regex compiles", found=repr(pattern))
+        for (pattern, source, suffix), error in zip(patterns, errors) if error
+    ]
+
+
+def java_regex_errors(patterns: list[str]) -> list[str | None] | None:
+    """Compile every pattern with java.util.regex in one JVM; None when Java is not installed."""
+    java = shutil.which("java")
+    if java is None:
+        return None
+    source = resources.files("dc_bridge.contract").joinpath("RegexCheck.java")
+    payload = "\n".join(base64.b64encode(p.encode("utf-8")).decode("ascii") for p in patterns) + "\n"
+    with resources.as_file(source) as program:
+        completed = subprocess.run([java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", str(program)], input=payload,
+                                   capture_output=True, text=True, timeout=60)
+    lines = completed.stdout.splitlines()
+    if completed.returncode != 0 or len(lines) != len(patterns):
+        return None
+    return [None if line == "ok" else line for line in lines]

@@ -1,0 +1,113 @@
+"""Findings: the problems lint (and later diff and drift) report, each with a stable code.
+
+The code table is the single place a code's severity, title and default fix hint live; docs/lint-codes.md
+is generated from it (see `tests/test_docs.py`), so the documentation cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    severity: Severity
+    title: str
+    hint: str
+
+
+_CODES = [
+    # files and documents: nothing can be checked until these are fixed
+    Code("DCB001", "error", "File cannot be read", "Check the path and that the file is readable UTF-8 text."),
+    Code("DCB002", "error", "Not valid YAML", "Fix the YAML syntax at the line shown; indent with spaces, not tabs."),
+    Code("DCB003", "error", "Duplicate key", "Remove or rename one of the two keys; YAML keeps only the last one."),
+    Code("DCB004", "error", "Not a contract document", "A contract is a YAML mapping with `dataContractSpecification:` (DCS) or `apiVersion:` and `kind: DataContract` (ODCS)."),
+    Code("DCB005", "error", "Unsupported specification version", "Use DCS 1.0-1.2 or ODCS v3.0.x, v3.1.x, v3.2.x."),
+    Code("DCB006", "error", "File too large", "Split the contract, or raise the limit with DC_BRIDGE_MAX_CONTRACT_BYTES."),
+    # schema and shape
+    Code("DCB100", "warning", "Does not match the official JSON schema", "Fix the value so it matches the standard; dc-bridge went on because it does not change which checks run."),
+    Code("DCB101", "error", "Wrong type for a field dc-bridge uses", "Give the field a value of the expected type; it changes what runs."),
+    Code("DCB102", "error", "Missing required field", "Add the field."),
+    Code("DCB103", "error", "Duplicate name", "Give each model and field a unique name within its parent."),
+    Code("DCB110", "error", "Unknown logical type", "Use one of the types of the standard (see docs/lint-codes.md)."),
+    Code("DCB111", "warning", "Unknown format", "Use one of email, uri, uuid, date, date-time, ipv4, ipv6, or write a pattern."),
+    Code("DCB112", "warning", "Unknown quality dimension", "Use one of the ODCS dimensions: accuracy, completeness, conformity, consistency, coverage, timeliness, uniqueness."),
+    # references, ids, imports
+    Code("DCB120", "error", "Unresolved $ref", "Point `$ref` at an existing definition, e.g. `#/definitions/order_id` or `other.yaml#/definitions/x`."),
+    Code("DCB121", "error", "Referenced file not found", "Check the file name; it is resolved relative to the contract that references it."),
+    Code("DCB122", "error", "Reference or import cycle", "Break the cycle: a file may not (indirectly) import or reference itself."),
+    Code("DCB123", "error", "Unresolved import", "Point the import at an existing item, e.g. `common-rules.yaml#quality.<rule id>`."),
+    Code("DCB124", "error", "Duplicate id", "Ids must be unique within their section; rename one."),
+    Code("DCB125", "error", "Unresolved reference", "Reference an existing model and field: `model.field` or `schema.<object id>.properties.<property id>`."),
+    Code("DCB126", "error", "Foreign key columns do not pair up", "`from` and `to` must both be single references or lists of equal length."),
+    Code("DCB127", "warning", "Import content does not fit its place", "Import quality rules into `quality`, properties into `properties`, SLA items into `slaProperties`."),
+    # constraints and quality rules
+    Code("DCB140", "error", "Invalid regular expression", "Write a pattern that compiles in Java (Spark evaluates it with java.util.regex)."),
+    Code("DCB141", "warning", "Regular expression not verified with Java", "Install Java 17 so lint can compile patterns the way Spark does."),
+    Code("DCB150", "error", "Invalid duration", "Use ISO 8601 (`PT24H`, `P1D`) or a simple duration (`25h`, `30d`, `1 year`)."),
+    Code("DCB160", "error", "Threshold can never hold", "Put the smaller bound first and make sure the range is not empty."),
+    Code("DCB161", "error", "Missing or ambiguous threshold", "Give exactly one of mustBe, mustNotBe, mustBeGreaterThan, ..., mustBeBetween."),
+    Code("DCB162", "info", "ODCS mustBeBetween is exclusive", "ODCS defines mustBeBetween as mustBeGreaterThan and mustBeLessThan (bounds excluded); use mustBeGreaterOrEqualTo/mustBeLessOrEqualTo to include them."),
+    Code("DCB163", "error", "Unknown library metric", "Use nullValues, missingValues, invalidValues, duplicateValues or rowCount (or the older rule names nullCheck, duplicateCount, validValues, rowCount)."),
+    Code("DCB164", "error", "Constraint bounds can never hold", "Make the minimum not larger than the maximum."),
+    Code("DCB165", "error", "Constraint does not fit the field type", "Length and pattern constraints apply to strings, ranges to numbers and dates."),
+    Code("DCB170", "error", "Quality SQL is not one read-only SELECT", "Write a single SELECT (or WITH ... SELECT) statement; dc-bridge never runs DDL, DML or commands."),
+    Code("DCB171", "error", "Quality SQL does not parse", "Fix the SQL syntax (Spark SQL)."),
+    Code("DCB172", "error", "Unknown SQL placeholder", "Use {model}, {table}, {field}, {column}, {object}, {property} or the same with `$` in front."),
+    Code("DCB180", "error", "Unknown custom engine", "Use `engine: great-expectations` or `engine: soda`."),
+    Code("DCB181", "error", "Unknown Great Expectations expectation type", "Use a GX 1.x expectation type such as expect_column_values_to_not_be_null."),
+    Code("DCB182", "warning", "camelCase GX argument", "Write GX kwargs in snake_case (min_value, not minValue); dc-bridge maps them for you."),
+    Code("DCB183", "error", "Custom check has no implementation", "Give `implementation` (ODCS) or `specification` (DCS)."),
+    Code("DCB184", "error", "Invalid SodaCL", "Write the SodaCL as a mapping or YAML text that parses."),
+    Code("DCB185", "warning", "GX 0.x expectation spelling", "Write `type:` (GX 1.x) instead of `expectation_type:`; dc-bridge maps it for you."),
+]
+
+CODES: dict[str, Code] = {c.code: c for c in _CODES}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem at one place. `expected`/`found` are short human phrases, not Python reprs."""
+
+    code: str
+    file: str
+    path: str
+    message: str
+    line: int | None = None
+    expected: str | None = None
+    found: str | None = None
+    hint: str | None = None
+    severity: Severity | None = None
+
+    @property
+    def level(self) -> Severity:
+        return self.severity or CODES[self.code].severity
+
+    @property
+    def fix(self) -> str:
+        return self.hint or CODES[self.code].hint
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "severity": self.level,
+            "file": self.file,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+            "expected": self.expected,
+            "found": self.found,
+            "hint": self.fix,
+        }
+
+
+class FatalFinding(Exception):
+    """Raised when a file cannot be read at all; carries the finding to report."""
+
+    def __init__(self, finding: Finding):
+        super().__init__(finding.message)
+        self.finding = finding

@@ -1,0 +1,78 @@
+"""Quality SQL: placeholder substitution and the read-only rule, shared by lint, the translators and the runners.
+
+A contract's SQL runs with the rights of whoever runs dc-bridge, so it must be exactly one read-only
+query. It is parsed (Spark dialect) and refused otherwise; it is never repaired.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError
+
+# every placeholder spelling of both standards: name -> what it stands for
+PLACEHOLDERS = {
+    "model": "table", "table": "table", "object": "table",
+    "field": "column", "column": "column", "property": "column",
+}
+# sqlglot logs a warning when it falls back to a Command; we report that ourselves
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+_PLACEHOLDER = re.compile(r"\$?\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}")
+
+# functions that reach outside the data (JVM reflection) are refused even inside a SELECT
+_FORBIDDEN_FUNCTIONS = {"reflect", "java_method", "try_reflect"}
+
+
+class SqlProblem(ValueError):
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def quote_identifier(name: str) -> str:
+    """A Spark SQL identifier for any column or table name (spaces, dots, backticks, keywords)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def unknown_placeholders(query: str) -> list[str]:
+    return [m.group(0) for m in _PLACEHOLDER.finditer(query) if m.group(1).lower() not in PLACEHOLDERS]
+
+
+def substitute(query: str, *, table: str, column: str | None) -> str:
+    """Fill placeholders with quoted identifiers. Raises SqlProblem for unknown or unusable ones."""
+    def fill(match: re.Match) -> str:
+        role = PLACEHOLDERS.get(match.group(1).lower())
+        if role is None:
+            raise SqlProblem("DCB172", f"unknown placeholder {match.group(0)}")
+        if role == "column":
+            if column is None:
+                raise SqlProblem("DCB172", f"{match.group(0)} is used in a model-level rule, which has no field")
+            return quote_identifier(column)
+        return quote_identifier(table)
+
+    return _PLACEHOLDER.sub(fill, query)
+
+
+def check_read_only(query: str) -> exp.Expression:
+    """Parse `query` (placeholders already filled) and return it if it is one read-only query."""
+    try:
+        statements = [s for s in sqlglot.parse(query, read="spark") if s is not None]
+    except ParseError as exc:
+        first = exc.errors[0]["description"] if exc.errors else str(exc)
+        raise SqlProblem("DCB171", f"the SQL does not parse: {first}") from None
+    if len(statements) != 1:
+        raise SqlProblem("DCB170", f"the SQL holds {len(statements)} statements; exactly one SELECT is allowed")
+    statement = statements[0]
+    if not isinstance(statement, exp.Query):
+        kind = type(statement).__name__.upper()
+        raise SqlProblem("DCB170", f"the SQL is a {kind} statement, not a SELECT")
+    for node in statement.walk():
+        if isinstance(node, (exp.DDL, exp.DML, exp.Command, exp.Set)) and not isinstance(node, exp.Query):
+            raise SqlProblem("DCB170", f"the SQL contains a {type(node).__name__.upper()} statement")
+        if isinstance(node, exp.Anonymous) and str(node.this).lower() in _FORBIDDEN_FUNCTIONS:
+            raise SqlProblem("DCB170", f"the SQL calls {node.this}(), which reaches outside the data")
+    return statement
