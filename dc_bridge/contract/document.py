@@ -40,11 +40,11 @@ class YamlList(list):
         self.item_lines: list[int] = []
 
 
-class _LineLoader(yaml.SafeLoader):
+class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when present: 10x faster
     """SafeLoader that builds YamlMap/YamlList and records duplicate keys instead of hiding them."""
 
     def __init__(self, stream):
-        super().__init__(stream)
+        super().__init__(stream)  # type: ignore[arg-type]
         self.duplicate_keys: list[tuple[Any, int]] = []
 
     def construct_line_mapping(self, node: yaml.MappingNode) -> YamlMap:

@@ -211,18 +211,26 @@ def _rule_findings(rule: QualityRule, field: Field | None) -> list[Finding]:
         for placeholder in unknown_placeholders(rule.query):
             findings.append(_at(rule.source, "DCB172", f"unknown placeholder {placeholder} in the query", "query",
                                 expected="{model} {table} {field} {column} {object} {property} (optionally with $)", found=placeholder))
-        if not findings:
-            try:
-                check_read_only(substitute(rule.query, table="__dc_bridge_table__", column=field.name if field else None))
-            except SqlProblem as problem:
-                findings.append(_at(rule.source, problem.code, str(problem), "query", expected="one read-only SELECT",
-                                    found=rule.query.strip().splitlines()[0][:80] if rule.query.strip() else "empty"))
+        problem = None if findings else _sql_problem(rule.query, field is not None)
+        if problem is not None:
+            findings.append(_at(rule.source, problem.code, str(problem), "query", expected="one read-only SELECT",
+                                found=rule.query.strip().splitlines()[0][:80] if rule.query.strip() else "empty"))
     if rule.type == "custom":
         findings += _custom_findings(rule)
     if rule.metric == "invalidValues" and not ({"validValues", "pattern"} & set(rule.arguments)):
         findings.append(_at(rule.source, "DCB102", "invalidValues needs `arguments.validValues` or `arguments.pattern`", "arguments",
                             expected="validValues: [...] or pattern: '...'", found=", ".join(rule.arguments) or "no arguments"))
     return findings
+
+
+@functools.lru_cache(maxsize=4096)
+def _sql_problem(query: str, has_field: bool) -> SqlProblem | None:
+    """Contracts repeat the same query on many fields; parse each once."""
+    try:
+        check_read_only(substitute(query, table="__dc_bridge_table__", column="__dc_bridge_column__" if has_field else None))
+    except SqlProblem as problem:
+        return problem
+    return None
 
 
 def _custom_findings(rule: QualityRule) -> list[Finding]:
@@ -259,7 +267,9 @@ def _custom_findings(rule: QualityRule) -> list[Finding]:
 def _regex_findings(patterns: list[tuple[str, Source, str]]) -> list[Finding]:
     if not patterns:
         return []
-    errors = java_regex_errors([p for p, _, _ in patterns])
+    distinct = sorted({p for p, _, _ in patterns})
+    compiled = java_regex_errors(distinct)
+    errors = None if compiled is None else [dict(zip(distinct, compiled))[p] for p, _, _ in patterns]
     if errors is None:
         import re
 
