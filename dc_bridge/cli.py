@@ -42,3 +42,49 @@ def lint(contracts: tuple[str, ...], output_format: str, output_file: str | None
     if any(f.code in _UNREADABLE_CODES for f in findings if f.file in contracts):
         sys.exit(EXIT_UNREADABLE)
     sys.exit(EXIT_FINDINGS if any(f.level == "error" for f in findings) else EXIT_OK)
+
+
+@main.command(name="compile")
+@click.argument("contracts", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
+@click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False, path_type=str),
+              help="Folder under which expectation_suites/ and soda_checks/ are written.")
+@click.option("--explain", is_flag=True, help="Also print, per contract element, the check ids produced in each engine.")
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if a compiled file is missing or stale.")
+def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, check_only: bool) -> None:
+    """Compile contracts to GX expectation suites and SodaCL files.
+
+    Exit 0 on success, 1 when --check finds stale files, 2 when a contract has errors.
+    """
+    from pathlib import Path
+
+    from dc_bridge import artifacts
+    from dc_bridge.report import explain as explain_report
+
+    stale: list[Path] = []
+    for path in contracts:
+        loaded = _load_or_exit(path)
+        if loaded.kind == "library":
+            click.echo(f"{path}: a shared quality-rule library; its rules compile where a contract imports them")
+            continue
+        compiled = artifacts.compile_contract(loaded.contract)
+        files = artifacts.rendered(compiled, Path(out_dir))
+        if check_only:
+            stale += [p for p, text in files.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+        else:
+            written = artifacts.write(files)
+            click.echo(f"{path}: {len(compiled.plan.checks)} checks, {len(files)} files ({len(written)} changed) under {out_dir}")
+        if explain:
+            click.echo(explain_report.as_text(compiled))
+    if stale:
+        click.echo("stale or missing compiled files (run `dc-bridge compile`):\n" + "\n".join(f"  {p}" for p in stale), err=True)
+        sys.exit(EXIT_FINDINGS)
+
+
+def _load_or_exit(path: str):
+    """Load a contract for a command that runs it: lint errors stop here, with the lint report."""
+    result = lint_file(path)
+    errors = [f for f in result.findings if f.level == "error"]
+    if result.contract is None or errors:
+        click.echo(FORMATTERS["text"](errors or result.findings, [path]), err=True)
+        sys.exit(EXIT_UNREADABLE)
+    return result

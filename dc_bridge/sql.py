@@ -13,6 +13,10 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
+# what the plan writes where a quality query names its model's table; each engine puts its own
+# table reference there (GX `{batch}`, Soda the scan's view name)
+TABLE_MARKER = "__dc_bridge_table__"
+
 # every placeholder spelling of both standards: name -> what it stands for
 PLACEHOLDERS = {
     "model": "table", "table": "table", "object": "table",
@@ -31,6 +35,16 @@ class SqlProblem(ValueError):
     def __init__(self, code: str, message: str):
         super().__init__(message)
         self.code = code
+
+
+def view_name(contract_id: str, model: str) -> str:
+    """The temp view a model's data is registered under: stable (compiled files name it) and
+    prefixed and hashed so it cannot collide with a user's own views."""
+    import hashlib
+
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", model).strip("_").lower()[:40] or "model"
+    digest = hashlib.sha1(f"{contract_id}\0{model}".encode("utf-8")).hexdigest()[:8]
+    return f"dcb_{slug}_{digest}"
 
 
 def quote_identifier(name: str) -> str:

@@ -101,7 +101,8 @@ def _read_model(reader: Reader, workspace: Workspace, name: str, node: dict, pat
 def _read_references(reader: Reader, model_node: dict, model_path: tuple) -> list[ForeignKey]:
     """DCS `references: model.field` on fields become foreign keys of the model."""
     keys = []
-    for name, field_node in reader.mapping(model_node, "fields", model_path).items():
+    fields = model_node.get("fields")  # a wrong `fields` is reported once, by _read_fields
+    for name, field_node in (fields.items() if isinstance(fields, dict) else ()):
         if not isinstance(field_node, dict) or "references" not in field_node:
             continue
         path = model_path + ("fields", name)

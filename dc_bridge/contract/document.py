@@ -102,6 +102,19 @@ class Document:
                 break
         return line
 
+    def path_of_key(self, key: Any, line: int) -> tuple:
+        """Path of the mapping key `key` written at `line` (a duplicate key: YAML keeps the last), or ()."""
+        pending: list[tuple[tuple, Any]] = [((), self.data)]
+        while pending:
+            path, node = pending.pop()
+            if isinstance(node, YamlMap):
+                if key in node and node.key_lines.get(key) == line:
+                    return path + (key,)
+                pending.extend((path + (k,), v) for k, v in node.items())
+            elif isinstance(node, YamlList):
+                pending.extend((path + (i,), v) for i, v in enumerate(node))
+        return ()
+
 
 def format_path(path: tuple) -> str:
     """`("models", "orders", "quality", 2)` -> `models.orders.quality[2]`."""
@@ -155,7 +168,10 @@ def parse_document(text: str, file: str) -> Document:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
         problem = getattr(exc, "problem", None) or str(exc)
-        if "\t" in text and problem and "tab" in problem.lower() or "'\\t'" in str(exc):
+        # libyaml does not name the character it stopped at; look at it
+        lines = text.splitlines()
+        at_tab = mark is not None and mark.line < len(lines) and lines[mark.line][mark.column:mark.column + 1] == "\t"
+        if at_tab or "\t" in text and problem and "tab" in problem.lower() or "'\\t'" in str(exc):
             problem = "a tab character where YAML needs spaces for indentation"
         raise FatalFinding(
             Finding("DCB002", file, "", f"{file} is not valid YAML: {problem}", line=line, expected="valid YAML", found=problem)

@@ -129,12 +129,14 @@ def _short(value: Any) -> str:
 def semantic_findings(contract: Contract) -> list[Finding]:
     findings: list[Finding] = []
     patterns: list[tuple[str, Source, str]] = []  # (pattern, where, path suffix)
+    # where a field's constraints are written: DCS on the field, ODCS under logicalTypeOptions
+    options = "logicalTypeOptions." if contract.format == "odcs" else ""
     for model in contract.models:
         findings += _key_findings(contract, model)
         for field in walk_fields(model.fields):
-            findings += _constraint_findings(field)
+            findings += _constraint_findings(field, options)
             if field.pattern is not None:
-                patterns.append((field.pattern, field.source, "pattern"))
+                patterns.append((field.pattern, field.source, options + "pattern"))
         for _, field, rule in _rules(model):
             findings += _rule_findings(rule, field)
             if rule.metric == "invalidValues" and isinstance(rule.arguments.get("pattern"), str):
@@ -176,7 +178,7 @@ def _key_findings(contract: Contract, model: Model) -> list[Finding]:
     return findings
 
 
-def _constraint_findings(field: Field) -> list[Finding]:
+def _constraint_findings(field: Field, options: str = "") -> list[Finding]:
     findings = []
     for low_name, high_name, low, high in (
         ("minLength", "maxLength", field.min_length, field.max_length),
@@ -185,7 +187,7 @@ def _constraint_findings(field: Field) -> list[Finding]:
     ):
         if low is not None and high is not None and _comparable(low, high) and low > high:
             findings.append(_at(field.source, "DCB164", f"`{low_name}` {low} is larger than `{high_name}` {high}; no value can satisfy both",
-                                low_name, expected=f"{low_name} <= {high_name}", found=f"{low} > {high}"))
+                                options + low_name, expected=f"{low_name} <= {high_name}", found=f"{low} > {high}"))
     logical = field.logical_type
     if logical is not None:
         if (field.pattern or field.min_length is not None or field.max_length is not None or field.format) and logical not in STRING_TYPES:
@@ -197,7 +199,7 @@ def _constraint_findings(field: Field) -> list[Finding]:
                                 found=logical, severity="warning"))
     if field.format is not None and format_regex(field.format) is None:
         findings.append(_at(field.source, "DCB111", f"format `{field.format}` is not one dc-bridge can check; it is skipped",
-                            "format", expected="email, uri, uuid, date, date-time, ipv4, ipv6, hostname", found=repr(field.format)))
+                            options + "format", expected="email, uri, uuid, date, date-time, ipv4, ipv6, hostname", found=repr(field.format)))
     return findings
 
 

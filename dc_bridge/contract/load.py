@@ -40,6 +40,7 @@ class Workspace:
         self.findings = findings
         self.documents: dict[str, Document | None] = {}
         self._stack: list[str] = []
+        self._cycles: set[frozenset[str]] = set()  # each cycle is reported once, wherever it is entered again
 
     def document(self, file: str, *, referenced_from: tuple[str, str, int | None] | None = None) -> Document | None:
         key = str(Path(file).resolve())
@@ -55,8 +56,10 @@ class Workspace:
                 self.findings.append(finding)
                 self.documents[key] = None
             else:
-                for key_name, line in self.documents[key].duplicate_keys:
-                    self.findings.append(Finding("DCB003", file, "", f"key `{key_name}` appears twice in the same mapping",
+                document = self.documents[key]
+                for key_name, line in document.duplicate_keys:
+                    path = format_path(document.path_of_key(key_name, line))
+                    self.findings.append(Finding("DCB003", file, path, f"key `{key_name}` appears twice in the same mapping",
                                                  line=line, expected="unique keys", found=f"a second `{key_name}`"))
         return self.documents[key]
 
@@ -64,6 +67,9 @@ class Workspace:
         """Push `target` (file#fragment) on the resolution stack; report a cycle and refuse if it is there."""
         if target in self._stack:
             cycle = self._stack[self._stack.index(target):] + [target]
+            if frozenset(cycle) in self._cycles:
+                return False
+            self._cycles.add(frozenset(cycle))
             self.findings.append(Finding("DCB122", where.file, where.path, "cycle: " + " -> ".join(cycle), line=where.line,
                                          expected="no cycle", found=" -> ".join(cycle)))
             return False

@@ -95,9 +95,9 @@ def read_contract(document: Document, version: str, workspace: Workspace) -> Con
 def read_library(document: Document, version: str, workspace: Workspace) -> Contract:
     """A shared quality-rule library (top-level `quality:`): its rules are read so lint can check them."""
     reader = Reader(document, workspace.findings)
-    rules = tuple(r for p, n in reader.items(document.data, "quality", ())
-                  if (r := read_quality_rule(reader, n, p, standard="odcs")) is not None)
-    _check_ids(reader, [(p, n) for p, n in reader.items(document.data, "quality", ())], "quality rule")
+    items = reader.items(document.data, "quality", ())  # once: a non-mapping item is reported once
+    rules = tuple(r for p, n in items if (r := read_quality_rule(reader, n, p, standard="odcs")) is not None)
+    _check_ids(reader, _owned(reader, items), "quality rule")
     return Contract(
         id=str(document.data.get("id") or document.file), version=str(document.data.get("version") or "0.0.0"),
         format="odcs", spec_version=version.lstrip("v"), file=document.file, source=reader.source(()),
@@ -147,22 +147,23 @@ def resolve_column(index: _Index, reference: str) -> tuple[str, str] | None:
 
 def _read_object(reader: Reader, workspace: Workspace, index: _Index, node: dict, path: tuple) -> Model:
     name = reader.require(node, "name", path, "string", "a schema object") or f"schema[{path[-1]}]"
-    properties = list(reader.items(node, "properties", path))
+    # (reader, path, node): an imported property is read with its own file's reader, so findings on it point there
+    properties = _owned(reader, reader.items(node, "properties", path))
     relationships = list(reader.items(node, "relationships", path))
     for rel_path, rel in relationships:
         if rel.get("type") == "imports":
             imported = _import(reader, workspace, rel, rel_path, expect="properties")
             properties.extend(imported)
-    fields = tuple(_read_property(reader, workspace, index, prop, prop_path) for prop_path, prop in properties)
+    fields = tuple(_read_property(prop_reader, workspace, index, prop, prop_path) for prop_reader, prop_path, prop in properties)
     _check_ids(reader, properties, "property")
     _check_names(reader, properties, path)
     keys = sorted((f for f in fields if f.primary_key), key=lambda f: (f.primary_key_position or 0) if (f.primary_key_position or 0) > 0 else 10**6)
     foreign_keys = []
     relates_to = []
-    for prop_path, prop in properties:
+    for prop_reader, prop_path, prop in properties:
         prop_name = prop.get("name")
-        for rel_path, rel in reader.items(prop, "relationships", prop_path):
-            fk, info = _read_relationship(reader, index, rel, rel_path, name, implicit_from=prop_name)
+        for rel_path, rel in prop_reader.items(prop, "relationships", prop_path):
+            fk, info = _read_relationship(prop_reader, index, rel, rel_path, name, implicit_from=prop_name)
             foreign_keys += fk
             relates_to += info
     for rel_path, rel in relationships:
@@ -277,8 +278,8 @@ def _import_rules(reader: Reader, workspace: Workspace, rel: dict, rel_path: tup
     return [(p, item, (document, reference)) for p, item in zip(paths, items) if isinstance(item, dict)]
 
 
-def _import(reader: Reader, workspace: Workspace, rel: dict, rel_path: tuple, *, expect: str) -> list[tuple[tuple, dict]]:
-    """Schema-level import of properties: returns (path, node) pairs to read as local properties."""
+def _import(reader: Reader, workspace: Workspace, rel: dict, rel_path: tuple, *, expect: str) -> list[tuple[Reader, tuple, dict]]:
+    """Schema-level import of properties: returns (reader, path, node) triples to read as local properties."""
     found = _resolve_import(reader, workspace, rel, rel_path)
     if found is None:
         return []
@@ -288,8 +289,9 @@ def _import(reader: Reader, workspace: Workspace, rel: dict, rel_path: tuple, *,
                       expected="properties (`#properties.<id>` or `#schema.<id>.properties.<id>`)", found=section)
         return []
     items = content if isinstance(content, list) else [content]
-    # properties keep their own path in the library file; findings on them point there
-    return [(content_path, item) for item in items if isinstance(item, dict)]
+    # properties keep their own file and path in the library; findings on them point there
+    library = Reader(document, workspace.findings)
+    return [(library, content_path, item) for item in items if isinstance(item, dict)]
 
 
 def _resolve_import(reader: Reader, workspace: Workspace, rel: dict, rel_path: tuple):
@@ -412,36 +414,45 @@ def _resolve(reader: Reader, index: _Index, reference: str, path: tuple) -> tupl
     return found
 
 
-def _check_names(reader: Reader, properties: list[tuple[tuple, dict]], path: tuple) -> None:
-    seen: dict[str, tuple] = {}
-    for prop_path, prop in properties:
+def _owned(reader: Reader, items: list[tuple[tuple, dict]]) -> list[tuple[Reader, tuple, dict]]:
+    """(path, node) pairs of one document -> (reader, path, node) triples, which may mix documents."""
+    return [(reader, item_path, item) for item_path, item in items]
+
+
+def _where(owner: Reader, reader: Reader, path: tuple) -> str:
+    return format_path(path) if owner is reader else f"{owner.file}#{format_path(path)}"
+
+
+def _check_names(reader: Reader, properties: list[tuple[Reader, tuple, dict]], path: tuple) -> None:
+    seen: dict[str, tuple[Reader, tuple]] = {}
+    for prop_reader, prop_path, prop in properties:
         name = prop.get("name")
         if isinstance(name, str) and name in seen:
-            reader.report("DCB103", prop_path + ("name",), f"property `{name}` is defined twice in this object",
-                          expected="unique property names", found=f"`{name}` also at {format_path(seen[name])}")
+            prop_reader.report("DCB103", prop_path + ("name",), f"property `{name}` is defined twice in this object",
+                               expected="unique property names", found=f"`{name}` also at {_where(seen[name][0], prop_reader, seen[name][1])}")
         elif isinstance(name, str):
-            seen[name] = prop_path
+            seen[name] = (prop_reader, prop_path)
 
 
-def _check_ids(reader: Reader, items: list[tuple[tuple, dict]], what: str) -> None:
-    seen: dict[str, tuple] = {}
-    for item_path, item in items:
+def _check_ids(reader: Reader, items: list[tuple[Reader, tuple, dict]], what: str) -> None:
+    seen: dict[str, tuple[Reader, tuple]] = {}
+    for item_reader, item_path, item in items:
         item_id = item.get("id")
         if not isinstance(item_id, (str, int)):
             continue
         if item_id in seen:
-            reader.report("DCB124", item_path + ("id",), f"{what} id `{item_id}` is used twice",
-                          expected="unique ids", found=f"`{item_id}` also at {format_path(seen[item_id])}")
+            item_reader.report("DCB124", item_path + ("id",), f"{what} id `{item_id}` is used twice",
+                               expected="unique ids", found=f"`{item_id}` also at {_where(seen[item_id][0], item_reader, seen[item_id][1])}")
         else:
-            seen[item_id] = item_path
+            seen[item_id] = (item_reader, item_path)
 
 
 def _check_duplicate_ids(reader: Reader, data: dict) -> None:
     """Ids that references rely on: schema objects, SLA items, and quality rules anywhere in the file."""
     objects = reader.items(data, "schema", ()) if isinstance(data.get("schema"), list) else []
-    _check_ids(reader, objects, "schema object")
+    _check_ids(reader, _owned(reader, objects), "schema object")
     if isinstance(data.get("slaProperties"), list):
-        _check_ids(reader, reader.items(data, "slaProperties", ()), "SLA property")
+        _check_ids(reader, _owned(reader, reader.items(data, "slaProperties", ())), "SLA property")
     rules: list[tuple[tuple, dict]] = []
 
     def collect(node: dict, path: tuple) -> None:
@@ -454,7 +465,7 @@ def _check_duplicate_ids(reader: Reader, data: dict) -> None:
 
     for obj_path, obj in objects:
         collect(obj, obj_path)
-    _check_ids(reader, rules, "quality rule")
+    _check_ids(reader, _owned(reader, rules), "quality rule")
 
 
 def _read_servers(reader: Reader, data: dict) -> list[Server]:

@@ -91,6 +91,11 @@ def read_threshold(reader: Reader, node: dict, path: tuple, *, between_inclusive
     return _ambiguous(reader, path, given)
 
 
+def _has_threshold_key(node: dict) -> bool:
+    """Whether the rule writes any threshold; a wrong one is reported by read_threshold, not as missing."""
+    return any(node.get(key) is not None for key in THRESHOLD_KEYS)
+
+
 def _ambiguous(reader: Reader, path: tuple, given: dict) -> None:
     reader.report("DCB161", path, f"the rule gives {len(given)} thresholds that do not combine into one range: {', '.join(given)}",
                   expected="one threshold, or one lower and one upper bound", found=", ".join(given))
@@ -163,7 +168,7 @@ def read_quality_rule(reader: Reader, node: dict, path: tuple, *, standard: str,
             arguments["validValues"] = node["validValues"]
         if threshold is None and metric in DEFAULT_ZERO_METRICS:
             threshold = Threshold(operator="=", value=0)
-        if threshold is None:
+        if threshold is None and not _has_threshold_key(node):
             reader.report("DCB161", path, f"metric `{metric}` needs a threshold such as mustBeGreaterThan",
                           expected="one threshold", found="none")
         fields.update(metric=metric, arguments=arguments)
@@ -171,7 +176,7 @@ def read_quality_rule(reader: Reader, node: dict, path: tuple, *, standard: str,
         query = reader.require(node, "query", path, "string", "an sql quality rule")
         if query is None:
             return None
-        if threshold is None:
+        if threshold is None and not _has_threshold_key(node):
             reader.report("DCB161", path, "an sql quality rule needs a threshold such as mustBe or mustBeLessThan",
                           expected="one threshold", found="none")
         fields.update(query=query)

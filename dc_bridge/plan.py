@@ -1,0 +1,345 @@
+"""Contract -> CheckPlan: every executable element of the contract becomes a check.
+
+Pure functions, no Spark. Field constraints come from tables (contract attribute -> check); quality
+rules and service levels each have one small function. Elements that cannot run become
+`NotExecutable` checks with the reason, so the verdict and `compile --explain` account for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable, Iterable
+
+from sqlglot import exp
+
+from dc_bridge import checks as c
+from dc_bridge.checks import Check, CheckPlan
+from dc_bridge.contract.model import Contract, Field, Model, QualityRule, ServiceLevel, Threshold
+from dc_bridge.formats import format_regex
+from dc_bridge.sql import TABLE_MARKER, SqlProblem, check_read_only, substitute
+
+# classifications whose values must not appear in reports (samples are dropped for them)
+SENSITIVE_CLASSIFICATIONS = {"sensitive", "restricted", "confidential", "secret", "pii", "4", "5"}
+
+# logical type -> Spark simple-type names a column of that type may have
+SPARK_TYPES: dict[str, tuple[str, ...]] = {
+    "string": ("string", "varchar", "char"),
+    "integer": ("int", "smallint", "tinyint"),
+    "long": ("bigint", "int", "smallint", "tinyint"),
+    "number": ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal"),
+    "decimal": ("decimal",),
+    "float": ("float",),
+    "double": ("double", "float"),
+    "boolean": ("boolean",),
+    "timestamp": ("timestamp",),
+    "timestamp_ntz": ("timestamp_ntz",),
+    "date": ("date",),
+    "time": ("string",),
+    "bytes": ("binary",),
+    "array": ("array",),
+    "map": ("map",),
+    "object": ("struct",),
+}
+# physical type spellings -> Spark simpleString, for an exact comparison
+PHYSICAL_TYPES: dict[str, str] = {
+    "string": "string", "text": "string", "varchar": "string", "char": "string",
+    "int": "int", "integer": "int", "int32": "int", "bigint": "bigint", "long": "bigint", "int64": "bigint",
+    "smallint": "smallint", "short": "smallint", "tinyint": "tinyint", "byte": "tinyint",
+    "float": "float", "real": "float", "double": "double", "double precision": "double",
+    "boolean": "boolean", "bool": "boolean", "date": "date", "timestamp": "timestamp",
+    "timestamp_ntz": "timestamp_ntz", "binary": "binary",
+}
+
+
+def build_plan(contract: Contract) -> CheckPlan:
+    planned: list[Check] = []
+    for model in contract.models:
+        planned += model_checks(contract, model)
+    planned += service_level_checks(contract)
+    return CheckPlan(contract_id=contract.id, contract_version=contract.version,
+                     checks=tuple(_unique_ids(planned)), models=tuple(m.name for m in contract.models))
+
+
+def model_checks(contract: Contract, model: Model) -> list[Check]:
+    result: list[Check] = []
+    for field, column in _columns(model.fields):
+        result += field_checks(model, field, column)
+    result += _primary_key_checks(model)
+    for key in model.foreign_keys:
+        name = "_".join(key.columns)
+        result.append(Check(f"{model.name}.{name}.foreign_key", model.name, key.columns,
+                            c.ForeignKey(key.to_model, key.to_columns), key.source, description=key.description))
+    for index, rule in enumerate(model.quality):
+        result.append(quality_check(model, None, None, rule, f"{model.name}.quality[{index}]"))
+    return result
+
+
+def _columns(fields: tuple[Field, ...], prefix: str = "") -> Iterable[tuple[Field, str]]:
+    """Fields with their Spark column path; struct children are `parent.child`. Array items and map
+    values are not columns: their constraints are reported as not executable."""
+    for field in fields:
+        column = f"{prefix}{field.physical_name or field.name}"
+        yield field, column
+        yield from _columns(field.fields, column + ".")
+
+
+# field attribute -> (id suffix, builder of params, or None to skip); each entry is one constraint
+def _constraint_params(field: Field) -> list[tuple[str, c.Params]]:
+    found: list[tuple[str, c.Params]] = []
+    if field.required:
+        found.append(("required", c.NotNull()))
+    if field.unique:
+        found.append(("unique", c.Unique()))
+    if field.pattern is not None:
+        found.append(("pattern", c.Regex(field.pattern)))
+    if field.format is not None:
+        regex = format_regex(field.format)
+        found.append(("format", c.Regex(regex, format=field.format) if regex else
+                      c.NotExecutable(f"format `{field.format}` has no regex in dc-bridge")))
+    if field.enum:
+        found.append(("enum", c.InSet(tuple(field.enum))))
+    if field.min_length is not None or field.max_length is not None:
+        found.append(("length", c.LengthBetween(field.min_length, field.max_length)))
+    low, strict_low = (field.exclusive_minimum, True) if field.exclusive_minimum is not None else (field.minimum, False)
+    high, strict_high = (field.exclusive_maximum, True) if field.exclusive_maximum is not None else (field.maximum, False)
+    if low is not None or high is not None:
+        found.append(("range", c.ValueBetween(low, high, strict_low, strict_high)))
+    return found
+
+
+def field_checks(model: Model, field: Field, column: str) -> list[Check]:
+    base = f"{model.name}.{column}"
+    sensitive = field.pii or (field.classification or "").lower() in SENSITIVE_CLASSIFICATIONS
+    made = [Check(f"{base}.exists", model.name, (column,), c.ColumnExists(), field.source, threshold=None, sensitive=sensitive)]
+    column_type = _column_type(field)
+    if column_type is not None:
+        made.append(Check(f"{base}.type", model.name, (column,), column_type, field.source, threshold=None, sensitive=sensitive))
+    for suffix, params in _constraint_params(field):
+        made.append(Check(f"{base}.{suffix}", model.name, (column,), params, field.source, sensitive=sensitive,
+                          description=field.description if suffix == "format" else None))
+    for index, rule in enumerate(field.quality):
+        made.append(replace(quality_check(model, field, column, rule, f"{base}.quality[{index}]"), sensitive=sensitive))
+    for child_name, child in (("items", field.items), ("keys", field.keys), ("values", field.values)):
+        if child is not None and _constraint_params(child):
+            made.append(Check(f"{base}.{child_name}", model.name, (column,),
+                              c.NotExecutable(f"constraints on array/map {child_name} are not checked yet"), child.source))
+    return made
+
+
+def _column_type(field: Field) -> c.ColumnType | None:
+    if field.physical_type:
+        spark = _spark_physical_type(field.physical_type)
+        if spark is not None:
+            return c.ColumnType(spark, exact=True)
+    if field.logical_type and field.logical_type in SPARK_TYPES:
+        return c.ColumnType(SPARK_TYPES[field.logical_type][0], exact=False, compatible=SPARK_TYPES[field.logical_type])
+    return None
+
+
+def _spark_physical_type(physical: str) -> str | None:
+    """`VARCHAR(255)` -> string, `decimal(10, 2)` -> decimal(10,2); None when it is no Spark type."""
+    text = physical.strip().lower().replace(" ", "")
+    base, _, args = text.partition("(")
+    if base in ("decimal", "numeric", "number") and args:
+        return f"decimal({args.rstrip(')')})"
+    if base in ("varchar", "char", "nvarchar") and args:
+        return "string"
+    return PHYSICAL_TYPES.get(text.replace("doubleprecision", "double precision"))
+
+
+def _primary_key_checks(model: Model) -> list[Check]:
+    """A primary key is not null and unique; what its fields already state is not checked twice."""
+    if not model.primary_key:
+        return []
+    fields = {f.name: f for f in model.fields}
+    source = model.source
+    checks = [Check(f"{model.name}.{column}.required", model.name, (column,), c.NotNull(), source)
+              for column in model.primary_key if not (column in fields and fields[column].required)]
+    if not (len(model.primary_key) == 1 and model.primary_key[0] in fields and fields[model.primary_key[0]].unique):
+        checks.append(Check(f"{model.name}.primary_key", model.name, model.primary_key, c.Unique(), source,
+                            description="primary key: not null and unique"))
+    return checks
+
+
+# ---------------------------------------------------------------------------------------------
+# quality rules
+
+
+def quality_check(model: Model, field: Field | None, column: str | None, rule: QualityRule, path_id: str) -> Check:
+    check_id = rule.id if rule.id and not rule.imported_from else f"{model.name}.{column}.{rule.id}" if rule.id else path_id
+    columns = (column,) if column else ()
+    params, columns = _RULE_TYPES[rule.type](model, field, column, rule, columns)
+    threshold = rule.threshold
+    if isinstance(params, (c.CustomGx, c.CustomSoda, c.NotExecutable, c.ColumnExists)):
+        threshold = None
+    return Check(check_id, model.name, columns, params, rule.source, threshold=threshold, unit=rule.unit,
+                 severity=rule.severity, dimension=rule.dimension, description=rule.description or rule.name)
+
+
+def _text_rule(model, field, column, rule, columns):
+    return c.NotExecutable("a text rule describes quality in words; no engine can run it"), columns
+
+
+def _sql_rule(model, field, column, rule, columns):
+    try:
+        return c.SqlMetric(normalise_query(rule.query, model, column)), columns
+    except SqlProblem as problem:
+        return c.NotExecutable(f"the SQL cannot run: {problem}"), columns
+
+
+def _library_rule(model, field, column, rule, columns):
+    args = rule.arguments
+    property_names = args.get("properties")
+    if rule.metric == "rowCount":
+        return c.RowCount(), ()
+    if rule.metric == "duplicateValues":
+        names = tuple(property_names) if isinstance(property_names, list) and property_names else columns
+        return (c.Unique(), names) if names else (c.NotExecutable("duplicateValues on a model needs arguments.properties"), columns)
+    if not columns:
+        return c.NotExecutable(f"{rule.metric} on a model needs a field; write it on the property"), columns
+    if rule.metric == "nullValues":
+        return c.NotNull(), columns
+    if rule.metric == "missingValues":
+        return c.NotNull(missing_values=tuple(v for v in args.get("missingValues", []) if v is not None)), columns
+    if rule.metric == "invalidValues":
+        if "validValues" in args:
+            return c.InSet(tuple(args["validValues"])), columns
+        if "pattern" in args:
+            return c.Regex(str(args["pattern"])), columns
+    return c.NotExecutable(f"library metric {rule.metric} with arguments {sorted(args)} is not supported"), columns
+
+
+def _custom_rule(model, field, column, rule, columns):
+    if rule.engine == "gx":
+        return c.CustomGx(gx_expectation(rule.implementation, column)), columns
+    if rule.engine == "soda":
+        return c.CustomSoda(soda_check_lines(rule.implementation, column)), columns
+    return c.NotExecutable(f"engine `{rule.engine}` is not run by dc-bridge"), columns
+
+
+_RULE_TYPES: dict[str, Callable] = {"text": _text_rule, "sql": _sql_rule, "library": _library_rule, "custom": _custom_rule}
+
+
+def normalise_query(query: str, model: Model, column: str | None) -> str:
+    """Fill placeholders and turn literal references to the model's table into the table marker.
+
+    Contracts often name the table directly (`FROM orders`); the engines run on their own views,
+    so every reference to the model (by name or physical name) becomes TABLE_MARKER.
+    """
+    filled = substitute(query, table=TABLE_MARKER, column=column)
+    statement = check_read_only(filled)
+    names = {model.name.lower(), (model.physical_name or model.name).lower()}
+
+    def retarget(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and not node.args.get("db") and node.name.lower() in names:
+            alias = node.args.get("alias")
+            return exp.Table(this=exp.to_identifier(TABLE_MARKER), alias=alias)
+        return node
+
+    return statement.transform(retarget).sql(dialect="spark")
+
+
+def gx_expectation(implementation: dict, column: str | None) -> dict:
+    """A custom GX check as a GX 1.x expectation: 0.x `expectation_type` and camelCase kwargs mapped."""
+    from dc_bridge.gx_catalog import to_snake_case
+
+    body = dict(implementation) if isinstance(implementation, dict) else {}
+    kind = to_snake_case(str(body.get("type") or body.get("expectation_type") or ""))
+    kwargs = {to_snake_case(k): v for k, v in (body.get("kwargs") or {}).items()}
+    if column and "column" not in kwargs and kind.startswith("expect_column"):
+        kwargs["column"] = column
+    return {"type": kind, "kwargs": kwargs, "meta": dict(body.get("meta") or {})}
+
+
+def soda_check_lines(implementation, column: str | None) -> tuple:
+    """A custom Soda check as SodaCL check lines. Accepts raw SodaCL (text or mapping, with or
+    without its `checks for` header) and Soda's data-contract check form (`type: ...`)."""
+    import yaml
+
+    body = yaml.safe_load(implementation) if isinstance(implementation, str) else implementation
+    if isinstance(body, dict) and "type" in body:
+        return (contract_check_to_sodacl(body, column),)
+    if isinstance(body, dict):
+        headers = [k for k in body if isinstance(k, str) and k.startswith("checks for")]
+        if headers:
+            return tuple(body[headers[0]] or ())
+        return tuple({k: v} for k, v in body.items())
+    if isinstance(body, list):
+        return tuple(body)
+    return (body,)
+
+
+_SODA_CONTRACT_OPERATORS = {
+    "must_be": "=", "must_not_be": "!=", "must_be_greater_than": ">", "must_be_greater_than_or_equal_to": ">=",
+    "must_be_less_than": "<", "must_be_less_than_or_equal_to": "<=",
+}
+# Soda data-contract check types -> SodaCL metric (column-level metrics take the column list)
+_SODA_CONTRACT_METRICS = {
+    "no_duplicate_values": ("duplicate_count", "= 0"), "duplicate_count": ("duplicate_count", None),
+    "duplicate_percent": ("duplicate_percent", None), "no_missing_values": ("missing_count", "= 0"),
+    "missing_count": ("missing_count", None), "missing_percent": ("missing_percent", None),
+    "no_invalid_values": ("invalid_count", "= 0"), "invalid_count": ("invalid_count", None),
+    "invalid_percent": ("invalid_percent", None), "row_count": ("row_count", None),
+}
+
+
+def contract_check_to_sodacl(body: dict, column: str | None):
+    """Soda's data-contract form (`type: duplicate_percent`, `columns`, `must_be_less_than`) -> SodaCL."""
+    kind = str(body["type"])
+    metric, fixed = _SODA_CONTRACT_METRICS.get(kind, (kind, None))
+    columns = body.get("columns") or ([body["column"]] if body.get("column") else [column] if column else [])
+    call = metric if metric == "row_count" else f"{metric}({', '.join(columns)})"
+    condition = fixed
+    for key, op in _SODA_CONTRACT_OPERATORS.items():
+        if key in body:
+            condition = f"{op} {body[key]}"
+    if "must_be_between" in body:
+        low, high = body["must_be_between"]
+        condition = f"between {low} and {high}"
+    config = {k: v for k, v in body.items() if k not in {"type", "columns", "column", "must_be_between", *_SODA_CONTRACT_OPERATORS}}
+    return {f"{call} {condition or '= 0'}": config or None}
+
+
+# ---------------------------------------------------------------------------------------------
+# service levels
+
+_SERVICE_LEVEL_PARAMS: dict[str, Callable[[ServiceLevel], c.Params]] = {
+    "freshness": lambda level: c.Freshness(level.threshold),
+    # ODCS latency names one element: without a source timestamp it is the age of the newest row
+    "latency": lambda level: c.Latency(level.source_field, level.threshold) if level.source_field else c.Freshness(level.threshold),
+    "retention": lambda level: c.Retention(level.threshold),
+}
+
+
+def service_level_checks(contract: Contract) -> list[Check]:
+    made = []
+    for level in contract.service_levels:
+        builder = _SERVICE_LEVEL_PARAMS.get(level.kind)
+        if builder is None:
+            continue
+        check_id = level.id or f"{level.model or 'contract'}.{level.kind}"
+        if level.threshold is None or level.model is None or level.field is None:
+            params = c.NotExecutable(f"the {level.kind} service level names no {'duration' if level.threshold is None else 'timestamp field'}")
+            made.append(Check(check_id, level.model or "", (), params, level.source, threshold=None, description=level.description))
+            continue
+        params = builder(level)
+        columns = (level.field, level.source_field) if isinstance(params, c.Latency) else (level.field,)
+        threshold = Threshold(operator="<=", value=level.threshold.total_seconds()) if isinstance(params, c.Freshness) else c.NONE_ALLOWED
+        made.append(Check(check_id, level.model, columns, params, level.source, threshold=threshold,
+                          dimension="timeliness", description=level.description))
+    return made
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _unique_ids(planned: list[Check]) -> list[Check]:
+    """Ids are the join key between engines; a repeated id gets a numeric suffix, deterministically."""
+    counts: dict[str, int] = {}
+    result = []
+    for check in planned:
+        n = counts.get(check.id, 0)
+        counts[check.id] = n + 1
+        result.append(check if n == 0 else replace(check, id=f"{check.id}~{n + 1}"))
+    return result
+

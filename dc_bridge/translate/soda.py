@@ -1,0 +1,237 @@
+"""CheckPlan -> SodaCL (Soda Core v3) per model.
+
+`TRANSLATIONS` maps each params class to one SodaCL check (a one-key mapping: check line ->
+configuration). Every check's `name` is its check id, the join key with the other engine. Samples
+are off for every check (`samples limit: 0`): they cost a query per failed check and may leak values.
+
+Where Soda's own metric counts differently from DESIGN.md section 3, the check is a user-defined
+metric whose query counts what the contract means: duplicates (Soda's `duplicate_count` counts
+distinct duplicated values, we count rows), exclusive ranges, latency and retention.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from dc_bridge import checks as c
+from dc_bridge.checks import Check, CheckPlan
+from dc_bridge.contract.model import Threshold
+from dc_bridge.sql import TABLE_MARKER, quote_identifier, view_name
+from dc_bridge.translate.gx import foreign_key_query
+
+
+def threshold_text(t: Threshold) -> str:
+    """A Threshold in SodaCL syntax (`between (1 and 5]` excludes 1, includes 5)."""
+    if t.operator in ("between", "not_between"):
+        left, right = ("[" if t.low_inclusive else "("), ("]" if t.high_inclusive else ")")
+        prefix = "not between" if t.operator == "not_between" else "between"
+        return f"{prefix} {left}{_number(t.low)} and {_number(t.high)}{right}"
+    return f"{t.operator} {_number(t.value)}"
+
+
+def _number(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _metric_name(check: Check) -> str:
+    """User-defined metric names must be identifiers; derived from the id so it stays readable."""
+    return "dcb_" + "".join(ch if ch.isalnum() else "_" for ch in check.id).strip("_").lower()
+
+
+def _count_metric(check: Check, table: str, condition: str) -> tuple[str, dict]:
+    """A user-defined metric counting the rows that match `condition` (or their percent of all rows)."""
+    name = _metric_name(check)
+    if check.unit == "percent":
+        query = f"SELECT 100.0 * COUNT_IF({condition}) / NULLIF(COUNT(*), 0) FROM {table}"
+    else:
+        query = f"SELECT COUNT_IF({condition}) FROM {table}"
+    return name, {f"{name} query": query}
+
+
+def _col(check: Check) -> str:
+    return quote_identifier(check.column)
+
+
+def _soda_column(name: str) -> str:
+    # Soda puts the column text into its SQL as written; quote whatever is not a plain identifier
+    return name if name.isidentifier() else quote_identifier(name)
+
+
+def _metric(check: Check, name: str, config: dict) -> tuple[str, dict]:
+    metric = f"{name}_percent" if check.unit == "percent" else f"{name}_count"
+    return f"{metric}({_soda_column(check.column)})", config
+
+
+def _not_null(check: Check, p: c.NotNull, table: str):
+    return _metric(check, "missing", {"missing values": list(p.missing_values)} if p.missing_values else {})
+
+
+def _unique(check: Check, p: c.Unique, table: str):
+    columns = ", ".join(quote_identifier(col) for col in check.columns)
+    not_null = " AND ".join(f"{quote_identifier(col)} IS NOT NULL" for col in check.columns)
+    duplicated = f"SELECT COUNT(*) AS n FROM {table} WHERE {not_null} GROUP BY {columns} HAVING COUNT(*) > 1"
+    name = _metric_name(check)
+    if check.unit == "percent":
+        query = f"SELECT 100.0 * COALESCE(SUM(n), 0) / NULLIF((SELECT COUNT(*) FROM {table}), 0) FROM ({duplicated}) AS d"
+    else:
+        query = f"SELECT COALESCE(SUM(n), 0) FROM ({duplicated}) AS d"
+    return name, {f"{name} query": query}
+
+
+def _regex(check: Check, p: c.Regex, table: str):
+    return _metric(check, "invalid", {"valid regex": p.pattern})
+
+
+def _in_set(check: Check, p: c.InSet, table: str):
+    return _metric(check, "invalid", {"valid values": list(p.values)})
+
+
+def _length(check: Check, p: c.LengthBetween, table: str):
+    config = {}
+    if p.min_length is not None:
+        config["valid min length"] = p.min_length
+    if p.max_length is not None:
+        config["valid max length"] = p.max_length
+    return _metric(check, "invalid", config)
+
+
+def _between(check: Check, p: c.ValueBetween, table: str):
+    if not (p.strict_min or p.strict_max) and all(isinstance(v, (int, float, type(None))) for v in (p.min_value, p.max_value)):
+        config = {}
+        if p.min_value is not None:
+            config["valid min"] = p.min_value
+        if p.max_value is not None:
+            config["valid max"] = p.max_value
+        return _metric(check, "invalid", config)
+    outside = []
+    if p.min_value is not None:
+        outside.append(f"{_col(check)} {'<=' if p.strict_min else '<'} {_literal(p.min_value)}")
+    if p.max_value is not None:
+        outside.append(f"{_col(check)} {'>=' if p.strict_max else '>'} {_literal(p.max_value)}")
+    return _count_metric(check, table, f"{_col(check)} IS NOT NULL AND ({' OR '.join(outside)})")
+
+
+def _row_count(check: Check, p: c.RowCount, table: str):
+    return "row_count", {}
+
+
+def _exists(check: Check, p: c.ColumnExists, table: str):
+    return "schema", {"fail": {"when required column missing": [check.column]}}
+
+
+def _column_type(check: Check, p: c.ColumnType, table: str):
+    if not p.exact:
+        return None  # a schema check takes one type; a set of compatible types is checked in GX only
+    return "schema", {"fail": {"when wrong column type": {check.column: p.spark_type}}}
+
+
+def _sql(check: Check, p: c.SqlMetric, table: str):
+    name = _metric_name(check)
+    return name, {f"{name} query": p.query.replace(f"`{TABLE_MARKER}`", table).replace(TABLE_MARKER, table)}
+
+
+def _freshness(check: Check, p: c.Freshness, table: str):
+    # Soda judges freshness itself (scan time minus max); its condition is an age, not our threshold
+    return f"freshness({_soda_column(check.column)})", {"fail": f"when > {_duration(p.max_age.total_seconds())}"}
+
+
+def _duration(seconds: float) -> str:
+    """Seconds in SodaCL freshness syntax (`1d2h30m`)."""
+    seconds = int(round(seconds))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = "".join(f"{v}{u}" for v, u in ((days, "d"), (hours, "h"), (minutes, "m"), (secs, "s")) if v)
+    return text or "0s"
+
+
+def _latency(check: Check, p: c.Latency, table: str):
+    processed, source = (quote_identifier(x) for x in check.columns)
+    return _count_metric(check, table, f"CAST({processed} AS DOUBLE) - CAST({source} AS DOUBLE) > {p.max_latency.total_seconds():g}")
+
+
+def _retention(check: Check, p: c.Retention, table: str):
+    return _count_metric(check, table, f"CAST({_col(check)} AS DOUBLE) < CAST(current_timestamp() AS DOUBLE) - {p.period.total_seconds():g}")
+
+
+def _foreign_key(check: Check, p: c.ForeignKey, table: str, contract_id: str = ""):
+    name = _metric_name(check)
+    query = f"SELECT COUNT(*) FROM ({foreign_key_query(check, p, contract_id, table)}) AS orphans"
+    return name, {f"{name} query": query}
+
+
+def _literal(value) -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(value)
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+TRANSLATIONS: dict[type, Callable[..., tuple[str, dict] | None]] = {
+    c.NotNull: _not_null,
+    c.Unique: _unique,
+    c.Regex: _regex,
+    c.InSet: _in_set,
+    c.LengthBetween: _length,
+    c.ValueBetween: _between,
+    c.RowCount: _row_count,
+    c.ColumnExists: _exists,
+    c.ColumnType: _column_type,
+    c.SqlMetric: _sql,
+    c.Freshness: _freshness,
+    c.Latency: _latency,
+    c.Retention: _retention,
+}
+
+
+def translate_check(check: Check, contract_id: str) -> list[dict] | None:
+    """The SodaCL check items of one check, or None when Soda does not run this kind."""
+    table = view_name(contract_id, check.model)
+    if isinstance(check.params, c.CustomSoda):
+        return [_named(line, check) for line in check.params.sodacl]
+    if isinstance(check.params, c.ForeignKey):
+        made = _foreign_key(check, check.params, table, contract_id)
+    elif type(check.params) in TRANSLATIONS:
+        made = TRANSLATIONS[type(check.params)](check, check.params, table)
+    else:
+        return None
+    if made is None:
+        return None
+    metric, config = made
+    config = {"name": check.id, **config}
+    line = metric
+    if metric.startswith(("missing_", "invalid_")):
+        config["samples limit"] = 0
+    if check.severity != "error":
+        # warning/info: a violation warns instead of failing; Soda's `warn` names the bad values
+        config["warn"] = config.pop("fail", None) or f"when {threshold_text(negate(check.threshold))}"
+    elif "fail" not in config and metric != "schema":
+        line = f"{metric} {threshold_text(check.threshold)}"
+    return [{line: config}]
+
+
+_NEGATED = {"=": "!=", "!=": "=", ">": "<=", ">=": "<", "<": ">=", "<=": ">", "between": "not_between", "not_between": "between"}
+
+
+def negate(t: Threshold) -> Threshold:
+    return t.model_copy(update={"operator": _NEGATED[t.operator]})
+
+
+def _named(line: Any, check: Check) -> dict:
+    """Give a verbatim Soda check the check id as its name, so its result joins."""
+    if isinstance(line, str):
+        return {line: {"name": check.id}}
+    if isinstance(line, dict) and len(line) == 1:
+        key, config = next(iter(line.items()))
+        return {key: {"name": check.id, **(config or {})}}
+    return line
+
+
+def build_sodacl(plan: CheckPlan) -> dict[str, dict]:
+    """model name -> SodaCL document (`{"checks for <view>": [...]}`)."""
+    documents = {}
+    for model in plan.models:
+        items = []
+        for check in plan.for_model(model):
+            items += translate_check(check, plan.contract_id) or []
+        documents[model] = {f"checks for {view_name(plan.contract_id, model)}": items}
+    return documents
