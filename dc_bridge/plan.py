@@ -74,13 +74,11 @@ def model_checks(contract: Contract, model: Model) -> list[Check]:
     return result
 
 
-def _columns(fields: tuple[Field, ...], prefix: str = "") -> Iterable[tuple[Field, str]]:
-    """Fields with their Spark column path; struct children are `parent.child`. Array items and map
-    values are not columns: their constraints are reported as not executable."""
+def _columns(fields: tuple[Field, ...]) -> Iterable[tuple[Field, str]]:
+    """Top-level fields with their Spark column name (a name may itself contain dots: `D.O.B`).
+    Nested struct fields, array items and map values are reported as not executable for now."""
     for field in fields:
-        column = f"{prefix}{field.physical_name or field.name}"
-        yield field, column
-        yield from _columns(field.fields, column + ".")
+        yield field, field.physical_name or field.name
 
 
 # field attribute -> (id suffix, builder of params, or None to skip); each entry is one constraint
@@ -119,10 +117,11 @@ def field_checks(model: Model, field: Field, column: str) -> list[Check]:
                           description=field.description if suffix == "format" else None))
     for index, rule in enumerate(field.quality):
         made.append(replace(quality_check(model, field, column, rule, f"{base}.quality[{index}]"), sensitive=sensitive))
-    for child_name, child in (("items", field.items), ("keys", field.keys), ("values", field.values)):
-        if child is not None and _constraint_params(child):
+    nested = [(f"fields.{f.name}", f) for f in field.fields] + [(n, f) for n, f in (("items", field.items), ("keys", field.keys), ("values", field.values)) if f]
+    for child_name, child in nested:
+        if _constraint_params(child) or child.quality:
             made.append(Check(f"{base}.{child_name}", model.name, (column,),
-                              c.NotExecutable(f"constraints on array/map {child_name} are not checked yet"), child.source))
+                              c.NotExecutable(f"constraints on nested fields ({child_name}) are not checked yet"), child.source, threshold=None))
     return made
 
 
