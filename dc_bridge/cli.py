@@ -88,3 +88,59 @@ def _load_or_exit(path: str):
         click.echo(FORMATTERS["text"](errors or result.findings, [path]), err=True)
         sys.exit(EXIT_UNREADABLE)
     return result
+
+
+@main.command(name="run")
+@click.argument("contract", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--engines", default="gx,soda", show_default=True, help="Engines to run: gx, soda, or gx,soda.")
+@click.option("--server", help="The contract server to read data from (default: a local server, else the first readable one).")
+@click.option("--data", "data_options", multiple=True, metavar="MODEL=PATH[:FORMAT]", help="Read MODEL from PATH instead of the server (repeatable).")
+@click.option("--where", help="A Spark SQL filter applied to every model before checking, e.g. \"order_date >= '2024-01-01'\".")
+@click.option("--master", help="Spark master URL (default: an embedded local session).")
+@click.option("--conf", "conf_options", multiple=True, metavar="KEY=VALUE", help="Spark configuration (repeatable).")
+@click.option("--output", "output_format", type=click.Choice(["console", "json", "junit"]), default="console", show_default=True)
+@click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the json/junit report here.")
+@click.option("--fail-on", type=click.Choice(["failed", "warning"]), default="failed", show_default=True,
+              help="Exit 1 on failures only, or on warnings too.")
+def run_command(contract, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on) -> None:
+    """Check a contract's data with Great Expectations and Soda and print one verdict.
+
+    Exit 0 passed (warnings allowed unless --fail-on warning), 1 failed, 2 error or bad input.
+    """
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from dc_bridge.report import verdict_formats
+    from dc_bridge.run import ContractError, run
+    from dc_bridge.spark import DataError, parse_data_option
+
+    console = Console(stderr=output_format != "console" and not output_file)
+    try:
+        data = dict(parse_data_option(option, Path(contract).parent) for option in data_options)
+        conf = {}
+        for option in conf_options:
+            key, eq, value = option.partition("=")
+            if not eq:
+                raise click.BadParameter(f"--conf {option!r} must be KEY=VALUE")
+            conf[key] = value
+        with console.status("checking") as status:
+            verdict = run(contract, engines=[e.strip() for e in engines.split(",") if e.strip()], server=server, data=data,
+                          where=where, master=master, conf=conf, progress=lambda message: status.update(message))
+    except ContractError as exc:
+        click.echo(FORMATTERS["text"](exc.findings, [contract]), err=True)
+        sys.exit(EXIT_UNREADABLE)
+    except (DataError, ValueError) as exc:
+        click.echo(f"dc-bridge run: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    if output_format == "console":
+        verdict_formats.print_console(verdict, console)
+    else:
+        text = verdict_formats.as_json(verdict) if output_format == "json" else verdict_formats.as_junit(verdict)
+        if output_file:
+            Path(output_file).write_text(text + "\n", encoding="utf-8")
+        else:
+            click.echo(text)
+    if output_file and output_format != "console":
+        verdict_formats.print_console(verdict, Console(stderr=True))
+    sys.exit(verdict.exit_code(fail_on))

@@ -127,7 +127,7 @@ def field_checks(model: Model, field: Field, column: str) -> list[Check]:
 
 def _column_type(field: Field) -> c.ColumnType | None:
     if field.physical_type:
-        spark = _spark_physical_type(field.physical_type)
+        spark = spark_physical_type(field.physical_type)
         if spark is not None:
             return c.ColumnType(spark, exact=True)
     if field.logical_type and field.logical_type in SPARK_TYPES:
@@ -135,7 +135,7 @@ def _column_type(field: Field) -> c.ColumnType | None:
     return None
 
 
-def _spark_physical_type(physical: str) -> str | None:
+def spark_physical_type(physical: str) -> str | None:
     """`VARCHAR(255)` -> string, `decimal(10, 2)` -> decimal(10,2); None when it is no Spark type."""
     text = physical.strip().lower().replace(" ", "")
     base, _, args = text.partition("(")

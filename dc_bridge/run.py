@@ -1,0 +1,144 @@
+"""`dc_bridge.run`: contract -> plan -> suites and SodaCL -> both engines on Spark -> one verdict.
+
+The only module that wires the steps together; each step stays a function of its own module.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from dc_bridge import __version__, artifacts
+from dc_bridge.contract.lint import lint_file
+from dc_bridge.contract.model import Contract
+from dc_bridge.engines.report import EngineReport
+from dc_bridge.findings import Finding
+from dc_bridge.report.explain import coverage
+from dc_bridge.spark import DataError, DataLocation, choose_server, get_session, model_dataframe
+from dc_bridge.sql import view_name
+from dc_bridge.verdict import Verdict, fold
+
+ENGINES = ("gx", "soda")
+
+
+class ContractError(Exception):
+    """The contract has lint errors that change what runs; carries the findings."""
+
+    def __init__(self, findings: list[Finding]):
+        super().__init__("; ".join(f"{f.file}:{f.line or ''} {f.code} {f.message}" for f in findings[:5]))
+        self.findings = findings
+
+
+def load_for_run(contract: str | Path | Contract) -> Contract:
+    if isinstance(contract, Contract):
+        return contract
+    result = lint_file(contract)
+    errors = [f for f in result.findings if f.level == "error"]
+    if result.contract is None or errors:
+        raise ContractError(errors or result.findings)
+    return result.contract
+
+
+def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=None, engines: tuple[str, ...] | list[str] = ENGINES,
+        server: str | None = None, data: dict[str, DataLocation] | None = None, where: str | None = None,
+        master: str | None = None, conf: dict[str, str] | None = None,
+        progress: Callable[[str], None] | None = None) -> Verdict:
+    """Check `contract` on Spark with the selected engines and return the verdict.
+
+    `dataframes` maps model names to DataFrames the caller already has; other models are read from
+    `data` (model -> location) or the contract's server. A session passed in (or already active) is
+    used and never stopped; a session this call creates is stopped at the end.
+    """
+    selected = tuple(e for e in ENGINES if e in engines)
+    unknown = set(engines) - set(ENGINES)
+    if unknown or not selected:
+        raise ValueError(f"unknown engine(s) {', '.join(sorted(unknown)) or '(none)'}; choose from {', '.join(ENGINES)}")
+    say = progress or (lambda message: None)
+    started = time.perf_counter()
+    started_at = datetime.now(timezone.utc)
+    loaded = load_for_run(contract)
+    compiled = artifacts.compile_contract(loaded)
+    runs_in = {row["check_id"]: {"gx": row["gx"], "soda": row["soda"]} for row in coverage(compiled)}
+
+    created = False
+    if spark is None:
+        say("starting Spark")
+        spark, created = get_session(master, conf)
+    versions = _versions(spark.version)
+    views: list[str] = []
+    reports: dict[str, dict[str, EngineReport]] = {}
+    seconds = {engine: 0.0 for engine in selected}
+    try:
+        frames = _model_frames(spark, loaded, dataframes or {}, data or {}, server, where)
+        for model, frame in frames.items():
+            view = view_name(loaded.id, model)
+            frame.createOrReplaceTempView(view)
+            views.append(view)
+        for model in compiled.plan.models:
+            checks = compiled.plan.for_model(model)
+            reports[model] = {}
+            if model not in frames:
+                continue
+            for engine in selected:
+                say(f"{engine}: {model}")
+                began = time.perf_counter()
+                reports[model][engine] = _run_engine(engine, spark, frames[model], compiled, model, checks, started_at)
+                seconds[engine] += time.perf_counter() - began
+    finally:
+        for view in views:
+            spark.catalog.dropTempView(view)
+        if created:
+            spark.stop()
+    verdict = fold(compiled.plan, reports, runs_in, selected, contract_file=loaded.file, where=where,
+                   started_at=started_at.isoformat(), seconds=round(time.perf_counter() - started, 3),
+                   engine_seconds={e: round(s, 3) for e, s in seconds.items()},
+                   versions=versions)
+    return verdict
+
+
+def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, DataLocation], server: str | None, where: str | None) -> dict:
+    unknown = set(dataframes) | set(data)
+    unknown -= {m.name for m in contract.models}
+    if unknown:
+        raise DataError(f"{contract.file} has no model named {', '.join(sorted(unknown))} (models: {', '.join(m.name for m in contract.models)})")
+    chosen = None if all(m.name in dataframes or m.name in data for m in contract.models) else choose_server(contract, server)
+    frames = {}
+    for model in contract.models:
+        frame = dataframes.get(model.name)
+        if frame is None:
+            frame = model_dataframe(spark, contract, model, chosen, data)
+        if where:
+            frame = frame.where(where)
+        frames[model.name] = frame
+    return frames
+
+
+def _run_engine(engine: str, spark, frame, compiled: artifacts.Compiled, model: str, checks, now: datetime) -> EngineReport:
+    """One engine on one model. An engine that raises becomes a report with the error, never a crash."""
+    began = time.perf_counter()
+    try:
+        if engine == "gx":
+            from dc_bridge.engines.gx import run_gx
+
+            return run_gx(spark, frame, compiled.suites[model], checks, now)
+        from dc_bridge.engines.soda import run_soda
+
+        text = artifacts.sodacl_text(compiled.sodacl[model], compiled.contract)
+        return run_soda(spark, frame, text, view_name(compiled.plan.contract_id, model), checks)
+    except Exception as exc:  # fail closed: every check of this engine becomes `error` in the fold
+        message = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+        return EngineReport(engine=engine, model=model, results={}, seconds=time.perf_counter() - began, error=message)
+
+
+def _versions(spark_version: str) -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {"dc-bridge": __version__, "spark": spark_version}
+    for package in ("pyspark", "great-expectations", "soda-core-spark-df"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            pass
+    return found

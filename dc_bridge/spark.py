@@ -1,0 +1,148 @@
+"""Spark: the session (embedded local by default, or the caller's) and each model's data.
+
+Data for a model comes, in this order, from a DataFrame the caller passed, from `--data MODEL=PATH[:FORMAT]`,
+or from the contract's server. Files are read with the contract's schema where the format has no
+types of its own (CSV, JSON), so a timestamp column arrives as a timestamp.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from dc_bridge.contract.model import Contract, Field, Model, Server
+from dc_bridge.plan import SPARK_TYPES, spark_physical_type
+
+FILE_FORMATS = ("parquet", "csv", "json", "delta", "orc", "avro")
+_OBJECT_STORES = ("s3", "gcs", "azure", "local", "file", "hdfs", "abfs", "adls", "minio")
+_CATALOG_SERVERS = ("databricks", "hive", "glue", "unity", "spark", "table", "catalog")
+
+
+class DataError(Exception):
+    """A model's data cannot be found or read; the message says which model, from where, and how to fix it."""
+
+
+@dataclass(frozen=True)
+class DataLocation:
+    path: str
+    format: str
+
+
+def get_session(master: str | None = None, conf: dict[str, str] | None = None):
+    """(session, created): the active session if there is one, else a new quiet embedded one."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None and master is None:
+        return active, False
+    os.environ.setdefault("PYSPARK_PYTHON", os.environ.get("PYSPARK_PYTHON", "python3"))
+    builder = (SparkSession.builder.appName("dc-bridge").master(master or "local[*]")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "4")
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.driver.extraJavaOptions", "-Dlog4j2.level=ERROR"))
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session, True
+
+
+def parse_data_option(text: str, contract_dir: Path) -> tuple[str, DataLocation]:
+    """`MODEL=PATH[:FORMAT]` -> (model, location); the format defaults to the file's extension."""
+    model, eq, rest = text.partition("=")
+    if not eq or not model or not rest:
+        raise DataError(f"--data {text!r} must be MODEL=PATH or MODEL=PATH:FORMAT")
+    path, colon, fmt = rest.rpartition(":")
+    if not colon or fmt.lower() not in FILE_FORMATS:
+        path, fmt = rest, Path(rest).suffix.lstrip(".").lower()
+    if fmt not in FILE_FORMATS:
+        raise DataError(f"--data {text!r}: cannot tell the format of {path}; add :parquet, :csv, :json or :delta")
+    return model, DataLocation(path, fmt.lower())
+
+
+def spark_schema(model: Model):
+    """A StructType from the contract's fields, for formats without types of their own."""
+    from pyspark.sql import types as T
+
+    simple = {"string": T.StringType(), "int": T.IntegerType(), "bigint": T.LongType(), "smallint": T.ShortType(),
+              "tinyint": T.ByteType(), "float": T.FloatType(), "double": T.DoubleType(), "boolean": T.BooleanType(),
+              "timestamp": T.TimestampType(), "timestamp_ntz": T.TimestampNTZType(), "date": T.DateType(),
+              "binary": T.BinaryType(), "decimal": T.DecimalType(38, 18)}
+
+    def field_type(field: Field):
+        physical = spark_physical_type(field.physical_type) if field.physical_type else None
+        if physical and physical.startswith("decimal("):
+            precision, scale = (int(x) for x in physical[8:-1].split(","))
+            return T.DecimalType(precision, scale)
+        if physical in simple:
+            return simple[physical]
+        logical = SPARK_TYPES.get(field.logical_type or "string", ("string",))[0]
+        if logical == "decimal" and field.precision:
+            return T.DecimalType(field.precision, field.scale or 0)
+        return simple.get(logical, T.StringType())
+
+    return T.StructType([T.StructField(f.physical_name or f.name, field_type(f), True) for f in model.fields])
+
+
+def read_location(spark, model: Model, location: DataLocation):
+    reader = spark.read.format(location.format)
+    if location.format == "csv":
+        reader = reader.option("header", "true").option("mode", "PERMISSIVE")
+    if location.format in ("csv", "json"):
+        reader = reader.schema(spark_schema(model))
+    try:
+        return reader.load(location.path)
+    except Exception as exc:  # Spark raises AnalysisException and friends; report as data error
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataError(f"model `{model.name}`: cannot read {location.format} data at {location.path}: {first}") from None
+
+
+def choose_server(contract: Contract, name: str | None) -> Server | None:
+    """The named server, else the first one Spark can read (a local server first: it needs no credentials)."""
+    if name is not None:
+        server = next((s for s in contract.servers if s.name == name), None)
+        if server is None:
+            names = ", ".join(s.name for s in contract.servers) or "none"
+            raise DataError(f"{contract.file}: no server named `{name}` (servers: {names})")
+        return server
+    readable = [s for s in contract.servers if s.type in _OBJECT_STORES + _CATALOG_SERVERS + ("dataframe",)]
+    return next((s for s in readable if s.type == "local"), readable[0] if readable else None)
+
+
+def server_location(contract: Contract, server: Server, model: Model) -> DataLocation | str:
+    """A file location, or a table/view name to read with `spark.table`."""
+    if server.type in _CATALOG_SERVERS:
+        parts = [server.settings.get(k) for k in ("catalog", "schema", "database")]
+        return ".".join([p for p in parts if isinstance(p, str)] + [model.physical_name or model.name])
+    if server.type == "dataframe":
+        return model.physical_name or model.name
+    if not server.location:
+        raise DataError(f"{contract.file}: server `{server.name}` has no `location` or `path`")
+    location = server.location.replace("{model}", model.name)
+    if server.type in ("local", "file") and not os.path.isabs(location) and "://" not in location:
+        location = str((Path(contract.file).parent / location).resolve())
+    fmt = (server.format or Path(location).suffix.lstrip(".") or "parquet").lower()
+    if fmt not in FILE_FORMATS:
+        raise DataError(f"{contract.file}: server `{server.name}` has format `{fmt}`, which Spark cannot read here")
+    return DataLocation(location, fmt)
+
+
+def model_dataframe(spark, contract: Contract, model: Model, server: Server | None, data: dict[str, DataLocation]):
+    if model.name in data:
+        return read_location(spark, model, data[model.name])
+    if server is None:
+        raise DataError(f"model `{model.name}`: no data. Pass --data {model.name}=PATH, a DataFrame, or add a server to {contract.file}")
+    location = server_location(contract, server, model)
+    if isinstance(location, str):
+        try:
+            return spark.table(location)
+        except Exception as exc:
+            first = str(exc).strip().splitlines()[0]
+            raise DataError(f"model `{model.name}`: table or view `{location}` (server `{server.name}`) cannot be read: {first}") from None
+    if "://" not in location.path and not Path(location.path).exists() and not any(ch in location.path for ch in "*?["):
+        raise DataError(f"model `{model.name}`: {location.path} does not exist (server `{server.name}` of {contract.file}); "
+                        f"pass --data {model.name}=PATH to read it from elsewhere")
+    return read_location(spark, model, location)
