@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -28,11 +28,24 @@ class Compiled:
     sodacl: dict[str, dict]
 
 
-def compile_contract(contract: Contract) -> Compiled:
+def compile_contract(contract: Contract, exclude: frozenset[str] = frozenset()) -> Compiled:
+    """Plan and translate. Checks in `exclude` (ids) stay in the plan but get no engine artifact:
+    a run leaves out checks it already knows cannot run (an invalid regex would break Soda's fused query)."""
     plan = build_plan(contract)
+    runnable = replace(plan, checks=tuple(check for check in plan.checks if check.id not in exclude))
     meta = {"contract_id": contract.id, "contract_version": contract.version, "title": contract.title,
-            "owner": contract.owner, "contract_file": Path(contract.file).as_posix()}
-    return Compiled(contract, plan, gx_translate.build_suites(plan, meta), soda_translate.build_sodacl(plan))
+            "owner": contract.owner, "contract_file": display_path(contract.file)}
+    return Compiled(contract, plan, gx_translate.build_suites(runnable, meta), soda_translate.build_sodacl(runnable))
+
+
+def display_path(file: str) -> str:
+    """The contract path as written into compiled files: relative to the working directory when
+    inside it, so `./contracts/x.yaml` and `contracts/x.yaml` compile to the same bytes."""
+    path = Path(file).resolve()
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def directory_name(contract_id: str) -> str:
@@ -60,7 +73,7 @@ _SodaDumper.add_representer(str, _str_representer)
 
 
 def sodacl_text(document: dict, contract: Contract) -> str:
-    header = f"# Compiled by dc-bridge from {Path(contract.file).as_posix()} ({contract.id} {contract.version}). Do not edit.\n"
+    header = f"# Compiled by dc-bridge from {display_path(contract.file)} ({contract.id} {contract.version}). Do not edit.\n"
     return header + yaml.dump(document, Dumper=_SodaDumper, sort_keys=False, allow_unicode=True, width=10_000)
 
 

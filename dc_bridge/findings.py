@@ -44,7 +44,7 @@ _CODES = [
     Code("DCB124", "error", "Duplicate id", "Ids must be unique within their section; rename one."),
     Code("DCB125", "error", "Unresolved reference", "Reference an existing model and field: `model.field` or `schema.<object id>.properties.<property id>`."),
     Code("DCB126", "error", "Foreign key columns do not pair up", "`from` and `to` must both be single references or lists of equal length."),
-    Code("DCB127", "warning", "Import content does not fit its place", "Import quality rules into `quality`, properties into `properties`, SLA items into `slaProperties`."),
+    Code("DCB127", "error", "Import content does not fit its place", "On a property, import quality rules (`#quality.<id>`); on a schema object, import properties (`#properties.<id>` or `#schema.<id>.properties.<id>`)."),
     # constraints and quality rules
     Code("DCB140", "error", "Invalid regular expression", "Write a pattern that compiles in Java (Spark evaluates it with java.util.regex)."),
     Code("DCB141", "warning", "Regular expression not verified with Java", "Install Java 17 so lint can compile patterns the way Spark does."),
@@ -54,7 +54,7 @@ _CODES = [
     Code("DCB162", "info", "ODCS mustBeBetween is exclusive", "ODCS defines mustBeBetween as mustBeGreaterThan and mustBeLessThan (bounds excluded); use mustBeGreaterOrEqualTo/mustBeLessOrEqualTo to include them."),
     Code("DCB163", "error", "Unknown library metric", "Use nullValues, missingValues, invalidValues, duplicateValues or rowCount (or the older rule names nullCheck, duplicateCount, validValues, rowCount)."),
     Code("DCB164", "error", "Constraint bounds can never hold", "Make the minimum not larger than the maximum."),
-    Code("DCB165", "error", "Constraint does not fit the field type", "Length and pattern constraints apply to strings, ranges to numbers and dates."),
+    Code("DCB165", "warning", "Constraint does not fit the field type", "Length and pattern constraints apply to strings, ranges to numbers and dates."),
     Code("DCB170", "error", "Quality SQL is not one read-only SELECT", "Write a single SELECT (or WITH ... SELECT) statement; dc-bridge never runs DDL, DML or commands."),
     Code("DCB171", "error", "Quality SQL does not parse", "Fix the SQL syntax (Spark SQL)."),
     Code("DCB172", "error", "Unknown SQL placeholder", "Use {model}, {table}, {field}, {column}, {object}, {property} or the same with `$` in front."),

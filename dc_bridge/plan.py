@@ -66,12 +66,21 @@ def model_checks(contract: Contract, model: Model) -> list[Check]:
         result += field_checks(model, field, column)
     result += _primary_key_checks(model)
     for key in model.foreign_keys:
-        name = "_".join(key.columns)
-        result.append(Check(f"{model.name}.{name}.foreign_key", model.name, key.columns,
-                            c.ForeignKey(key.to_model, key.to_columns), key.source, description=key.description))
+        columns = column_names(model, key.columns)
+        target = contract.model(key.to_model)
+        to_columns = column_names(target, key.to_columns) if target is not None else key.to_columns
+        result.append(Check(f"{model.name}.{'_'.join(columns)}.foreign_key", model.name, columns,
+                            c.ForeignKey(key.to_model, to_columns), key.source, description=key.description))
     for index, rule in enumerate(model.quality):
         result.append(quality_check(model, None, None, rule, f"{model.name}.quality[{index}]"))
     return result
+
+
+def column_names(model: Model, names: Iterable[str]) -> tuple[str, ...]:
+    """Property names (as keys, relationships, arguments and SLA elements name them) -> the columns
+    the data has: an ODCS `physicalName` is the column, exactly as for the field's own checks."""
+    columns = {f.name: f.physical_name or f.name for f in model.fields}
+    return tuple(columns.get(name, name) for name in names)
 
 
 def _columns(fields: tuple[Field, ...]) -> Iterable[tuple[Field, str]]:
@@ -152,10 +161,11 @@ def _primary_key_checks(model: Model) -> list[Check]:
         return []
     fields = {f.name: f for f in model.fields}
     source = model.source
+    columns = column_names(model, model.primary_key)
     checks = [Check(f"{model.name}.{column}.required", model.name, (column,), c.NotNull(), source)
-              for column in model.primary_key if not (column in fields and fields[column].required)]
+              for name, column in zip(model.primary_key, columns) if not (name in fields and fields[name].required)]
     if not (len(model.primary_key) == 1 and model.primary_key[0] in fields and fields[model.primary_key[0]].unique):
-        checks.append(Check(f"{model.name}.primary_key", model.name, model.primary_key, c.Unique(), source,
+        checks.append(Check(f"{model.name}.primary_key", model.name, columns, c.Unique(), source,
                             description="primary key: not null and unique"))
     return checks
 
@@ -192,7 +202,7 @@ def _library_rule(model, field, column, rule, columns):
     if rule.metric == "rowCount":
         return c.RowCount(), ()
     if rule.metric == "duplicateValues":
-        names = tuple(property_names) if isinstance(property_names, list) and property_names else columns
+        names = column_names(model, map(str, property_names)) if isinstance(property_names, list) and property_names else columns
         return (c.Unique(), names) if names else (c.NotExecutable("duplicateValues on a model needs arguments.properties"), columns)
     if not columns:
         return c.NotExecutable(f"{rule.metric} on a model needs a field; write it on the property"), columns
@@ -322,7 +332,8 @@ def service_level_checks(contract: Contract) -> list[Check]:
             made.append(Check(check_id, level.model or "", (), params, level.source, threshold=None, description=level.description))
             continue
         params = builder(level)
-        columns = (level.field, level.source_field) if isinstance(params, c.Latency) else (level.field,)
+        fields = (level.field, level.source_field) if isinstance(params, c.Latency) else (level.field,)
+        columns = column_names(contract.model(level.model), fields) if contract.model(level.model) else fields
         threshold = Threshold(operator="<=", value=level.threshold.total_seconds()) if isinstance(params, c.Freshness) else c.NONE_ALLOWED
         made.append(Check(check_id, level.model, columns, params, level.source, threshold=threshold,
                           dimension="timeliness", description=level.description))

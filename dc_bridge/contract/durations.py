@@ -41,6 +41,8 @@ def parse_duration(text: str | int | float, unit: str | None = None) -> timedelt
         if unit is None:
             raise ValueError(f"{text} has no unit")
         return _from_unit(float(text), unit)
+    if not isinstance(text, str):
+        raise ValueError(f"a {type(text).__name__.removeprefix('Yaml').lower()} is not a duration")
     iso = _ISO.match(text.strip())
     if iso:
         parts = {k: float(v) for k, v in iso.groupdict().items() if v}

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import jsonschema
+import yaml
 
 from dc_bridge import gx_catalog
 from dc_bridge.contract.document import Document, format_path
@@ -76,10 +77,14 @@ def validate_schema(document: Document, kind: str, spec_version: str) -> list[Fi
         return []
     data = _for_schema(document.data, standard)
     findings = []
+    seen = set()  # the same error can come from several branches of a schema (allOf, if/then)
     for error in sorted(_validator(*key).iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
         path = tuple(error.absolute_path)
-        findings.append(Finding("DCB100", document.file, format_path(path), f"schema: {_schema_message(error)}",
-                                line=document.line_of(path), expected=_expected(error), found=_short(error.instance)))
+        finding = Finding("DCB100", document.file, format_path(path), f"schema: {_schema_message(error)}",
+                          line=document.line_of(path), expected=_expected(error), found=_short(error.instance))
+        if (finding.path, finding.message) not in seen:
+            seen.add((finding.path, finding.message))
+            findings.append(finding)
     return findings
 
 
@@ -89,12 +94,14 @@ def _for_schema(data: Any, standard: str) -> Any:
         copy = {}
         for key, value in data.items():
             if key == "relationships" and isinstance(value, list) and standard == "odcs":
-                value = [r for r in value if not (isinstance(r, dict) and r.get("type") in _RFC_RELATIONSHIPS)]
+                value = [r for r in value if not (isinstance(r, dict) and isinstance(r.get("type"), str) and r["type"] in _RFC_RELATIONSHIPS)]
                 if not value:
                     continue
             copy[key] = _for_schema(value, standard)
         if standard == "dcs" and "dataContractSpecification" in copy and str(copy["dataContractSpecification"]).startswith("1.0"):
             copy["dataContractSpecification"] = "1.1.0"  # 1.0 has no schema of its own; 1.1 only added fields
+        if standard == "odcs" and str(copy.get("apiVersion", "")).startswith(("v3.0.", "3.0.")):
+            copy["apiVersion"] = "v3.0.0"  # 3.0.1 and 3.0.2 are fixes validated by the 3.0.0 schema
         return copy
     if isinstance(data, list):
         return [_for_schema(v, standard) for v in data]
@@ -192,11 +199,11 @@ def _constraint_findings(field: Field, options: str = "") -> list[Finding]:
     if logical is not None:
         if (field.pattern or field.min_length is not None or field.max_length is not None or field.format) and logical not in STRING_TYPES:
             findings.append(_at(field.source, "DCB165", f"string constraints on a `{logical}` field are checked on its text form",
-                                expected="a string field", found=logical, severity="warning"))
+                                expected="a string field", found=logical))
         if any(v is not None for v in (field.minimum, field.maximum, field.exclusive_minimum, field.exclusive_maximum)) \
                 and logical not in NUMERIC_TYPES | TEMPORAL_TYPES:
             findings.append(_at(field.source, "DCB165", f"a numeric range on a `{logical}` field", expected="a number or date field",
-                                found=logical, severity="warning"))
+                                found=logical))
     if field.format is not None and format_regex(field.format) is None:
         findings.append(_at(field.source, "DCB111", f"format `{field.format}` is not one dc-bridge can check; it is skipped",
                             options + "format", expected="email, uri, uuid, date, date-time, ipv4, ipv6, hostname", found=repr(field.format)))
@@ -219,6 +226,10 @@ def _rule_findings(rule: QualityRule, field: Field | None) -> list[Finding]:
                                 found=rule.query.strip().splitlines()[0][:80] if rule.query.strip() else "empty"))
     if rule.type == "custom":
         findings += _custom_findings(rule)
+    if field is None and rule.metric in ("nullValues", "missingValues", "invalidValues"):
+        findings.append(_at(rule.source, "DCB102", f"{rule.metric} counts values of one field; this rule is on the model",
+                            expected="the rule under the property it checks", found="a model-level rule",
+                            hint="Move the rule into the `quality` list of the property it is about."))
     if rule.metric == "invalidValues" and not ({"validValues", "pattern"} & set(rule.arguments)):
         findings.append(_at(rule.source, "DCB102", "invalidValues needs `arguments.validValues` or `arguments.pattern`", "arguments",
                             expected="validValues: [...] or pattern: '...'", found=", ".join(rule.arguments) or "no arguments"))
@@ -241,8 +252,15 @@ def _custom_findings(rule: QualityRule) -> list[Finding]:
                     expected="great-expectations or soda", found=repr(rule.engine))]
     body = rule.implementation
     if rule.engine == "soda":
-        if not isinstance(body, (dict, str)):
-            return [_at(rule.source, "DCB184", "a Soda check must be a mapping or SodaCL text", expected="mapping or text", found=type(body).__name__)]
+        if isinstance(body, str):
+            try:
+                yaml.safe_load(body)
+            except yaml.YAMLError as exc:
+                return [_at(rule.source, "DCB184", f"the SodaCL text is not valid YAML: {getattr(exc, 'problem', None) or exc}",
+                            "implementation", expected="SodaCL (YAML)", found=_short(body))]
+        elif not isinstance(body, (dict, list)):
+            return [_at(rule.source, "DCB184", "a Soda check must be a mapping, a list or SodaCL text", expected="mapping or text",
+                        found=type(body).__name__)]
         return []
     if not isinstance(body, dict):
         return [_at(rule.source, "DCB181", "a GX check must be a mapping with `type` and `kwargs`", expected="a mapping", found=_short(body))]

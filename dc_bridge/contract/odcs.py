@@ -8,6 +8,7 @@ transclude quality rules, properties and SLA items from another file as if writt
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from dataclasses import dataclass, field as dataclass_field
 from typing import Any
 
@@ -162,6 +163,8 @@ def _read_object(reader: Reader, workspace: Workspace, index: _Index, node: dict
     relates_to = []
     for prop_reader, prop_path, prop in properties:
         prop_name = prop.get("name")
+        if not isinstance(prop_name, str):
+            continue  # reported by _read_property; without a name its relationships have no `from`
         for rel_path, rel in prop_reader.items(prop, "relationships", prop_path):
             fk, info = _read_relationship(prop_reader, index, rel, rel_path, name, implicit_from=prop_name)
             foreign_keys += fk
@@ -209,9 +212,8 @@ def _read_property(reader: Reader, workspace: Workspace, index: _Index, node: di
         if key.startswith("exclusive") and isinstance(value, bool):
             # ODCS 3.0 wrote exclusiveMaximum as a flag on maximum
             bound = "maximum" if key == "exclusiveMaximum" else "minimum"
-            if value and bound in options:
-                values[attribute] = options[bound]
-                values.pop(bound, None)
+            if value and bound in values:  # the bound as read (and type-checked) above
+                values[attribute] = values.pop(bound)
             continue
         kind = "integer" if key in ("minLength", "maxLength", "precision", "scale") else "string" if key in ("pattern", "format") else "scalar"
         value = reader.get(options, key, path + ("logicalTypeOptions",), kind)
@@ -402,7 +404,7 @@ def _read_relationship(reader: Reader, index: _Index, rel: dict, path: tuple, mo
 def _resolve(reader: Reader, index: _Index, reference: str, path: tuple) -> tuple[str, str] | None:
     if "#" in reference:
         file, _, fragment = reference.partition("#")
-        if file and not reader.file.endswith(file):
+        if file and Path(reader.file).parent.joinpath(file).resolve() != Path(reader.file).resolve():
             reader.report("DCB125", path, f"`{reference}` points into another contract; foreign keys across contracts are not checked",
                           expected="a property of this contract", found=reference, severity="warning")
             return None
@@ -428,8 +430,8 @@ def _check_names(reader: Reader, properties: list[tuple[Reader, tuple, dict]], p
     for prop_reader, prop_path, prop in properties:
         name = prop.get("name")
         if isinstance(name, str) and name in seen:
-            prop_reader.report("DCB103", prop_path + ("name",), f"property `{name}` is defined twice in this object",
-                               expected="unique property names", found=f"`{name}` also at {_where(seen[name][0], prop_reader, seen[name][1])}")
+            prop_reader.report("DCB103", prop_path + ("name",), f"`{name}` is defined twice",
+                               expected="unique names", found=f"`{name}` also at {_where(seen[name][0], prop_reader, seen[name][1])}")
         elif isinstance(name, str):
             seen[name] = (prop_reader, prop_path)
 
@@ -451,6 +453,7 @@ def _check_duplicate_ids(reader: Reader, data: dict) -> None:
     """Ids that references rely on: schema objects, SLA items, and quality rules anywhere in the file."""
     objects = reader.items(data, "schema", ()) if isinstance(data.get("schema"), list) else []
     _check_ids(reader, _owned(reader, objects), "schema object")
+    _check_names(reader, _owned(reader, objects), ())
     if isinstance(data.get("slaProperties"), list):
         _check_ids(reader, _owned(reader, reader.items(data, "slaProperties", ())), "SLA property")
     rules: list[tuple[tuple, dict]] = []

@@ -150,8 +150,9 @@ def read_quality_rule(reader: Reader, node: dict, path: tuple, *, standard: str,
     threshold = read_threshold(reader, node, path, between_inclusive=standard == "dcs")
     if threshold is not None and threshold.operator in ("between", "not_between") and standard == "odcs" and \
             any(k in node for k in ("mustBeBetween", "mustNotBeBetween")):
-        reader.report("DCB162", path, "ODCS mustBeBetween excludes its bounds; dc-bridge checks it that way",
-                      expected="bounds excluded", found="mustBeBetween")
+        key = "mustBeBetween" if "mustBeBetween" in node else "mustNotBeBetween"
+        reader.report("DCB162", path, f"ODCS {key} excludes its bounds; dc-bridge checks it that way",
+                      expected="bounds excluded", found=key)
 
     if rule_type == "library":
         metric = OLD_RULE_NAMES.get(metric_name, metric_name) if metric_name not in LIBRARY_METRICS else metric_name

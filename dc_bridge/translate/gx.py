@@ -9,6 +9,7 @@ retention) become `unexpected_rows_expectation` queries that return rows only on
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Callable
 
 from dc_bridge import checks as c
@@ -132,13 +133,13 @@ def _freshness(check: Check, p: c.Freshness) -> list[dict]:
 
 def _latency(check: Check, p: c.Latency) -> list[dict]:
     processed, source = (quote_identifier(x) for x in check.columns)
-    seconds = p.max_latency.total_seconds()
-    return [_rows(f"SELECT * FROM {BATCH} WHERE CAST({processed} AS DOUBLE) - CAST({source} AS DOUBLE) > {seconds:g}")]
+    seconds = number_text(p.max_latency.total_seconds())
+    return [_rows(f"SELECT * FROM {BATCH} WHERE CAST({processed} AS DOUBLE) - CAST({source} AS DOUBLE) > {seconds}")]
 
 
 def _retention(check: Check, p: c.Retention) -> list[dict]:
-    seconds = p.period.total_seconds()
-    return [_rows(f"SELECT * FROM {BATCH} WHERE CAST({_col(check)} AS DOUBLE) < CAST(current_timestamp() AS DOUBLE) - {seconds:g}")]
+    seconds = number_text(p.period.total_seconds())
+    return [_rows(f"SELECT * FROM {BATCH} WHERE CAST({_col(check)} AS DOUBLE) < CAST(current_timestamp() AS DOUBLE) - {seconds}")]
 
 
 def foreign_key_query(check: Check, p: c.ForeignKey, contract_id: str, table: str) -> str:
@@ -154,7 +155,10 @@ def _custom(check: Check, p: c.CustomGx) -> list[dict]:
 
 
 def _rows(query: str) -> dict:
-    return {"type": "unexpected_rows_expectation", "kwargs": {"unexpected_rows_query": query}}
+    # GX fills the query with str.format: every brace but the `{batch}` placeholder is doubled, so
+    # SQL with its own braces (a regex quantifier `[0-9]{5}`, a JSON literal) reaches Spark as written
+    escaped = query.replace("{", "{{").replace("}", "}}").replace("{{batch}}", BATCH)
+    return {"type": "unexpected_rows_expectation", "kwargs": {"unexpected_rows_query": escaped}}
 
 
 def _scalar(query: str, t: Threshold) -> dict:
@@ -170,6 +174,15 @@ def sql_condition(value: str, t: Threshold) -> str:
         inside = f"({low} AND {high})"
         return inside if t.operator == "between" else f"NOT {inside}"
     return f"{value} {'<>' if t.operator == '!=' else t.operator} {t.value}"
+
+
+def number_text(value) -> str:
+    """A number as exact SQL / SodaCL text without an exponent: `5`, `0.5`, `31536000.0`, `0.00001`
+    (`:g` alone keeps 6 digits, and SodaCL takes no `1e-05`)."""
+    if isinstance(value, float):
+        text = f"{value:g}"
+        return text if "e" not in text and float(text) == value else format(Decimal(repr(value)), "f")
+    return str(value)
 
 
 def _literal(value) -> str:

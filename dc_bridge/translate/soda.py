@@ -11,13 +11,14 @@ distinct duplicated values, we count rows), exclusive ranges, latency and retent
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from dc_bridge import checks as c
 from dc_bridge.checks import Check, CheckPlan
 from dc_bridge.contract.model import Threshold
 from dc_bridge.sql import TABLE_MARKER, quote_identifier, view_name
-from dc_bridge.translate.gx import foreign_key_query
+from dc_bridge.translate.gx import foreign_key_query, number_text
 
 
 def threshold_text(t: Threshold) -> str:
@@ -30,7 +31,7 @@ def threshold_text(t: Threshold) -> str:
 
 
 def _number(value) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return number_text(value)
 
 
 def _metric_name(check: Check) -> str:
@@ -52,9 +53,20 @@ def _col(check: Check) -> str:
     return quote_identifier(check.column)
 
 
+# Spark's ANSI reserved words: unusable as bare column names when `spark.sql.ansi.enforceReservedKeywords` is on
+_RESERVED = frozenset("""
+    all and any as authorization both case cast check collate column constraint create cross current_date current_time
+    current_timestamp current_user distinct else end escape except false fetch filter for foreign from full grant group
+    having in inner intersect into is join lateral leading left natural not null offset on only or order outer overlaps
+    primary references right select session_user some table then time to trailing union unique unknown user using when
+    where with""".split())
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _soda_column(name: str) -> str:
-    # Soda puts the column text into its SQL as written; quote whatever is not a plain identifier
-    return name if name.isidentifier() else quote_identifier(name)
+    # Soda puts the column text into its SQL as written; quote whatever is not a plain ASCII identifier
+    # (Spark's parser takes no unquoted `größe`) or is a reserved word
+    return name if _PLAIN.fullmatch(name) and name.lower() not in _RESERVED else quote_identifier(name)
 
 
 def _metric(check: Check, name: str, config: dict) -> tuple[str, dict]:
@@ -62,7 +74,16 @@ def _metric(check: Check, name: str, config: dict) -> tuple[str, dict]:
     return f"{metric}({_soda_column(check.column)})", config
 
 
+def _soda_literal_safe(values) -> bool:
+    """Soda v3 writes `valid values` / `missing values` into its SQL without escaping a quote (and a
+    trailing backslash escapes the closing quote): such values need a query of our own."""
+    return not any(isinstance(v, str) and ("'" in v or v.endswith("\\")) for v in values)
+
+
 def _not_null(check: Check, p: c.NotNull, table: str):
+    if not _soda_literal_safe(p.missing_values):
+        values = ", ".join(_literal(v) for v in p.missing_values)
+        return _count_metric(check, table, f"{_col(check)} IS NULL OR {_col(check)} IN ({values})")
     return _metric(check, "missing", {"missing values": list(p.missing_values)} if p.missing_values else {})
 
 
@@ -78,11 +99,31 @@ def _unique(check: Check, p: c.Unique, table: str):
     return name, {f"{name} query": query}
 
 
+def soda_regex(pattern: str) -> str:
+    """The regex as Soda's Spark SQL can carry it: Soda writes it into `rlike('...')` without escaping
+    quotes, so a quote (the email format has one) becomes the regex escape `\\x27`, which matches the
+    same character in Java (Spark) and Python."""
+    out, i = [], 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            pair = pattern[i:i + 2]
+            out.append(r"\x27" if pair == "\\'" else pair)
+            i += 2
+            continue
+        out.append(r"\x27" if char == "'" else char)
+        i += 1
+    return "".join(out)
+
+
 def _regex(check: Check, p: c.Regex, table: str):
-    return _metric(check, "invalid", {"valid regex": p.pattern})
+    return _metric(check, "invalid", {"valid regex": soda_regex(p.pattern)})
 
 
 def _in_set(check: Check, p: c.InSet, table: str):
+    if not _soda_literal_safe(p.values):
+        values = ", ".join(_literal(v) for v in p.values)
+        return _count_metric(check, table, f"{_col(check)} IS NOT NULL AND {_col(check)} NOT IN ({values})")
     return _metric(check, "invalid", {"valid values": list(p.values)})
 
 
@@ -147,11 +188,11 @@ def _duration(seconds: float) -> str:
 
 def _latency(check: Check, p: c.Latency, table: str):
     processed, source = (quote_identifier(x) for x in check.columns)
-    return _count_metric(check, table, f"CAST({processed} AS DOUBLE) - CAST({source} AS DOUBLE) > {p.max_latency.total_seconds():g}")
+    return _count_metric(check, table, f"CAST({processed} AS DOUBLE) - CAST({source} AS DOUBLE) > {number_text(p.max_latency.total_seconds())}")
 
 
 def _retention(check: Check, p: c.Retention, table: str):
-    return _count_metric(check, table, f"CAST({_col(check)} AS DOUBLE) < CAST(current_timestamp() AS DOUBLE) - {p.period.total_seconds():g}")
+    return _count_metric(check, table, f"CAST({_col(check)} AS DOUBLE) < CAST(current_timestamp() AS DOUBLE) - {number_text(p.period.total_seconds())}")
 
 
 def _foreign_key(check: Check, p: c.ForeignKey, table: str, contract_id: str = ""):
@@ -222,7 +263,8 @@ def _named(line: Any, check: Check) -> dict:
         return {line: {"name": check.id}}
     if isinstance(line, dict) and len(line) == 1:
         key, config = next(iter(line.items()))
-        return {key: {"name": check.id, **(config or {})}}
+        # the check id wins over a name written in the check: it is the join key of the results
+        return {key: {**(config if isinstance(config, dict) else {}), "name": check.id}}
     return line
 
 

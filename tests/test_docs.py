@@ -1,0 +1,41 @@
+"""docs/lint-codes.md follows the code table in dc_bridge/findings.py, so the two cannot drift apart."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from dc_bridge.findings import CODES
+
+LINT_CODES = Path(__file__).resolve().parent.parent / "docs" / "lint-codes.md"
+
+
+def sections() -> dict[str, str]:
+    """`## DCBnnn` heading -> the text up to the next `## ` heading."""
+    text = LINT_CODES.read_text(encoding="utf-8")
+    found: dict[str, str] = {}
+    for match in re.finditer(r"^## (DCB\d{3})\n(.*?)(?=^## |\Z)", text, flags=re.MULTILINE | re.DOTALL):
+        code, body = match.groups()
+        assert code not in found, f"{code} has two sections"
+        found[code] = body
+    return found
+
+
+@pytest.mark.parametrize("code", sorted(CODES))
+def test_every_code_has_a_section_with_its_severity_title_and_hint(code):
+    body = sections().get(code)
+    assert body is not None, f"docs/lint-codes.md has no `## {code}` heading"
+    entry = CODES[code]
+    # the first line of the section is `**<severity>** · <title>`; the fix hint follows verbatim
+    first = body.strip().splitlines()[0]
+    assert first == f"**{entry.severity}** · {entry.title}", f"{code}: found {first!r}"
+    assert f"Fix: {entry.hint}\n" in body, f"{code}: the fix hint differs from dc_bridge/findings.py"
+
+
+def test_sections_are_in_code_order():
+    assert list(sections()) == sorted(sections())
+
+
+def test_no_code_is_named_that_the_table_does_not_have():
+    named = set(re.findall(r"\bDCB\d{3}\b", LINT_CODES.read_text(encoding="utf-8")))
+    assert named - set(CODES) == set()
