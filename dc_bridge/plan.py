@@ -126,12 +126,20 @@ def field_checks(model: Model, field: Field, column: str) -> list[Check]:
                           description=field.description if suffix == "format" else None))
     for index, rule in enumerate(field.quality):
         made.append(replace(quality_check(model, field, column, rule, f"{base}.quality[{index}]"), sensitive=sensitive))
-    nested = [(f"fields.{f.name}", f) for f in field.fields] + [(n, f) for n, f in (("items", field.items), ("keys", field.keys), ("values", field.values)) if f]
-    for child_name, child in nested:
+    for child_name, child in _nested(field):
         if _constraint_params(child) or child.quality:
             made.append(Check(f"{base}.{child_name}", model.name, (column,),
                               c.NotExecutable(f"constraints on nested fields ({child_name}) are not checked yet"), child.source, threshold=None))
     return made
+
+
+def _nested(field: Field, prefix: str = "") -> Iterable[tuple[str, Field]]:
+    """Every nested field at any depth (struct fields, array items, map keys and values), with its path."""
+    children = [(f"fields.{f.name}", f) for f in field.fields]
+    children += [(name, f) for name, f in (("items", field.items), ("keys", field.keys), ("values", field.values)) if f]
+    for name, child in children:
+        yield prefix + name, child
+        yield from _nested(child, f"{prefix}{name}.")
 
 
 def _column_type(field: Field) -> c.ColumnType | None:

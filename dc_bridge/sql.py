@@ -83,10 +83,10 @@ def check_read_only(query: str) -> exp.Expression:
     statement = statements[0]
     if not isinstance(statement, exp.Query):
         kind = type(statement).__name__.upper()
-        raise SqlProblem("DCB170", f"the SQL is an `{kind}` statement, not a SELECT")
+        raise SqlProblem("DCB170", f"the SQL is a `{kind}` statement, not a SELECT")
     for node in statement.walk():
         if isinstance(node, (exp.DDL, exp.DML, exp.Command, exp.Set)) and not isinstance(node, exp.Query):
-            raise SqlProblem("DCB170", f"the SQL contains an `{type(node).__name__.upper()}` statement")
+            raise SqlProblem("DCB170", f"the SQL contains a `{type(node).__name__.upper()}` statement")
         if isinstance(node, exp.Anonymous) and str(node.this).lower() in _FORBIDDEN_FUNCTIONS:
             raise SqlProblem("DCB170", f"the SQL calls {node.this}(), which reaches outside the data")
     return statement
