@@ -334,10 +334,10 @@ def service_level_checks(contract: Contract) -> list[Check]:
         builder = _SERVICE_LEVEL_PARAMS.get(level.kind)
         if builder is None:
             continue
-        check_id = level.id or f"{level.model or 'contract'}.{level.kind}"
+        check_id = level.id or f"{level.model or '(contract)'}.{level.kind}"
         if level.threshold is None or level.model is None or level.field is None:
             params = c.NotExecutable(f"the {level.kind} service level names no {'duration' if level.threshold is None else 'timestamp field'}")
-            made.append(Check(check_id, level.model or "", (), params, level.source, threshold=None, description=level.description))
+            made.append(Check(check_id, level.model or "(contract)", (), params, level.source, threshold=None, description=level.description))
             continue
         params = builder(level)
         fields = (level.field, level.source_field) if isinstance(params, c.Latency) else (level.field,)

@@ -15,6 +15,7 @@ from dc_bridge.contract.lint import lint_file
 from dc_bridge.contract.model import Contract
 from dc_bridge.engines.report import EngineReport
 from dc_bridge.findings import Finding
+from dc_bridge.plan import build_plan
 from dc_bridge.report.explain import coverage
 from dc_bridge.spark import DataError, DataLocation, choose_server, get_session, model_dataframe
 from dc_bridge.sql import view_name
@@ -31,14 +32,42 @@ class ContractError(Exception):
         self.findings = findings
 
 
-def load_for_run(contract: str | Path | Contract) -> Contract:
+# lint errors confined to one check: the run goes on and that check is `error` with the finding;
+# code -> the check kinds it can belong to (a bad SQL rule is planned as not_executable)
+CHECK_LOCAL_CODES: dict[str, set[str]] = {
+    "DCB140": {"regex"},
+    "DCB160": {"sql_metric", "row_count", "not_null", "unique", "unique_combination", "regex", "in_set"},
+    "DCB161": {"sql_metric", "row_count"},
+    "DCB170": {"not_executable", "sql_metric"},
+    "DCB171": {"not_executable", "sql_metric"},
+    "DCB172": {"not_executable", "sql_metric"},
+    "DCB181": {"custom_gx"},
+    "DCB184": {"custom_soda"},
+}
+
+
+def load_for_run(contract: str | Path | Contract) -> tuple[Contract, list[Finding]]:
+    """The contract and its check-local errors; any other lint error stops the run (ContractError)."""
     if isinstance(contract, Contract):
-        return contract
+        return contract, []
     result = lint_file(contract)
     errors = [f for f in result.findings if f.level == "error"]
-    if result.contract is None or errors:
-        raise ContractError(errors or result.findings)
-    return result.contract
+    stopping = [f for f in errors if f.code not in CHECK_LOCAL_CODES]
+    if result.contract is None or stopping:
+        raise ContractError(stopping or result.findings)
+    return result.contract, errors
+
+
+def invalid_checks(plan, findings: list[Finding]) -> dict[str, str]:
+    """check id -> the lint message that keeps it from running."""
+    invalid: dict[str, str] = {}
+    for finding in findings:
+        for check in plan.checks:
+            same_place = finding.file == check.source.file and (
+                finding.path == check.source.path or finding.path.startswith(check.source.path + "."))
+            if same_place and check.kind in CHECK_LOCAL_CODES[finding.code]:
+                invalid.setdefault(check.id, f"{finding.code} {finding.message}")
+    return invalid
 
 
 def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=None, engines: tuple[str, ...] | list[str] = ENGINES,
@@ -58,8 +87,9 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     say = progress or (lambda message: None)
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
-    loaded = load_for_run(contract)
-    compiled = artifacts.compile_contract(loaded)
+    loaded, local_errors = load_for_run(contract)
+    invalid = invalid_checks(build_plan(loaded), local_errors)
+    compiled = artifacts.compile_contract(loaded, exclude=frozenset(invalid))
     runs_in = {row["check_id"]: {"gx": row["gx"], "soda": row["soda"]} for row in coverage(compiled)}
 
     created = False
@@ -91,7 +121,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
             spark.catalog.dropTempView(view)
         if created:
             spark.stop()
-    verdict = fold(compiled.plan, reports, runs_in, selected, contract_file=loaded.file, where=where,
+    verdict = fold(compiled.plan, reports, runs_in, selected, invalid=invalid, contract_file=loaded.file, where=where,
                    started_at=started_at.isoformat(), seconds=round(time.perf_counter() - started, 3),
                    engine_seconds={e: round(s, 3) for e, s in seconds.items()},
                    versions=versions)
@@ -126,7 +156,7 @@ def _run_engine(engine: str, spark, frame, compiled: artifacts.Compiled, model: 
         from dc_bridge.engines.soda import run_soda
 
         text = artifacts.sodacl_text(compiled.sodacl[model], compiled.contract)
-        return run_soda(spark, frame, text, view_name(compiled.plan.contract_id, model), checks)
+        return run_soda(spark, frame, text, view_name(compiled.plan.contract_id, model), checks, now=now)
     except Exception as exc:  # fail closed: every check of this engine becomes `error` in the fold
         message = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
         return EngineReport(engine=engine, model=model, results={}, seconds=time.perf_counter() - began, error=message)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from dc_bridge.contract.model import Contract, Field, Model, Server
@@ -36,13 +37,16 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
         return active, False
-    os.environ.setdefault("PYSPARK_PYTHON", os.environ.get("PYSPARK_PYTHON", "python3"))
+    if master is None or master.startswith("local"):
+        # an embedded session talks to itself only; this also silences Spark's hostname warning
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    log_config = resources.files("dc_bridge").joinpath("log4j2.properties")
     builder = (SparkSession.builder.appName("dc-bridge").master(master or "local[*]")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "4")
                .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.driver.extraJavaOptions", "-Dlog4j2.level=ERROR"))
+               .config("spark.driver.extraJavaOptions", f"-Dlog4j.configurationFile={log_config}"))
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()

@@ -135,12 +135,18 @@ def _agree(values: list[float]) -> bool:
 
 
 def fold(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], runs_in: dict[str, dict[str, bool]],
-         selected: tuple[str, ...], **run_facts: Any) -> Verdict:
-    """`reports[model][engine]`; `runs_in[check_id][engine]` says which engines translate a check."""
+         selected: tuple[str, ...], invalid: dict[str, str] | None = None, **run_facts: Any) -> Verdict:
+    """`reports[model][engine]`; `runs_in[check_id][engine]` says which engines translate a check;
+    `invalid[check_id]` is why a check could not be sent to any engine (it is `error`)."""
+    invalid = invalid or {}
     models = []
-    for model in plan.models:
+    unplaced = sorted({check.model for check in plan.checks} - set(plan.models))
+    for model in list(plan.models) + unplaced:
         verdicts = []
         for check in plan.for_model(model):
+            if check.id in invalid:
+                verdicts.append(fold_check(check, [], {}, None).model_copy(update={"outcome": "error", "reason": invalid[check.id]}))
+                continue
             expected = engines_for(check, selected, runs_in.get(check.id, {}))
             translatable = [e for e, ok in runs_in.get(check.id, {}).items() if ok]
             skip_reason = f"runs in {' and '.join(translatable)} only, which was not selected" if translatable else \

@@ -56,7 +56,7 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
     table = Table(title=f"{verdict.contract_id} {verdict.contract_version}", title_justify="left")
     table.add_column("model")
     for outcome in ("passed", "warning", "failed", "error", "not_executable", "skipped"):
-        table.add_column(outcome.replace("_", " "), justify="right", style=_STYLE[outcome])
+        table.add_column({"not_executable": "not run"}.get(outcome, outcome), justify="right", style=_STYLE[outcome])
     table.add_column("verdict")
     for model in verdict.models:
         table.add_row(model.name, *(str(model.counts[o]) for o in ("passed", "warning", "failed", "error", "not_executable", "skipped")),

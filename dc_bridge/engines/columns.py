@@ -1,0 +1,56 @@
+"""Which of a check's columns the DataFrame has, and how GX names a column of a Spark DataFrame.
+
+A column path is a top-level column name (which may itself contain a dot: `e.mail`) or, for struct
+children, `parent.child` (how plan.py names nested fields). A check on a column the data does not
+have cannot be evaluated; both runners report it as `error` up front, rather than let the engine
+fail. That matters for Soda, which fuses the metrics of all columns into one query, so a single
+unknown column would otherwise turn every check of that query into an error.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+# checks that are about the column's presence itself: they run, and fail, when it is missing
+PRESENCE_KINDS = ("column_exists",)
+
+
+def has_column(schema, path: str, case_sensitive: bool = False) -> bool:
+    """Whether a Spark StructType has `path`: a top-level name, or a dotted path into structs."""
+    from pyspark.sql.types import StructType
+
+    fold = (lambda text: text) if case_sensitive else str.lower
+    for field in schema.fields:
+        if fold(field.name) == fold(path):
+            return True
+        prefix = field.name + "."
+        if isinstance(field.dataType, StructType) and fold(path).startswith(fold(prefix)):
+            if has_column(field.dataType, path[len(prefix):], case_sensitive):
+                return True
+    return False
+
+
+def missing_columns(df, columns: Iterable[str]) -> list[str]:
+    case_sensitive = _case_sensitive(df)
+    return [column for column in columns if not has_column(df.schema, column, case_sensitive)]
+
+
+def _case_sensitive(df) -> bool:
+    try:
+        return str(df.sparkSession.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+    except Exception:
+        return False
+
+
+def missing_message(columns: list[str]) -> str:
+    names = ", ".join(f"`{c}`" for c in columns)
+    return f"column {names} is not in the data" if len(columns) == 1 else f"columns {names} are not in the data"
+
+
+def gx_column_name(df, column: str) -> str:
+    """GX lists a top-level Spark column whose name contains a dot as `` `e.mail` `` (a bare
+    `e.mail` means field `mail` of struct `e`): its table-level expectations (column exists, column
+    type) must name it that way."""
+    if "." in column and not column.startswith("`") and column in df.columns:
+        return f"`{column}`"
+    return column

@@ -1,0 +1,259 @@
+"""Run a compiled GX 1.x suite on a Spark DataFrame -> EngineReport.
+
+One ephemeral context per run (nothing is written to disk), a Spark data source with
+`persist=False` (GX's default persists the caller's DataFrame and never unpersists it; the bridge
+owns caching), one dataframe asset with a whole-dataframe batch definition.
+
+Results are joined by `meta.dc_bridge.check_id`, never by position (GX does not keep suite order).
+Numbers come from GX's result, the outcome from the check's own threshold (DESIGN.md section 3):
+
+- column map expectations: `unexpected_count` is the violating row count; the percent is computed
+  here from `unexpected_count / element_count` (GX's own `unexpected_percent` divides by the
+  non-null rows, DESIGN.md divides by all rows);
+- `unexpected_rows_expectation` counting rows (not_null with missing values, latency, retention,
+  foreign keys): `observed_value` is the number of rows the query returned (GX counts them all);
+- `unexpected_rows_expectation` for a scalar metric (sql_metric, row_count that is no range): the
+  query returns the metric value `v` only when the threshold fails. Those expectations run in a
+  second validation with `result_format: COMPLETE`, whose `details.unexpected_rows` hold `v` (GX
+  collects those rows anyway; SUMMARY only drops them from the result). When the threshold holds,
+  the query returns nothing and GX has no value to give: observed is None, outcome passed;
+- table row count expectations: `observed_value`;
+- freshness (`expect_column_max_to_be_between` with a run-time cut-off): the age in seconds,
+  `now - observed max`.
+
+Analytics: GX 1.24 ships no analytics client at all (no `great_expectations.analytics` package,
+no posthog dependency; `GX_ANALYTICS_ENABLED` survives only in a docstring and the config field
+`analytics_enabled` is read by nothing). The variable is still set to `false` before the first
+import, which is the switch GX 1.x releases that did send events read (`GX_ANALYTICS_ENABLED`),
+and the ephemeral context reads no global config file from the home directory.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import time
+from datetime import date, datetime, timezone
+from typing import Any, Iterable
+
+# before great_expectations is imported anywhere in this process: analytics off, in-process only
+os.environ["GX_ANALYTICS_ENABLED"] = "false"
+
+from dc_bridge import checks as c  # noqa: E402
+from dc_bridge.checks import Check  # noqa: E402
+from dc_bridge.engines.columns import PRESENCE_KINDS, gx_column_name, missing_columns, missing_message  # noqa: E402
+from dc_bridge.engines.report import CheckResult, EngineReport  # noqa: E402
+from dc_bridge.engines.views import temp_views  # noqa: E402
+from dc_bridge.translate.gx import freshness_parameter  # noqa: E402
+
+SUMMARY = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
+# scalar metrics need the returned row's value; GX puts it into the result only in COMPLETE
+COMPLETE = {"result_format": "COMPLETE", "partial_unexpected_count": 0}
+# the temp view GX's Spark query metrics register the batch under (`{batch}` becomes this name)
+GX_BATCH_VIEW = "tmp_view"
+# kinds whose GX success decides the outcome (no threshold to judge a number with)
+_NO_THRESHOLD = ("column_exists", "column_type", "custom_gx")
+_SCALAR_KINDS = ("sql_metric", "row_count")
+_OUTCOME_RANK = {"passed": 0, "failed": 1, "error": 2}
+# table-level expectations that look a column up by GX's own name for it (see columns.gx_column_name)
+_BY_COLUMN_NAME = ("expect_column_to_exist", "expect_column_values_to_be_of_type", "expect_column_values_to_be_in_type_list")
+
+
+def run_gx(spark, df, suite: dict, checks: list[Check], now: datetime, *,
+           extra_views: dict[str, Any] | None = None) -> EngineReport:
+    """Validate `df` with the compiled `suite`; one CheckResult per check id found in the suite.
+
+    `now` is the run's reference time (aware; naive is taken as UTC): freshness cut-offs are
+    `now - max_age`. `extra_views` (view name -> DataFrame) are registered for the run, for
+    foreign-key queries that read the referenced model's view, and dropped afterwards.
+    """
+    started = time.perf_counter()
+    model = (suite.get("meta") or {}).get("dc_bridge", {}).get("model") or (checks[0].model if checks else "")
+    by_id = {check.id: check for check in checks}
+    try:
+        results = _run(spark, df, suite, by_id, now, extra_views or {})
+    except Exception as exc:  # the whole run failed: no result can be trusted
+        return EngineReport("gx", model, {}, time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
+    return EngineReport("gx", model, results, time.perf_counter() - started)
+
+
+def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_views: dict) -> dict[str, CheckResult]:
+    import great_expectations as gx
+    from great_expectations.core import ExpectationSuite
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+    from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
+
+    results: dict[str, CheckResult] = {}
+    main, scalar = [], []
+    for raw in suite.get("expectations", []):
+        check_id = ((raw.get("meta") or {}).get("dc_bridge") or {}).get("check_id")
+        check = by_id.get(check_id)
+        if check is None:
+            continue  # not a check of this run's plan
+        missing = [] if check.kind in PRESENCE_KINDS else missing_columns(df, check.columns)
+        if missing:
+            _merge(results, CheckResult(check_id, "gx", "error", native_name=raw.get("type"), error=missing_message(missing)))
+            continue
+        raw = copy.deepcopy(raw)
+        if raw.get("type") in _BY_COLUMN_NAME and isinstance(raw.get("kwargs", {}).get("column"), str):
+            raw["kwargs"]["column"] = gx_column_name(df, raw["kwargs"]["column"])
+        try:
+            expectation = ExpectationConfiguration(**raw).to_domain_obj()
+        except Exception as exc:  # an invalid (custom) expectation: GX's suite would drop it silently
+            _merge(results, CheckResult(check_id, "gx", "error", native_name=raw.get("type"),
+                                        error=f"GX cannot build this expectation: {type(exc).__name__}: {exc}"))
+            continue
+        is_scalar = raw.get("type") == "unexpected_rows_expectation" and check.kind in _SCALAR_KINDS
+        (scalar if is_scalar else main).append(expectation)
+
+    if not main and not scalar:
+        return results
+
+    context = gx.get_context(mode="ephemeral")
+    context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
+    source = context.data_sources.add_spark("dc_bridge", persist=False)
+    batch_definition = source.add_dataframe_asset(name="model").add_batch_definition_whole_dataframe("whole")
+    parameters = {freshness_parameter(check): _cutoff(now, check.params.max_age, _is_date(df, check.column))
+                  for check in by_id.values() if isinstance(check.params, c.Freshness)}
+
+    validated = []
+    with temp_views(spark, extra_views, protect=[GX_BATCH_VIEW]):
+        for part, result_format in ((main, SUMMARY), (scalar, COMPLETE)):
+            if not part:
+                continue
+            name = f"{suite.get('name', 'suite')}#{len(validated)}"
+            gx_suite = context.suites.add(ExpectationSuite(name=name, expectations=part))
+            definition = context.validation_definitions.add(
+                gx.ValidationDefinition(name=name, data=batch_definition, suite=gx_suite))
+            run = definition.run(batch_parameters={"dataframe": df}, expectation_parameters=parameters,
+                                 result_format=result_format)
+            validated += run.results
+
+    row_count = _row_count(r for r in validated if by_id[r.expectation_config.meta["dc_bridge"]["check_id"]].kind != "custom_gx")
+    for result in validated:
+        check = by_id[result.expectation_config.meta["dc_bridge"]["check_id"]]
+        if row_count is None and check.unit == "percent":
+            row_count = df.count()  # no map expectation reported the row count; one extra job
+        _merge(results, _check_result(check, result, now, row_count))
+    return results
+
+
+def _cutoff(now: datetime, max_age, is_date: bool) -> datetime | date:
+    """The oldest allowed max(timestamp), as the naive local datetime PySpark collects timestamps as.
+    For a date column, the date itself: a day counts as fresh until its end (as Soda reads dates),
+    and end_of_day(max) >= cutoff exactly when max >= cutoff's date."""
+    aware = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+    cutoff = (aware - max_age).astimezone().replace(tzinfo=None)
+    return cutoff.date() if is_date else cutoff
+
+
+def _is_date(df, column: str | None) -> bool:
+    from pyspark.sql.types import DateType
+
+    return any(f.name == column and isinstance(f.dataType, DateType) for f in df.schema.fields)
+
+
+def _row_count(results: Iterable) -> int | None:
+    """The model's row count from any result that reports it (column maps: element_count)."""
+    for result in results:
+        kind = result.expectation_config.type
+        body = result.result or {}
+        if "element_count" in body and body["element_count"] is not None:
+            return int(body["element_count"])
+        if kind in ("expect_table_row_count_to_equal", "expect_table_row_count_to_be_between") and isinstance(body.get("observed_value"), int):
+            return int(body["observed_value"])
+    return None
+
+
+def _exception_message(result) -> str | None:
+    """GX reports an exception either flat ({raised_exception, exception_message}) or per failed
+    metric ({metric id: {raised_exception, exception_message, ...}})."""
+    info = result.exception_info or {}
+    if info.get("raised_exception"):
+        return str(info.get("exception_message") or "GX raised an exception")
+    messages = [str(v.get("exception_message")) for v in info.values()
+                if isinstance(v, dict) and (v.get("raised_exception") or v.get("exception_message"))]
+    return "; ".join(dict.fromkeys(messages)) or None
+
+
+def _check_result(check: Check, result, now: datetime, row_count: int | None) -> CheckResult:
+    native = result.expectation_config.type
+    message = _exception_message(result)
+    if message is not None:
+        return CheckResult(check.id, "gx", "error", native_name=native, error=message)
+    body = result.result or {}
+    if check.kind in _NO_THRESHOLD or check.threshold is None:
+        count = body.get("unexpected_count")
+        observed = body.get("observed_value")
+        return CheckResult(check.id, "gx", "passed" if result.success else "failed",
+                           observed=float(count) if isinstance(count, (int, float)) else
+                           float(observed) if isinstance(observed, (int, float)) and not isinstance(observed, bool) else None,
+                           unexpected_count=int(count) if isinstance(count, (int, float)) else None, native_name=native)
+
+    count: int | None = None
+    if isinstance(check.params, c.Freshness):
+        observed = _age_seconds(body.get("observed_value"), now)
+        if observed is None:
+            # an empty table (or a null max): there is no newest row, so it is not fresh
+            return CheckResult(check.id, "gx", "failed", native_name=native,
+                               error=None if body.get("observed_value") is None else f"max is not a timestamp: {body.get('observed_value')!r}")
+    elif native == "unexpected_rows_expectation" and check.kind in _SCALAR_KINDS:
+        rows = (body.get("details") or {}).get("unexpected_rows")
+        if not rows:
+            # the query returns the value only on violation: none returned means the threshold holds
+            return CheckResult(check.id, "gx", "passed" if result.success else "failed", native_name=native)
+        value = next(iter(rows[0].values()), None) if isinstance(rows[0], dict) else None
+        if value is None:
+            return CheckResult(check.id, "gx", "error", native_name=native, error="the metric query returned NULL")
+        observed = float(value)
+    elif native in ("expect_table_row_count_to_equal", "expect_table_row_count_to_be_between"):
+        observed = float(body["observed_value"])
+    elif "unexpected_count" in body:
+        count = int(body["unexpected_count"])
+        observed = float(count)
+    elif native == "unexpected_rows_expectation":
+        count = int(body.get("observed_value") or 0)
+        observed = float(count)
+    else:
+        value = body.get("observed_value")
+        observed = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    percent = None
+    if count is not None and row_count is not None:
+        percent = 100.0 * count / row_count if row_count else 0.0
+    if check.unit == "percent" and count is not None:
+        if percent is None:
+            return CheckResult(check.id, "gx", "error", unexpected_count=count, native_name=native,
+                               error="no row count to compute the percent from")
+        observed = percent
+    if observed is None or (isinstance(observed, float) and math.isnan(observed)):
+        return CheckResult(check.id, "gx", "error", native_name=native, error=f"GX returned no number: {body!r}")
+    outcome = "passed" if check.threshold.holds(observed) else "failed"
+    return CheckResult(check.id, "gx", outcome, observed=observed, unexpected_count=count,
+                       unexpected_percent=percent, native_name=native)
+
+
+def _age_seconds(value, now: datetime) -> float | None:
+    """now - max(column) in seconds; GX serialises the max as an ISO string or gives a datetime."""
+    if isinstance(value, str):
+        try:
+            value = date.fromisoformat(value) if len(value) == 10 else datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    if isinstance(value, date) and not isinstance(value, datetime):
+        # a date column: its newest row is as old as the end of that day (Soda reads it the same way)
+        value = datetime.combine(value, datetime.max.time())
+    if not isinstance(value, datetime):
+        return None
+    if value.tzinfo is None:
+        value = value.astimezone()  # PySpark collects timestamps as naive local time
+    aware_now = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+    return (aware_now - value).total_seconds()
+
+
+def _merge(results: dict[str, CheckResult], new: CheckResult) -> None:
+    """A check with several expectations keeps its worst result (the translators write one today)."""
+    old = results.get(new.check_id)
+    if old is None or _OUTCOME_RANK[new.outcome] > _OUTCOME_RANK[old.outcome]:
+        results[new.check_id] = new

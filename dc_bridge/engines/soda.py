@@ -1,0 +1,253 @@
+"""Run compiled SodaCL (Soda Core v3) on a Spark DataFrame -> EngineReport.
+
+The DataFrame is registered as the temp view the SodaCL names (`sql.view_name`), one `Scan` per
+model runs on the caller's session (`add_spark_session`), and the results are joined by check name,
+which the translator sets to the check id. The view is dropped afterwards.
+
+Numbers (DESIGN.md section 3) come from the check's metric value (`diagnostics.value`):
+
+- `missing_count` / `invalid_count` and the bridge's user-defined metrics: the value as is;
+- `missing_percent` / `invalid_percent`: Soda rounds these to two decimals, so the exact percent is
+  recomputed from the count and row count metrics the percent was derived from;
+- `freshness`: Soda's diagnostics value is in milliseconds; the exact age is read from the check's
+  own `freshness` timedelta (seconds), with the milliseconds as fallback. Soda measures it against
+  the scan variable `NOW`, which is set to the run's `now` so both engines measure the same age.
+
+A check Soda could not evaluate (a query error, a missing column) has no outcome and is missing from
+`get_scan_results()["checks"]`; it is reported as outcome "error" with Soda's error log text.
+
+Telemetry: Soda Core 3.5 decides it once, in the `ConfigHelper` singleton, which reads
+`~/.soda/config.yml` (`send_anonymous_usage_stats`) and, when that file is missing, *writes* one with
+telemetry on; `SodaTelemetry` then installs an OpenTelemetry exporter to collect.soda.io. There is
+no environment variable, and `Scan.disable_telemetry()` only clears an unused attribute. So before
+`soda.scan` is first imported, the singleton is created here, in memory, with telemetry off: no
+file is read or written in the user's home and no exporter is installed. If Soda was imported
+before (by the caller), the existing singletons are switched off and the exporter shut down.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import yaml
+
+from dc_bridge import checks as c
+from dc_bridge.checks import Check
+from dc_bridge.engines.columns import PRESENCE_KINDS, missing_columns, missing_message
+from dc_bridge.engines.report import CheckResult, EngineReport
+from dc_bridge.engines.views import temp_views
+
+DATA_SOURCE = "dc_bridge_spark"
+# kinds whose Soda outcome decides (no threshold to judge a number with)
+_NO_THRESHOLD = ("column_exists", "column_type", "custom_soda")
+_SODA_OUTCOMES = {"pass": "passed", "fail": "failed", "warn": "failed"}
+
+
+def disable_soda_telemetry() -> None:
+    """Soda telemetry off for this process, without touching ~/.soda (see the module docstring)."""
+    from soda.common.config_helper import ConfigHelper
+
+    instance = getattr(ConfigHelper, "_ConfigHelper__instance", None)
+    if instance is None:
+        helper = object.__new__(ConfigHelper)  # no __init__: it would read and write ~/.soda/config.yml
+        helper._ConfigHelper__config = {"send_anonymous_usage_stats": False, "user_cookie_id": "dc-bridge"}
+        helper._config_path = None
+        ConfigHelper._ConfigHelper__instance = helper
+    else:
+        instance.config["send_anonymous_usage_stats"] = False  # in memory only; never saved
+    module = sys.modules.get("soda.telemetry.soda_telemetry")
+    telemetry = getattr(getattr(module, "SodaTelemetry", None), "_SodaTelemetry__instance", None)
+    if telemetry is not None and getattr(telemetry, "_SodaTelemetry__send", False):
+        telemetry._SodaTelemetry__send = False
+        provider = getattr(telemetry, "_SodaTelemetry__provider", None)
+        if provider is not None:
+            provider.shutdown()
+
+
+# as early as possible: before anything in this process imports soda.scan (and with it the telemetry)
+disable_soda_telemetry()
+
+
+def run_soda(spark, df, sodacl_text: str, view: str, checks: list[Check], *,
+             extra_views: dict[str, Any] | None = None, now: datetime | None = None) -> EngineReport:
+    """Scan `df` (registered as temp view `view`) with `sodacl_text`; one CheckResult per check of
+    `checks` that the SodaCL names. `extra_views` (view name -> DataFrame): referenced models for
+    foreign keys, registered and dropped like `view`. `now`: the freshness reference time (aware;
+    naive is taken as UTC), default the scan's start; pass the same `now` as to run_gx, or the two
+    engines measure the age at different moments and disagree."""
+    started = time.perf_counter()
+    model = checks[0].model if checks else view
+    try:
+        results = _run(spark, df, sodacl_text, view, checks, extra_views or {}, now)
+    except Exception as exc:
+        return EngineReport("soda", model, {}, time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
+    return EngineReport("soda", model, results, time.perf_counter() - started)
+
+
+def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_views: dict, now: datetime | None) -> dict[str, CheckResult]:
+    disable_soda_telemetry()
+    from soda.scan import Scan
+
+    by_id = {check.id: check for check in checks}
+    expected = {name: line for name, line in _named_lines(sodacl_text).items() if name in by_id}
+    results: dict[str, CheckResult] = {}
+    # a check on a column the data lacks would break Soda's fused query for every other check
+    unrunnable = {}
+    for check_id in expected:
+        check = by_id[check_id]
+        missing = [] if check.kind in PRESENCE_KINDS else missing_columns(df, check.columns)
+        if missing:
+            unrunnable[check_id] = missing
+            results[check_id] = CheckResult(check_id, "soda", "error", native_name=expected[check_id], error=missing_message(missing))
+    if unrunnable:
+        sodacl_text = _without(sodacl_text, set(unrunnable))
+        expected = {k: v for k, v in expected.items() if k not in unrunnable}
+    if not expected:
+        return results
+
+    scan = Scan()
+    scan.set_data_source_name(DATA_SOURCE)  # before the SodaCL is added, or its checks bind to no data source
+    scan.add_spark_session(spark, data_source_name=DATA_SOURCE)
+    if hasattr(scan, "_configuration"):
+        scan._configuration.samples_limit = 0  # no failed-row sample queries, for custom checks too
+    scan.add_variables({"NOW": _soda_now(now or datetime.now(timezone.utc))})
+    scan.add_sodacl_yaml_str(sodacl_text)
+    with temp_views(spark, {view: df, **extra_views}):
+        scan.execute()
+
+    evaluated = {entry["name"]: entry for entry in scan.get_scan_results().get("checks", [])}
+    objects = {}
+    for check_object in getattr(scan, "_checks", []):
+        try:
+            objects.setdefault(check_object.name, check_object)
+        except Exception:
+            continue
+    row_count = _row_count(scan)
+    for check_id, line in expected.items():
+        check = by_id[check_id]
+        entry = evaluated.get(check_id)
+        if entry is None or entry.get("outcome") is None:
+            results[check_id] = CheckResult(check_id, "soda", "error", native_name=line,
+                                            error=_error_text(scan, objects.get(check_id)))
+            continue
+        results[check_id] = _check_result(check, entry, objects.get(check_id), line, row_count)
+    return results
+
+
+def _soda_now(now: datetime) -> str:
+    """`now` as the naive local time PySpark collects timestamps in: Soda takes a naive max(column)
+    as UTC and subtracts it from NOW, so both must be in the same (local) clock."""
+    aware = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+    return aware.astimezone().replace(tzinfo=None).isoformat()
+
+
+def _named_lines(sodacl_text: str) -> dict[str, str]:
+    """check name -> SodaCL check line, for every named check of the document."""
+    try:
+        document = yaml.safe_load(sodacl_text) or {}
+    except yaml.YAMLError:
+        return {}
+    lines: dict[str, str] = {}
+    for header, items in document.items() if isinstance(document, dict) else ():
+        if not (isinstance(header, str) and header.startswith("checks for")) or not isinstance(items, list):
+            continue
+        for item in items:
+            if isinstance(item, dict) and len(item) == 1:
+                line, config = next(iter(item.items()))
+                if isinstance(config, dict) and config.get("name"):
+                    lines.setdefault(str(config["name"]), str(line))
+    return lines
+
+
+def _without(sodacl_text: str, names: set[str]) -> str:
+    """The SodaCL without the checks named `names`."""
+    document = yaml.safe_load(sodacl_text) or {}
+    for header, items in document.items():
+        if isinstance(header, str) and header.startswith("checks for") and isinstance(items, list):
+            document[header] = [item for item in items if not (
+                isinstance(item, dict) and len(item) == 1 and isinstance(next(iter(item.values())), dict)
+                and next(iter(item.values())).get("name") in names)]
+    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=10_000)
+
+
+def _row_count(scan) -> int | None:
+    """The table's row count if the scan computed it (percent metrics need it), else None."""
+    for metric in getattr(scan, "_metrics", ()):
+        if getattr(metric, "name", None) == "row_count" and getattr(metric, "filter", None) is None:
+            value = getattr(metric, "value", None)
+            if isinstance(value, int):
+                return value
+    return None
+
+
+def _error_text(scan, check_object) -> str:
+    """Soda's error logs for a check it did not evaluate: the ones at its location, else all."""
+    errors = scan.get_error_logs()
+    location = getattr(getattr(check_object, "check_cfg", None), "location", None)
+    own = [log for log in errors if location is not None and getattr(log.location, "line", None) == getattr(location, "line", None)]
+    chosen = own or errors
+    text = "; ".join(dict.fromkeys(_log_text(log) for log in chosen))
+    return text or "Soda did not evaluate the check (no outcome, no error logged)"
+
+
+def _log_text(log) -> str:
+    text = str(log.message)
+    if log.exception is not None and str(log.exception) not in text:
+        text += f": {log.exception}"
+    return text[:2000]
+
+
+def _check_result(check: Check, entry: dict, check_object, line: str, row_count: int | None) -> CheckResult:
+    outcome_text = str(entry.get("outcome")).lower()
+    diagnostics = entry.get("diagnostics") or {}
+    value = diagnostics.get("value")
+    if check.kind in _NO_THRESHOLD or check.threshold is None:
+        number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        return CheckResult(check.id, "soda", _SODA_OUTCOMES.get(outcome_text, "error"), observed=number, native_name=line,
+                           error=None if outcome_text in _SODA_OUTCOMES else f"Soda outcome {entry.get('outcome')!r}")
+
+    count = percent = None
+    if isinstance(check.params, c.Freshness):
+        age = (getattr(check_object, "freshness_values", None) or {}).get("freshness")
+        if isinstance(age, timedelta):
+            observed = age.total_seconds()
+        elif (getattr(check_object, "freshness_values", None) or {}).get("max_column_timestamp") is None:
+            # an empty table (or only nulls): there is no newest row, so it is not fresh
+            return CheckResult(check.id, "soda", "failed", native_name=line)
+        else:
+            observed = value / 1000.0 if isinstance(value, (int, float)) else None  # Soda's value is milliseconds
+    elif line.startswith(("missing_percent", "invalid_percent")):
+        count, rows = _derived_counts(check_object)
+        if count is not None and rows is not None:
+            percent = 100.0 * count / rows if rows else 0.0
+            observed = percent
+        else:
+            observed = float(value) if value is not None else None
+    else:
+        observed = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        if observed is not None and check.kind not in ("row_count", "sql_metric") and check.unit == "rows":
+            count = int(observed)
+            if row_count is not None:
+                percent = 100.0 * count / row_count if row_count else 0.0
+    if observed is None:
+        return CheckResult(check.id, "soda", "error", native_name=line,
+                           error=f"Soda gave no metric value (outcome {entry.get('outcome')}, value {value!r})")
+    outcome = "passed" if check.threshold.holds(observed) else "failed"
+    return CheckResult(check.id, "soda", outcome, observed=observed, unexpected_count=count,
+                       unexpected_percent=percent, native_name=line)
+
+
+def _derived_counts(check_object) -> tuple[int | None, int | None]:
+    """(count, row_count) a Soda `*_percent` metric was derived from."""
+    for metric in (getattr(check_object, "metrics", None) or {}).values():
+        formula = getattr(metric, "derived_formula", None)
+        dependencies = getattr(formula, "metric_dependencies", None) or {}
+        count = next((m.value for name, m in dependencies.items() if name.endswith("_count") and name != "row_count"), None)
+        rows = dependencies.get("row_count")
+        rows = getattr(rows, "value", None)
+        if isinstance(count, int) and isinstance(rows, int):
+            return count, rows
+    return None, None

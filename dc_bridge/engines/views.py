@@ -1,0 +1,51 @@
+"""Temp views an engine run needs, registered for the run and put back afterwards.
+
+Both runners register DataFrames as temp views (Soda reads the model's view, foreign keys read the
+referenced model's view, GX's `{batch}` queries register the batch as `tmp_view` themselves). A run
+must leave the session as it found it: a view it created is dropped, and a temp view of the same
+name that existed before (the user's own `tmp_view`, say) is restored.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterable, Iterator, Mapping
+
+
+def _existing_temp_view(spark, name: str):
+    """The DataFrame behind an existing temp view `name`, or None when there is none."""
+    try:
+        table = spark.catalog.getTable(name)
+    except Exception:  # AnalysisException: no table or view of that name
+        return None
+    if not getattr(table, "isTemporary", False):
+        return None
+    try:
+        return spark.table(name)
+    except Exception:
+        return None
+
+
+@contextmanager
+def temp_views(spark, views: Mapping[str, object], *, protect: Iterable[str] = ()) -> Iterator[None]:
+    """Register `views` (name -> DataFrame) for the duration of the block.
+
+    `protect` names views the engine itself may (re)create during the block; like the registered
+    ones, they are dropped afterwards, or restored when they existed before.
+    """
+    names = list(dict.fromkeys([*views, *protect]))
+    before = {name: _existing_temp_view(spark, name) for name in names}
+    try:
+        for name, df in views.items():
+            df.createOrReplaceTempView(name)
+        yield
+    finally:
+        for name in names:
+            previous = before[name]
+            try:
+                if previous is not None:
+                    previous.createOrReplaceTempView(name)
+                else:
+                    spark.catalog.dropTempView(name)
+            except Exception:  # the session may be gone; nothing left to clean up then
+                pass

@@ -1,0 +1,28 @@
+"""Shared fixtures. One Spark session for the whole test run: starting a JVM costs seconds."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A quiet embedded session: local[2], UI off, 2 shuffle partitions, UTC session time zone."""
+    from pyspark.sql import SparkSession
+
+    # Python workers must run the same interpreter as the driver (the venv)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = (SparkSession.builder.appName("dc-bridge-tests").master("local[2]")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.default.parallelism", "2")
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.driver.extraJavaOptions", "-Dlog4j2.level=ERROR")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
