@@ -112,7 +112,7 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
     from rich.console import Console
 
     from dc_bridge.report import verdict_formats
-    from dc_bridge.run import ContractError, run
+    from dc_bridge.runner import ContractError, run
     from dc_bridge.spark import DataError, parse_data_option
 
     console = Console(stderr=output_format != "console" and not output_file)
