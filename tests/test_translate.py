@@ -768,7 +768,8 @@ def test_soda_regex_means_the_same_as_the_contract_regex(name):
 
 
 def test_soda_regex_turns_every_quote_into_an_escape():
-    assert soda_translate.soda_regex(r"^O'Br\'ien\\'$") == r"^O\x27Br\x27ien\\\x27$"
+    # an escaped backslash becomes \x5c too: Soda's doubling would leave `\\\` (see test_engine_counts)
+    assert soda_translate.soda_regex(r"^O'Br\'ien\\'$") == r"^O\x27Br\x27ien\x5c\x27$"
     for sample in ["O'Br'ien\\'", "OBrien"]:
         pattern = r"^O'Br\'ien\\'$"
         assert bool(re.search(pattern, sample)) == bool(re.search(soda_translate.soda_regex(pattern), sample))

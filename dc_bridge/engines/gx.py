@@ -119,10 +119,10 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
 
     validated = []
     with temp_views(spark, extra_views, protect=[GX_BATCH_VIEW]):
-        for part, result_format in ((main, SUMMARY), (scalar, COMPLETE)):
+        for index, (part, result_format) in enumerate(((main, SUMMARY), (scalar, COMPLETE))):
             if not part:
                 continue
-            name = f"{suite.get('name', 'suite')}#{len(validated)}"
+            name = f"{suite.get('name', 'suite')}#{index}"
             gx_suite = context.suites.add(ExpectationSuite(name=name, expectations=part))
             definition = context.validation_definitions.add(
                 gx.ValidationDefinition(name=name, data=batch_definition, suite=gx_suite))

@@ -43,7 +43,9 @@ from dc_bridge.engines.views import temp_views
 DATA_SOURCE = "dc_bridge_spark"
 # kinds whose Soda outcome decides (no threshold to judge a number with)
 _NO_THRESHOLD = ("column_exists", "column_type", "custom_soda")
+# a custom check's own `warn` is not a pass: it counts as failed (the contract's severity then decides)
 _SODA_OUTCOMES = {"pass": "passed", "fail": "failed", "warn": "failed"}
+_RANK = {"passed": 0, "failed": 1, "error": 2}
 
 
 def disable_soda_telemetry() -> None:
@@ -92,18 +94,19 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
     from soda.scan import Scan
 
     by_id = {check.id: check for check in checks}
-    expected = {name: line for name, line in _named_lines(sodacl_text).items() if name in by_id}
+    # check id -> its SodaCL check lines (a custom Soda check may hold several, all named by its id)
+    expected = {name: lines for name, lines in _named_lines(sodacl_text).items() if name in by_id}
     results: dict[str, CheckResult] = {}
     # a check on a column the data lacks would break Soda's fused query for every other check
-    unrunnable = {}
-    for check_id in expected:
+    unrunnable = set()
+    for check_id, lines in expected.items():
         check = by_id[check_id]
         missing = [] if check.kind in PRESENCE_KINDS else missing_columns(df, check.columns)
         if missing:
-            unrunnable[check_id] = missing
-            results[check_id] = CheckResult(check_id, "soda", "error", native_name=expected[check_id], error=missing_message(missing))
+            unrunnable.add(check_id)
+            results[check_id] = CheckResult(check_id, "soda", "error", native_name=" | ".join(lines), error=missing_message(missing))
     if unrunnable:
-        sodacl_text = _without(sodacl_text, set(unrunnable))
+        sodacl_text = _without(sodacl_text, unrunnable)
         expected = {k: v for k, v in expected.items() if k not in unrunnable}
     if not expected:
         return results
@@ -118,7 +121,9 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
     with temp_views(spark, {view: df, **extra_views}):
         scan.execute()
 
-    evaluated = {entry["name"]: entry for entry in scan.get_scan_results().get("checks", [])}
+    evaluated: dict[str, list[dict]] = {}
+    for entry in scan.get_scan_results().get("checks", []):
+        evaluated.setdefault(entry.get("name"), []).append(entry)
     objects = {}
     for check_object in getattr(scan, "_checks", []):
         try:
@@ -126,14 +131,18 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
         except Exception:
             continue
     row_count = _row_count(scan)
-    for check_id, line in expected.items():
-        check = by_id[check_id]
-        entry = evaluated.get(check_id)
-        if entry is None or entry.get("outcome") is None:
-            results[check_id] = CheckResult(check_id, "soda", "error", native_name=line,
+    for check_id, lines in expected.items():
+        check, native = by_id[check_id], " | ".join(lines)
+        entries = [e for e in evaluated.get(check_id, []) if e.get("outcome") is not None]
+        if len(entries) < len(lines):
+            results[check_id] = CheckResult(check_id, "soda", "error", native_name=native,
                                             error=_error_text(scan, objects.get(check_id)))
-            continue
-        results[check_id] = _check_result(check, entry, objects.get(check_id), line, row_count)
+        elif len(entries) > 1:
+            # several lines of one custom check: the worst of them, no single number
+            worst = max((_SODA_OUTCOMES.get(str(e["outcome"]).lower(), "error") for e in entries), key=_RANK.__getitem__)
+            results[check_id] = CheckResult(check_id, "soda", worst, native_name=native)
+        else:
+            results[check_id] = _check_result(check, entries[0], objects.get(check_id), native, row_count)
     return results
 
 
@@ -144,13 +153,13 @@ def _soda_now(now: datetime) -> str:
     return aware.astimezone().replace(tzinfo=None).isoformat()
 
 
-def _named_lines(sodacl_text: str) -> dict[str, str]:
-    """check name -> SodaCL check line, for every named check of the document."""
+def _named_lines(sodacl_text: str) -> dict[str, list[str]]:
+    """check name -> its SodaCL check lines, for every named check of the document."""
     try:
         document = yaml.safe_load(sodacl_text) or {}
     except yaml.YAMLError:
         return {}
-    lines: dict[str, str] = {}
+    lines: dict[str, list[str]] = {}
     for header, items in document.items() if isinstance(document, dict) else ():
         if not (isinstance(header, str) and header.startswith("checks for")) or not isinstance(items, list):
             continue
@@ -158,7 +167,7 @@ def _named_lines(sodacl_text: str) -> dict[str, str]:
             if isinstance(item, dict) and len(item) == 1:
                 line, config = next(iter(item.items()))
                 if isinstance(config, dict) and config.get("name"):
-                    lines.setdefault(str(config["name"]), str(line))
+                    lines.setdefault(str(config["name"]), []).append(str(line))
     return lines
 
 

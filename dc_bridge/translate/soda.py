@@ -100,18 +100,20 @@ def _unique(check: Check, p: c.Unique, table: str):
 
 
 def soda_regex(pattern: str) -> str:
-    """The regex as Soda's Spark SQL can carry it: Soda writes it into `rlike('...')` without escaping
-    quotes, so a quote (the email format has one) becomes the regex escape `\\x27`, which matches the
-    same character in Java (Spark) and Python."""
+    """The regex as Soda's Spark SQL can carry it. Soda writes it into `rlike('...')` without escaping
+    quotes and only doubles the backslash of each `\\X` pair, which Spark's string literal undoes.
+    Two characters do not survive that: a quote (the email format has one) and an escaped backslash
+    (`\\\\`, whose doubled form `\\\\\\` leaves a stray escape on the next character). Both become
+    hex escapes (`\\x27`, `\\x5c`), which match the same character in Java (Spark) and Python."""
     out, i = [], 0
     while i < len(pattern):
         char = pattern[i]
         if char == "\\" and i + 1 < len(pattern):
             pair = pattern[i:i + 2]
-            out.append(r"\x27" if pair == "\\'" else pair)
+            out.append({"\\'": r"\x27", "\\\\": r"\x5c"}.get(pair, pair))
             i += 2
             continue
-        out.append(r"\x27" if char == "'" else char)
+        out.append(r"\x27" if char == "'" else r"\x5c" if char == "\\" else char)
         i += 1
     return "".join(out)
 

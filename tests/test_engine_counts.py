@@ -1,0 +1,748 @@
+"""Both engines count what DESIGN.md section 3 says, on the same data, as plain PySpark does.
+
+Table-driven: a handful of small tables with many columns and violations planted at known rows
+(nulls, duplicates, bad formats, bounds hit exactly, orphans, stale rows), each with one in-memory
+contract (DCS for `people`/`teams`, ODCS for `orders`/`customers`/`products`). Each contract is
+written to tmp_path, loaded, planned and translated like `dc-bridge compile` does; then GX and Soda
+run ONCE per table (an engine run costs seconds), and for every check of the plan:
+
+    GX observed == Soda observed == a reference computed here with DataFrame operations
+
+and both engines' outcomes equal the threshold judged on the reference. The reference reads the
+check IR (not the engines' SQL) and, for a subset of checks, is itself pinned to the planted count.
+
+Known, documented engine limits the assertions encode:
+- a scalar SQL metric (sql_metric; row_count with `!=` / not-between) runs in GX as an
+  `unexpected_rows_expectation` whose query returns the value only on violation: when the threshold
+  holds, GX confirms it (passed) but has no number (observed None);
+- column_type over a set of compatible types (logical types) runs in GX only; custom checks run in
+  their own engine only.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from dc_bridge import checks as c
+from dc_bridge.artifacts import compile_contract, sodacl_text
+from dc_bridge.contract.load import load_contract
+from dc_bridge.formats import FORMATS
+from dc_bridge.sql import view_name
+
+NOW = datetime.now(timezone.utc)
+
+
+def at(n: int, default, **planted):
+    """A column of n values: `default(i)` (or the value), with `_<row>=value` overrides."""
+    values = [default(i) if callable(default) else default for i in range(n)]
+    for key, value in planted.items():
+        values[int(key.lstrip("_"))] = value
+    return values
+
+
+# ---------------------------------------------------------------------------------------------
+# the tables: (schema DDL, columns); planted violations are commented where they are planted
+
+N_PEOPLE = 30
+PEOPLE_COLUMNS = {
+    # ids 1..30; [1, 2, 2, 4, ...] (row 2 repeats 2), a triple 21 at rows 20-22, a null at row 10
+    "id": at(N_PEOPLE, lambda i: i + 1, _2=2, _10=None, _20=21, _21=21, _22=21),
+    # length 2..6: "A" and "Alexandra" violate, "Jo" and "Joanna" are the bounds; two nulls
+    "first name": at(N_PEOPLE, "Anna", _1="A", _2="Alexandra", _3="Jo", _4="Joanna", _5=None, _6=None),
+    # email: three bad ones; a quote in the local part is valid (and breaks unescaped SQL)
+    "e.mail": at(N_PEOPLE, lambda i: f"user{i}@example.com", _1="no-at-sign", _2="a@b", _3="x@-bad.com",
+                 _4="o'brien@example.com", _5=None),
+    # inclusive 1.5..2.1: the bounds pass, 1.49 and 2.2 do not
+    "größe": at(N_PEOPLE, 1.8, _1=1.5, _2=2.1, _3=1.49, _4=2.2, _5=None),
+    # enum a, b, o'k (a value with a quote): "c" and "A" are outside; "" and "n/a" are missing values
+    "select": at(N_PEOPLE, "a", _1="b", _2="o'k", _3="c", _4="A", _5=None, _6="", _7="n/a", _8="n/a"),
+    # anchored pattern ^[A-Z]{2}-\d{3}$ ; "n'a" is a missing value (with a quote) of its own rule
+    "code": at(N_PEOPLE, "AB-123", _1="ab-123", _2="AB-1234", _3="AB123", _4=None, _5="n'a"),
+    # unanchored pattern [0-9]{3}: a search, so "x123y" matches; "12a" and "abc" do not
+    "tag": at(N_PEOPLE, "x123y", _1="12a", _2="abc", _3="999", _4=None),
+    # a regex with an escaped backslash: "dir\file" matches ^[a-z]+\\[a-z]+$, the others do not
+    "path": at(N_PEOPLE, "dir\\file", _1="dirfile", _2="dir/file", _3=None),
+    "website": at(N_PEOPLE, "https://example.com/x", _1="example.com", _2="://nope", _3="mailto:a@b.c", _4=None),
+    "uid": at(N_PEOPLE, "123e4567-e89b-12d3-a456-426614174000", _1="1234", _2="123E4567-E89B-12D3-A456-426614174000",
+              _3="123e4567-e89b-12d3-a456-42661417400g", _4=None),
+    "day": at(N_PEOPLE, "2024-02-29", _1="2024-13-01", _2="2024-1-01", _3="24-01-01", _4=None),
+    "stamp": at(N_PEOPLE, "2024-01-01T10:00:00Z", _1="2024-01-01 10:00:00", _2="2024-01-01T10:00:00.123+01:00",
+                _3="2024-01-01T25:00:00", _4="2024-01-01", _5=None),
+    "ip4": at(N_PEOPLE, "192.168.0.1", _1="256.1.1.1", _2="1.2.3", _3="01.2.3.4", _4="0.0.0.0", _5=None),
+    "ip6": at(N_PEOPLE, "2001:db8::1", _1="::1", _2="fe80::1:2", _3="2001:db8:::1", _4="12345::1", _5="1.2.3.4", _6=None),
+    "host": at(N_PEOPLE, "example.com", _1="-bad.com", _2="bad_host.com", _3="a..b", _4="localhost", _5=None),
+    # exclusive 0..100: both bounds violate, as do -1 and 101
+    "score": at(N_PEOPLE, 50.0, _1=0.0, _2=100.0, _3=-1.0, _4=101.0, _5=0.001, _6=99.9, _7=None, _8=75.0, _9=80.0),
+    # references teams.team_id: "t9" and "zz" are orphans; a null is not checked
+    "team": at(N_PEOPLE, "t1", _1="t2", _2="t9", _3="zz", _4=None, _5="t4"),
+    # newest row is 2h old (row 0); rows 25-27 are older than the 30 day retention; a null at 29
+    "ts": at(N_PEOPLE, lambda i: NOW - timedelta(hours=2, minutes=i), _25=NOW - timedelta(days=60),
+             _26=NOW - timedelta(days=400), _27=NOW - timedelta(days=31), _29=None),
+    # processed 10 min after ts; rows 1-3 took 2h (over the 1h latency); row 4 exactly 1h (allowed)
+    "processed": None,  # filled below from ts
+}
+PEOPLE_COLUMNS["processed"] = [
+    None if ts is None else ts + (timedelta(hours=2) if i in (1, 2, 3) else timedelta(hours=1) if i == 4 else timedelta(minutes=10))
+    for i, ts in enumerate(PEOPLE_COLUMNS["ts"])]
+PEOPLE_SCHEMA = ("id int, `first name` string, `e.mail` string, `größe` double, `select` string, code string, tag string, "
+                 "path string, website string, uid string, day string, stamp string, ip4 string, ip6 string, host string, score double, "
+                 "team string, ts timestamp, processed timestamp")
+
+TEAMS_COLUMNS = {
+    # composite primary key (org, team_id): (o1, t1) twice; a null org
+    "org": ["o1", "o1", "o2", "o1", None, "o2"],
+    "team_id": ["t1", "t2", "t1", "t1", "t3", "t4"],
+    "label": ["a", "b", "c", "d", "e", "f"],
+}
+TEAMS_SCHEMA = "org string, team_id string, label string"
+
+N_ORDERS = 24
+ORDERS_COLUMNS = {
+    # composite primary key (order_id, line_no): (o1, 1) twice, a null order_id, a null line_no
+    "order_id": at(N_ORDERS, lambda i: f"o{i // 2}", _3="o0", _5=None),
+    "line_no": at(N_ORDERS, lambda i: i % 2 + 1, _3=1, _7=None),
+    # foreign key to customers.customer_id: c8 and c9 are orphans, a null is not checked
+    "customer_id": at(N_ORDERS, lambda i: f"c{i % 5}", _1="c8", _2="c9", _3=None),
+    # composite foreign key (sku, variant) -> products: (s1, XL) has the sku but not the variant
+    "sku": at(N_ORDERS, "s1", _1="s2", _2="s1", _3="s7", _4="s2"),
+    "variant": at(N_ORDERS, "M", _1="L", _2="XL", _3="M", _4=None),
+    # one null (4.17% < 5%), -1 is a missing value (2 rows), 5000 is out of the custom GX range
+    "amount": at(N_ORDERS, lambda i: 10.0 + i, _1=None, _2=-1.0, _3=-1.0, _4=5000.0),
+    # enum new/paid/shipped; "lost" and "NEW" are outside; exactly three "new"
+    "status": at(N_ORDERS, "paid", _1="new", _2="new", _3="new", _4="lost", _5="NEW", _6="shipped", _7=None),
+    "email": at(N_ORDERS, lambda i: f"b{i}@shop.example", _1="bad", _2="b1@shop.example", _3="b1@shop.example", _4=None),
+    # minimum 1 (inclusive), exclusiveMaximum 10: 0 and 10 violate; 1 and 9 pass
+    "qty": at(N_ORDERS, 5, _1=0, _2=10, _3=1, _4=9, _5=None),
+    # minLength 1, maxLength 5: "" and "toolong" violate
+    "note": at(N_ORDERS, "ok", _1="", _2="toolong", _3="12345", _4=None),
+    # newest row 3h old; two rows older than the one-year retention
+    "created_at": at(N_ORDERS, lambda i: NOW - timedelta(hours=3 + i), _10=NOW - timedelta(days=500),
+                     _11=NOW - timedelta(days=800)),
+}
+ORDERS_SCHEMA = ("order_id string, line_no int, customer_id string, sku string, variant string, amount double, "
+                 "status string, email string, qty int, note string, created_at timestamp")
+
+CUSTOMERS_COLUMNS = {
+    "customer_id": ["c0", "c1", "c2", "c3", "c4", "c4", None],
+    "name": ["Ann", "Bo", None, "Di", "Ed", "Fy", "Gu"],
+}
+CUSTOMERS_SCHEMA = "customer_id string, name string"
+
+PRODUCTS_COLUMNS = {
+    "sku": ["s1", "s1", "s2", "s2", "s3"],
+    "variant": ["M", "L", "L", "M", "M"],
+    "price": [10.0, 12.0, 8.0, 8.5, None],
+    "updated": [(NOW - timedelta(days=d)).date() for d in (1, 2, 5, 9, 1)],
+}
+PRODUCTS_SCHEMA = "sku string, variant string, price double, updated date"
+
+
+# ---------------------------------------------------------------------------------------------
+# the contracts
+
+DCS_CONTRACT = r"""
+dataContractSpecification: 1.1.0
+id: urn:test:people
+info: {title: People, version: 1.0.0}
+models:
+  people:
+    fields:
+      id: {type: integer, required: true, unique: true}
+      first name:
+        type: string
+        minLength: 2
+        maxLength: 6
+        quality:
+          - {type: library, metric: nullValues, unit: percent, mustBeLessThan: 5}
+      e.mail: {type: string, format: email}
+      größe: {type: double, minimum: 1.5, maximum: 2.1}
+      select:
+        type: string
+        enum: [a, b, "o'k"]
+        quality:
+          - {type: library, metric: missingValues, arguments: {missingValues: ["", "n/a"]}, unit: percent, mustBeLessThan: 5}
+          - {type: library, metric: invalidValues, arguments: {validValues: [a, b, "o'k"]}, unit: percent, mustBeLessOrEqualTo: 10}
+      code:
+        type: string
+        pattern: ^[A-Z]{2}-\d{3}$
+        quality:
+          - {type: library, metric: missingValues, arguments: {missingValues: ["n'a"]}}
+      tag:
+        type: string
+        pattern: "[0-9]{3}"
+        quality:
+          - {type: library, metric: invalidValues, arguments: {pattern: "^x"}, mustBeLessThan: 40}
+      path: {type: string, pattern: '^[a-z]+\\[a-z]+$'}
+      website: {type: string, format: uri}
+      uid: {type: string, format: uuid}
+      day: {type: string, format: date}
+      stamp: {type: string, format: date-time}
+      ip4: {type: string, format: ipv4}
+      ip6: {type: string, format: ipv6}
+      host: {type: string, format: hostname}
+      score:
+        type: double
+        exclusiveMinimum: 0
+        exclusiveMaximum: 100
+        quality:
+          - type: sql
+            query: SELECT AVG({field}) FROM {model} WHERE {column} > 0
+            mustBeBetween: [40, 60]
+      team: {type: string, references: teams.team_id}
+      ts: {type: timestamp}
+      processed: {type: timestamp, config: {sparkType: timestamp}}
+    quality:
+      # DCS between is inclusive: the count is exactly the lower bound and passes
+      - type: sql
+        query: SELECT COUNT(*) FROM {model} WHERE score > 50
+        mustBeBetween: [5, 8]
+      - type: sql
+        query: SELECT MAX(`größe`) FROM {table}
+        mustBeLessThan: 2.0
+      - {type: library, metric: rowCount, mustBe: 30}
+      - {type: library, metric: rowCount, mustBeGreaterThan: 30}
+      - {type: library, metric: rowCount, mustBeLessThanOrEqualTo: 30}
+      - {type: library, metric: rowCount, mustNotBe: 30}
+      - {type: library, metric: rowCount, mustBeBetween: [31, 40]}
+      - {type: library, metric: rowCount, mustNotBeBetween: [1, 10]}
+      - {type: library, metric: duplicateValues, arguments: {properties: [id]}, unit: percent, mustBeLessThan: 10}
+  teams:
+    primaryKey: [org, team_id]
+    fields:
+      org: {type: string}
+      team_id: {type: string, required: true}
+      label: {type: string, config: {sparkType: bigint}}
+    quality:
+      # parses, but fails in Spark: both engines report an error, not a number
+      - type: sql
+        query: SELECT COUNT(no_such_column) FROM {model}
+        mustBe: 0
+      - type: custom
+        engine: great-expectations
+        implementation: {type: expect_no_such_thing, kwargs: {}}
+servicelevels:
+  freshness: {threshold: 1d, timestampField: people.ts}
+  latency: {threshold: 1h, sourceTimestampField: people.ts, processedTimestampField: people.processed}
+  retention: {period: P30D, timestampField: people.ts}
+"""
+
+ODCS_CONTRACT = r"""
+apiVersion: v3.0.2
+kind: DataContract
+id: urn:test:shop
+version: 1.0.0
+status: active
+slaProperties:
+  - {property: freshness, value: 1, unit: d, element: orders.created_at}
+  - {id: orders_latency, property: latency, value: 2, unit: h, element: orders.created_at}
+  - {property: retention, value: 1, unit: y, element: orders.created_at}
+  # a date column: its newest day counts as fresh until the day ends (Soda's reading, and GX's here)
+  - {id: products_fresh, property: freshness, value: 3, unit: d, element: products.updated}
+schema:
+  - name: orders
+    properties:
+      - {name: order_id, logicalType: string, primaryKey: true, primaryKeyPosition: 1}
+      - {name: line_no, logicalType: integer, physicalType: bigint, primaryKey: true, primaryKeyPosition: 2}
+      - name: customer_id
+        logicalType: string
+        relationships:
+          - {type: foreignKey, to: customers.customer_id}
+      - {name: sku, logicalType: string}
+      - {name: variant, logicalType: string}
+      - name: amount
+        logicalType: number
+        physicalType: double
+        quality:
+          - {id: amount_nulls_pct, metric: nullValues, unit: percent, mustBeLessThan: 5}
+          - {id: amount_missing_pct, metric: missingValues, arguments: {missingValues: [-1]}, unit: percent, mustBeLessOrEqualTo: 10}
+          - id: amount_gx_range
+            type: custom
+            engine: great-expectations
+            implementation:
+              type: expect_column_values_to_be_between
+              kwargs: {minValue: 0, maxValue: 1000}
+      - name: status
+        logicalType: string
+        enum: [new, paid, shipped]
+        quality:
+          - {id: status_valid_pct, metric: invalidValues, arguments: {validValues: [new, paid, shipped, cancelled]}, unit: percent, mustBeLessThan: 10}
+          # ODCS mustBeBetween excludes its bounds: exactly 3 "new" rows violate [3, 10]
+          - id: status_new_count
+            type: sql
+            query: SELECT COUNT(*) FROM ${table} WHERE ${column} = 'new'
+            mustBeBetween: [3, 10]
+      - name: email
+        logicalType: string
+        logicalTypeOptions: {format: email}
+        quality:
+          - {id: email_dup_pct, metric: duplicateValues, unit: percent, mustBeLessOrEqualTo: 1}
+          - {id: email_bad_pattern, metric: invalidValues, arguments: {pattern: '@shop\.example$'}, mustBeLessThan: 3}
+      - name: qty
+        logicalType: integer
+        physicalType: int
+        logicalTypeOptions: {minimum: 1, exclusiveMaximum: 10}
+      - name: note
+        logicalType: string
+        logicalTypeOptions: {minLength: 1, maxLength: 5}
+      - {name: created_at, logicalType: timestamp}
+      # in the contract, not in the data: exists fails, and its other checks cannot run
+      - {name: ghost, logicalType: string, required: true}
+    relationships:
+      - type: foreignKey
+        from: [orders.sku, orders.variant]
+        to: [products.sku, products.variant]
+    quality:
+      - {id: orders_rows, metric: rowCount, mustBeGreaterOrEqualTo: 20}
+      - {id: customer_sku_dups, metric: duplicateValues, arguments: {properties: [customer_id, sku]}, mustBe: 0}
+      - id: orders_max_amount
+        type: sql
+        query: SELECT MAX(amount) FROM orders
+        mustBeLessThan: 1000
+      - id: soda_rows
+        type: custom
+        engine: soda
+        implementation: |
+          row_count between 20 and 30
+      # two SodaCL lines under one check id: the worst outcome of both, no single number
+      - id: soda_two_lines
+        type: custom
+        engine: soda
+        implementation: |
+          checks for orders:
+            - missing_count(status) < 5
+            - max(qty) <= 9
+  - name: customers
+    properties:
+      - {name: customer_id, logicalType: string, primaryKey: true}
+      - {name: name, logicalType: string, required: true}
+  - name: products
+    properties:
+      - {name: sku, logicalType: string, primaryKey: true, primaryKeyPosition: 1}
+      - {name: variant, logicalType: string, primaryKey: true, primaryKeyPosition: 2}
+      - name: price
+        logicalType: number
+        quality:
+          # a warning: Soda's line carries `warn:` instead of a threshold; the number is the same
+          - {id: price_nulls_warn, metric: nullValues, severity: warning, mustBe: 0}
+      - {name: updated, logicalType: date}
+    quality:
+      # the metric is NULL (no row matches): neither engine can judge it
+      - id: price_over_1000
+        type: sql
+        query: SELECT MAX(price) FROM ${table} WHERE price > 1000
+        mustBeLessThan: 5
+"""
+
+
+def _sql_reference(df, F):
+    """References of the contracts' SQL and custom checks, with DataFrame operations."""
+    return {
+        "people.quality[0]": lambda: df.filter(F.col("score") > 50).count(),
+        "people.quality[1]": lambda: df.agg(F.max("`größe`")).first()[0],
+        "people.score.quality[0]": lambda: df.filter(F.col("score") > 0).agg(F.avg("score")).first()[0],
+        "status_new_count": lambda: df.filter(F.col("status") == "new").count(),
+        "orders_max_amount": lambda: df.agg(F.max("amount")).first()[0],
+        "amount_gx_range": lambda: df.filter(F.col("amount").isNotNull() & ~F.col("amount").between(0, 1000)).count(),
+        "soda_rows": lambda: df.count(),
+    }
+
+
+# counts planted above, to pin the reference itself (the reference then pins both engines)
+PLANTED = {
+    "people.id.required": 1,
+    "people.id.unique": 5,  # [1, 2, 2, 4]: both rows of the 2 count, and all three rows of 21
+    "people.first name.length": 2,
+    "people.e.mail.format": 3,
+    "people.größe.range": 2,
+    "people.select.enum": 5,  # c, A, "", n/a, n/a
+    "people.code.pattern": 4,  # ab-123, AB-1234, AB123, n'a
+    "people.code.quality[0]": 2,  # null + n'a
+    "people.tag.pattern": 2,
+    "people.path.pattern": 2,
+    "people.website.format": 2,
+    "people.uid.format": 2,
+    "people.day.format": 3,
+    "people.stamp.format": 2,
+    "people.ip4.format": 3,
+    "people.ip6.format": 3,
+    "people.host.format": 3,
+    "people.score.range": 4,
+    "people.team.foreign_key": 2,
+    "people.quality[0]": 5,
+    "people.latency": 3,
+    "people.retention": 3,
+    "teams.primary_key": 2,
+    "teams.org.required": 1,
+    "orders.primary_key": 2,
+    "orders.order_id.required": 1,
+    "orders.customer_id.foreign_key": 2,
+    "orders.sku_variant.foreign_key": 2,
+    "orders.qty.range": 2,
+    "orders.note.length": 2,
+    "status_new_count": 3,
+    "amount_gx_range": 3,
+}
+
+
+# checks no engine can evaluate: check id -> (outcome, text in the error) for every engine that runs it
+ERRORS = {
+    "teams.quality[0]": ("error", "no_such_column"),
+    "teams.quality[1]": ("error", "expect_no_such_thing"),
+    "price_over_1000": ("error", ""),
+}
+
+
+@dataclass
+class Table:
+    model: str
+    columns: dict
+    schema: str
+    contract: str  # "dcs" or "odcs"
+
+
+TABLES = [
+    Table("people", PEOPLE_COLUMNS, PEOPLE_SCHEMA, "dcs"),
+    Table("teams", TEAMS_COLUMNS, TEAMS_SCHEMA, "dcs"),
+    Table("orders", ORDERS_COLUMNS, ORDERS_SCHEMA, "odcs"),
+    Table("customers", CUSTOMERS_COLUMNS, CUSTOMERS_SCHEMA, "odcs"),
+    Table("products", PRODUCTS_COLUMNS, PRODUCTS_SCHEMA, "odcs"),
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# the run: every table once per engine
+
+
+@dataclass
+class Run:
+    table: Table
+    df: object
+    frames: dict
+    checks: list
+    gx: object
+    soda: object
+    in_gx: set
+    in_soda: set
+    suite: dict
+
+
+@pytest.fixture(scope="module")
+def runs(spark, tmp_path_factory):
+    from dc_bridge.engines.gx import GX_BATCH_VIEW, run_gx
+    from dc_bridge.engines.soda import run_soda
+
+    folder = tmp_path_factory.mktemp("contracts")
+    compiled = {}
+    for kind, text in (("dcs", DCS_CONTRACT), ("odcs", ODCS_CONTRACT)):
+        path = folder / f"{kind}.yaml"
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        loaded = load_contract(path)
+        assert loaded.contract is not None and not loaded.errors, [f"{f.code} {f.path}: {f.message}" for f in loaded.findings]
+        compiled[kind] = compile_contract(loaded.contract)
+    frames = {t.model: _frame(spark, t) for t in TABLES}
+
+    # a user's own temp view named like GX's batch view must survive the GX runs
+    spark.createDataFrame([("mine",)], "owner string").createOrReplaceTempView(GX_BATCH_VIEW)
+
+    result = {}
+    for table in TABLES:
+        comp = compiled[table.contract]
+        contract_id = comp.contract.id
+        models = [m.name for m in comp.contract.models]
+        extra = {view_name(contract_id, m): frames[m] for m in models if m != table.model}
+        checks = comp.plan.for_model(table.model)
+        suite = comp.suites[table.model]
+        text = sodacl_text(comp.sodacl[table.model], comp.contract)
+        df = frames[table.model]
+        gx = run_gx(spark, df, suite, checks, NOW, extra_views=extra)
+        soda = run_soda(spark, df, text, view_name(contract_id, table.model), checks, extra_views=extra, now=NOW)
+        in_gx = {e["meta"]["dc_bridge"]["check_id"] for e in suite["expectations"]}
+        in_soda = {cfg["name"] for header, items in comp.sodacl[table.model].items() for item in items
+                   for cfg in item.values() if isinstance(cfg, dict) and "name" in cfg}
+        print(f"{table.model}: gx {gx.seconds:.1f}s soda {soda.seconds:.1f}s", file=sys.stderr)
+        result[table.model] = Run(table, df, frames, checks, gx, soda, in_gx, in_soda, suite)
+    yield result
+    spark.catalog.dropTempView(GX_BATCH_VIEW)
+
+
+def _frame(spark, table: Table):
+    """The table as a DataFrame held by the JVM: a plain createDataFrame re-runs Python workers to
+    unpickle the rows on every Spark job (about 0.5 s a job here); localCheckpoint materialises it
+    once, without registering it as cached (so `is_cached` still tells whether GX persisted it)."""
+    names = list(table.columns)
+    rows = list(zip(*(table.columns[n] for n in names)))
+    return spark.createDataFrame(rows, table.schema).localCheckpoint()
+
+
+# ---------------------------------------------------------------------------------------------
+# the reference: the check IR evaluated with DataFrame operations
+
+
+def _col(name: str):
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def reference(check, df, frames: dict, sql: dict) -> float | None:
+    """The check's metric as DESIGN.md section 3 defines it, or None when it has none."""
+    from pyspark.sql import functions as F
+
+    p = check.params
+    total = _count(df)
+
+    def rows(condition) -> float:
+        n = df.filter(condition).count()
+        return 100.0 * n / total if check.unit == "percent" else float(n)
+
+    if check.id in sql:
+        value = sql[check.id]()
+        return None if value is None else float(value)
+    if isinstance(p, c.NotNull):
+        column = _col(check.column)
+        return rows(column.isNull() | column.isin(list(p.missing_values))) if p.missing_values else rows(column.isNull())
+    if isinstance(p, c.Unique):
+        not_null = [_col(x).isNotNull() for x in check.columns]
+        condition = not_null[0]
+        for extra in not_null[1:]:
+            condition = condition & extra
+        groups = df.filter(condition).groupBy(*[_col(x) for x in check.columns]).count().filter(F.col("count") > 1)
+        n = groups.agg(F.sum("count")).first()[0] or 0
+        return 100.0 * n / total if check.unit == "percent" else float(n)
+    if isinstance(p, c.Regex):
+        column = _col(check.column)
+        return rows(column.isNotNull() & ~column.rlike(p.pattern))
+    if isinstance(p, c.InSet):
+        column = _col(check.column)
+        return rows(column.isNotNull() & ~column.isin(list(p.values)))
+    if isinstance(p, c.LengthBetween):
+        length = F.length(_col(check.column))
+        outside = F.lit(False)
+        if p.min_length is not None:
+            outside = outside | (length < p.min_length)
+        if p.max_length is not None:
+            outside = outside | (length > p.max_length)
+        return rows(_col(check.column).isNotNull() & outside)
+    if isinstance(p, c.ValueBetween):
+        column = _col(check.column)
+        outside = F.lit(False)
+        if p.min_value is not None:
+            outside = outside | ((column <= p.min_value) if p.strict_min else (column < p.min_value))
+        if p.max_value is not None:
+            outside = outside | ((column >= p.max_value) if p.strict_max else (column > p.max_value))
+        return rows(column.isNotNull() & outside)
+    if isinstance(p, c.RowCount):
+        return float(total)
+    if isinstance(p, c.Freshness):
+        newest = df.agg(F.max(_col(check.column))).first()[0]
+        if newest is not None and not isinstance(newest, datetime):  # a date: fresh until the day ends
+            newest = datetime.combine(newest, datetime.max.time())
+        return None if newest is None else (NOW - newest.astimezone()).total_seconds()
+    if isinstance(p, c.Latency):
+        processed, source = (_col(x) for x in check.columns)
+        return rows((F.unix_micros(processed) - F.unix_micros(source)) > p.max_latency.total_seconds() * 1_000_000)
+    if isinstance(p, c.Retention):
+        return rows(_col(check.column) < F.lit(NOW - p.period))
+    if isinstance(p, c.ForeignKey):
+        target = frames[p.to_model]
+        child = df.alias("child")
+        condition = None
+        for a, b in zip(check.columns, p.to_columns):
+            pair = F.col(f"child.`{a}`") == target.alias("parent")[f"`{b}`"]
+            condition = pair if condition is None else condition & pair
+        orphans = child.join(target.alias("parent"), condition, "left_anti")
+        for a in check.columns:
+            orphans = orphans.filter(F.col(f"`{a}`").isNotNull())
+        n = orphans.count()
+        return 100.0 * n / total if check.unit == "percent" else float(n)
+    return None
+
+
+_COUNTS: dict[int, int] = {}
+
+
+def _count(df) -> int:
+    if id(df) not in _COUNTS:
+        _COUNTS[id(df)] = df.count()
+    return _COUNTS[id(df)]
+
+
+def _type_holds(check, df) -> bool:
+    """column_type reference: the column's Spark simpleString is the exact type or a compatible one."""
+    actual = next(f.dataType.simpleString() for f in df.schema.fields if f.name == check.column)
+    p = check.params
+    base = actual.split("(")[0]
+    return actual == p.spark_type if p.exact else base in p.compatible
+
+
+def same(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
+
+
+# checks whose GX translation returns the metric value only when the threshold fails
+def _gx_scalar(check, suite_type: str | None) -> bool:
+    return check.kind in ("sql_metric", "row_count") and suite_type == "unexpected_rows_expectation"
+
+
+# ---------------------------------------------------------------------------------------------
+# the tests
+
+
+@pytest.mark.parametrize("model", [t.model for t in TABLES])
+def test_engines_count_like_pyspark(runs, model):
+    from pyspark.sql import functions as F
+
+    run = runs[model]
+    assert run.gx.error is None, run.gx.error
+    assert run.soda.error is None, run.soda.error
+    sql = _sql_reference(run.df, F)
+    problems = []
+    for check in run.checks:
+        if isinstance(check.params, c.NotExecutable):
+            continue
+        gx, soda = run.gx.results.get(check.id), run.soda.results.get(check.id)
+        # every check an engine translates comes back from it; none that it does not
+        if (gx is not None) != (check.id in run.in_gx) or (soda is not None) != (check.id in run.in_soda):
+            problems.append(f"{check.id}: translated gx={check.id in run.in_gx} soda={check.id in run.in_soda}, "
+                            f"returned gx={gx is not None} soda={soda is not None}")
+            continue
+        problems += _compare(check, run, gx, soda, sql)
+    assert not problems, "\n".join(problems)
+
+
+def _compare(check, run: Run, gx, soda, sql: dict) -> list[str]:
+    problems = []
+    engines = [r for r in (gx, soda) if r is not None]
+    if check.kind == "column_exists":
+        # Decision: a column missing from the data is a *failed* column_exists check in both engines
+        # (the contract is violated and was evaluated), while every other check on that column is
+        # an *error* (it could not be evaluated); see test_missing_column_* below.
+        expected = "passed" if check.column in run.df.columns else "failed"
+        return [f"{check.id}: {r.engine} {r.outcome} != {expected}" for r in engines if r.outcome != expected or r.observed is not None]
+    missing = [x for x in check.columns if x not in run.df.columns]
+    if missing:
+        return [f"{check.id}: {r.engine} {r.outcome} ({r.error}) on missing {missing}, expected error"
+                for r in engines if r.outcome != "error" or "not in the data" not in (r.error or "")]
+    if check.id in ERRORS:
+        outcome, text = ERRORS[check.id]
+        return [f"{check.id}: {r.engine} {r.outcome} ({r.error}), expected {outcome} mentioning {text!r}"
+                for r in engines if r.outcome != outcome or text not in (r.error or "") or r.observed is not None]
+    if check.kind == "column_type":
+        expected = "passed" if _type_holds(check, run.df) else "failed"
+        return [f"{check.id}: {r.engine} {r.outcome} != {expected}" for r in engines if r.outcome != expected]
+
+    ref = reference(check, run.df, run.frames, sql)
+    if check.id in PLANTED and PLANTED[check.id] is not None and not same(ref, PLANTED[check.id]):
+        problems.append(f"{check.id}: reference {ref} is not the planted {PLANTED[check.id]} (fix the test data)")
+    if check.kind in ("custom_gx", "custom_soda"):
+        # runs verbatim in its own engine only; its own success decides
+        own = gx if check.kind == "custom_gx" else soda
+        other = soda if check.kind == "custom_gx" else gx
+        if own is None or other is not None:
+            return [f"{check.id}: custom check must run in its own engine only"]
+        expected = CUSTOM_OUTCOMES[check.id]
+        if own.outcome != expected or not same(own.observed, ref):
+            problems.append(f"{check.id}: {own.engine} {own.outcome} observed {own.observed}, expected {expected} {ref}")
+        return problems
+
+    expected = "passed" if check.threshold.holds(ref) else "failed"
+    suite_type = next((e["type"] for e in run.suite["expectations"] if e["meta"]["dc_bridge"]["check_id"] == check.id), None)
+    for result in engines:
+        want = ref
+        if result.engine == "gx" and _gx_scalar(check, suite_type) and expected == "passed":
+            want = None  # the query returns the value only on violation
+        if result.outcome != expected or not same(result.observed, want):
+            problems.append(f"{check.id} [{check.kind}]: {result.engine} {result.outcome} observed {result.observed} "
+                            f"({result.native_name}; {result.error}), expected {expected} {want}")
+        if result.unexpected_count is not None and check.unit == "rows" and not same(float(result.unexpected_count), ref):
+            problems.append(f"{check.id}: {result.engine} unexpected_count {result.unexpected_count} != {ref}")
+        if result.unexpected_percent is not None and result.unexpected_count is not None and \
+                not same(result.unexpected_percent, 100.0 * result.unexpected_count / _count(run.df)):
+            problems.append(f"{check.id}: {result.engine} unexpected_percent {result.unexpected_percent} is not of all rows")
+    return problems
+
+
+CUSTOM_OUTCOMES = {"amount_gx_range": "failed", "soda_rows": "passed", "soda_two_lines": "failed"}
+
+# every check kind both engines run (plus the custom ones, each in its own engine) is exercised
+KINDS = {"not_null", "unique", "unique_combination", "regex", "in_set", "length_between", "value_between", "row_count",
+         "sql_metric", "freshness", "latency", "retention", "foreign_key", "column_exists", "column_type",
+         "custom_gx", "custom_soda"}
+
+
+def test_every_kind_and_format_is_covered(runs):
+    checks = [check for run in runs.values() for check in run.checks]
+    assert KINDS <= {check.kind for check in checks}
+    assert set(FORMATS) <= {check.params.format for check in checks if isinstance(check.params, c.Regex)}
+    # percent-unit library metrics: nulls, missing values, invalid values, duplicates
+    percent = {type(check.params).__name__ + ("+missing" if getattr(check.params, "missing_values", ()) else "")
+               for check in checks if check.unit == "percent"}
+    assert {"NotNull", "NotNull+missing", "InSet", "Unique"} <= percent
+    operators = {check.threshold.operator for check in checks if check.kind == "row_count"}
+    assert {"=", ">", "<=", "!=", "between", "not_between", ">="} <= operators
+    # both standards' between: DCS inclusive, ODCS exclusive
+    between = {check.id: check.threshold for check in checks if check.kind == "sql_metric" and check.threshold.operator == "between"}
+    assert between["people.quality[0]"].low_inclusive and not between["status_new_count"].low_inclusive
+    assert any(isinstance(ch.params, c.ForeignKey) and len(ch.columns) == 2 for ch in checks)
+
+
+def test_missing_column_fails_exists_and_errors_the_rest(runs):
+    """`ghost` is in the contract, not in the data. Both engines: exists -> failed (evaluated, and the
+    contract is violated); required -> error (cannot be evaluated), without taking Soda's fused query,
+    and so every other check of the model, down with it."""
+    run = runs["orders"]
+    for engine in (run.gx, run.soda):
+        assert engine.results["orders.ghost.exists"].outcome == "failed"
+        assert engine.results["orders.ghost.required"].outcome == "error"
+        assert "`ghost` is not in the data" in engine.results["orders.ghost.required"].error
+        errors = {r.check_id for r in engine.results.values() if r.outcome == "error"}
+        # the logical type check (compatible types) runs in GX only
+        assert errors == {"orders.ghost.required", "orders.ghost.type"} & set(engine.results), errors
+
+
+def test_runs_leave_the_session_as_they_found_it(spark, runs):
+    """No temp view of a run is left behind, a user's `tmp_view` (GX's batch view name) survives,
+    and GX did not persist the caller's DataFrames (persist=False)."""
+    from dc_bridge.engines.gx import GX_BATCH_VIEW
+
+    leftovers = [t.name for t in spark.catalog.listTables() if t.isTemporary and t.name.startswith("dcb_")]
+    assert leftovers == []
+    assert [row.owner for row in spark.table(GX_BATCH_VIEW).collect()] == ["mine"]
+    # GX persists the batch DataFrame unless told persist=False (it would show as MEMORY_AND_DISK here)
+    levels = {model: run.df.storageLevel for model, run in runs.items()}
+    assert not any(level.useMemory or level.useDisk for level in levels.values()), levels
+    assert all(not r.samples for run in runs.values() for r in [*run.gx.results.values(), *run.soda.results.values()])
+
+
+def test_engines_write_nothing_to_home_and_send_nothing(tmp_path):
+    """Importing both engines' runners, creating GX's context and Soda's telemetry singletons reads
+    and writes nothing under $HOME (Soda would write ~/.soda/config.yml) and leaves telemetry off."""
+    home = tmp_path / "home"
+    home.mkdir()
+    code = textwrap.dedent("""
+        import os
+        from dc_bridge.engines import gx as bridge_gx, soda as bridge_soda
+        bridge_soda.disable_soda_telemetry()
+        import soda.scan
+        from soda.telemetry.soda_telemetry import SodaTelemetry
+        import great_expectations as gx
+        gx.get_context(mode="ephemeral")
+        assert os.environ["GX_ANALYTICS_ENABLED"] == "false"
+        assert SodaTelemetry.get_instance()._SodaTelemetry__send is False
+        soda.scan.Scan()
+    """)
+    env = {**os.environ, "HOME": str(home)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert list(home.iterdir()) == []
+    assert not (tmp_path / ".soda").exists()
