@@ -134,12 +134,17 @@ def _freshness(check: Check, p: c.Freshness) -> list[dict]:
 def _latency(check: Check, p: c.Latency) -> list[dict]:
     processed, source = (quote_identifier(x) for x in check.columns)
     seconds = number_text(p.max_latency.total_seconds())
-    return [_rows(f"SELECT * FROM {BATCH} WHERE CAST({processed} AS DOUBLE) - CAST({source} AS DOUBLE) > {seconds}")]
+    return [_rows(f"SELECT * FROM {BATCH} WHERE {epoch_seconds(processed)} - {epoch_seconds(source)} > {seconds}")]
 
 
 def _retention(check: Check, p: c.Retention) -> list[dict]:
     seconds = number_text(p.period.total_seconds())
-    return [_rows(f"SELECT * FROM {BATCH} WHERE CAST({_col(check)} AS DOUBLE) < CAST(current_timestamp() AS DOUBLE) - {seconds}")]
+    return [_rows(f"SELECT * FROM {BATCH} WHERE {epoch_seconds(_col(check))} < {epoch_seconds('current_timestamp()')} - {seconds}")]
+
+
+def epoch_seconds(expression: str) -> str:
+    """Seconds since the epoch of a timestamp, date or ISO string column (a plain cast to DOUBLE is null for dates)."""
+    return f"CAST(CAST({expression} AS TIMESTAMP) AS DOUBLE)"
 
 
 def foreign_key_query(check: Check, p: c.ForeignKey, contract_id: str, table: str) -> str:

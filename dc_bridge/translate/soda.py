@@ -18,7 +18,7 @@ from dc_bridge import checks as c
 from dc_bridge.checks import Check, CheckPlan
 from dc_bridge.contract.model import Threshold
 from dc_bridge.sql import TABLE_MARKER, quote_identifier, view_name
-from dc_bridge.translate.gx import foreign_key_query, number_text
+from dc_bridge.translate.gx import epoch_seconds, foreign_key_query, number_text
 
 
 def threshold_text(t: Threshold) -> str:
@@ -190,11 +190,11 @@ def _duration(seconds: float) -> str:
 
 def _latency(check: Check, p: c.Latency, table: str):
     processed, source = (quote_identifier(x) for x in check.columns)
-    return _count_metric(check, table, f"CAST({processed} AS DOUBLE) - CAST({source} AS DOUBLE) > {number_text(p.max_latency.total_seconds())}")
+    return _count_metric(check, table, f"{epoch_seconds(processed)} - {epoch_seconds(source)} > {number_text(p.max_latency.total_seconds())}")
 
 
 def _retention(check: Check, p: c.Retention, table: str):
-    return _count_metric(check, table, f"CAST({_col(check)} AS DOUBLE) < CAST(current_timestamp() AS DOUBLE) - {number_text(p.period.total_seconds())}")
+    return _count_metric(check, table, f"{epoch_seconds(_col(check))} < {epoch_seconds('current_timestamp()')} - {number_text(p.period.total_seconds())}")
 
 
 def _foreign_key(check: Check, p: c.ForeignKey, table: str, contract_id: str = ""):
