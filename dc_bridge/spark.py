@@ -8,6 +8,7 @@ types of its own (CSV, JSON), so a timestamp column arrives as a timestamp.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -37,6 +38,8 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
         return active, False
+    # Python workers (for the caller's UDFs) run this interpreter, not whatever python3 is on PATH
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     if master is None or master.startswith("local"):
         # an embedded session talks to itself only; this also silences Spark's hostname warning
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
