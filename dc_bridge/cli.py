@@ -102,7 +102,9 @@ def _load_or_exit(path: str):
 @click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the json/junit report here.")
 @click.option("--fail-on", type=click.Choice(["failed", "warning"]), default="failed", show_default=True,
               help="Exit 1 on failures only, or on warnings too.")
-def run_command(contract, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on) -> None:
+@click.option("--samples/--no-samples", default=True, show_default=True,
+              help="Fetch a few failing values per failed check (never for pii or sensitive fields).")
+def run_command(contract, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
 
     Exit 0 passed (warnings allowed unless --fail-on warning), 1 failed, 2 error or bad input.
@@ -126,7 +128,7 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
             conf[key] = value
         with console.status("checking") as status:
             verdict = run(contract, engines=[e.strip() for e in engines.split(",") if e.strip()], server=server, data=data,
-                          where=where, master=master, conf=conf, progress=lambda message: status.update(message))
+                          where=where, master=master, conf=conf, samples=samples, progress=lambda message: status.update(message))
     except ContractError as exc:
         click.echo(FORMATTERS["text"](exc.findings, [contract]), err=True)
         sys.exit(EXIT_UNREADABLE)

@@ -17,6 +17,7 @@ from dc_bridge.engines.report import EngineReport
 from dc_bridge.findings import Finding
 from dc_bridge.plan import build_plan
 from dc_bridge.report.explain import coverage
+from dc_bridge.samples import attach_samples
 from dc_bridge.spark import DataError, DataLocation, choose_server, get_session, model_dataframe
 from dc_bridge.sql import view_name
 from dc_bridge.verdict import Verdict, fold
@@ -72,13 +73,14 @@ def invalid_checks(plan, findings: list[Finding]) -> dict[str, str]:
 
 def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=None, engines: tuple[str, ...] | list[str] = ENGINES,
         server: str | None = None, data: dict[str, DataLocation] | None = None, where: str | None = None,
-        master: str | None = None, conf: dict[str, str] | None = None,
+        master: str | None = None, conf: dict[str, str] | None = None, samples: bool = True,
         progress: Callable[[str], None] | None = None) -> Verdict:
     """Check `contract` on Spark with the selected engines and return the verdict.
 
     `dataframes` maps model names to DataFrames the caller already has; other models are read from
     `data` (model -> location) or the contract's server. A session passed in (or already active) is
-    used and never stopped; a session this call creates is stopped at the end.
+    used and never stopped; a session this call creates is stopped at the end. `samples` fetches
+    a few failing values per failed check (never for pii or sensitive fields).
     """
     selected = tuple(e for e in ENGINES if e in engines)
     unknown = set(engines) - set(ENGINES)
@@ -116,16 +118,18 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
                 began = time.perf_counter()
                 reports[model][engine] = _run_engine(engine, spark, frames[model], compiled, model, checks, started_at)
                 seconds[engine] += time.perf_counter() - began
+        verdict = fold(compiled.plan, reports, runs_in, selected, invalid=invalid, contract_file=loaded.file, where=where,
+                       started_at=started_at.isoformat(), engine_seconds={e: round(s, 3) for e, s in seconds.items()},
+                       versions=versions)
+        if samples and verdict.outcome != "passed":
+            say("fetching failing values")
+            verdict = attach_samples(verdict, compiled.plan, frames)
     finally:
         for view in views:
             spark.catalog.dropTempView(view)
         if created:
             spark.stop()
-    verdict = fold(compiled.plan, reports, runs_in, selected, invalid=invalid, contract_file=loaded.file, where=where,
-                   started_at=started_at.isoformat(), seconds=round(time.perf_counter() - started, 3),
-                   engine_seconds={e: round(s, 3) for e, s in seconds.items()},
-                   versions=versions)
-    return verdict
+    return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
 
 
 def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, DataLocation], server: str | None, where: str | None) -> dict:

@@ -42,6 +42,10 @@ class CheckVerdict(BaseModel):
     reason: str | None = None
     description: str | None = None
     source: dict[str, Any]
+    # a few failing values (never for pii/sensitive fields) and, for uniqueness, how many distinct values repeat
+    samples: list[Any] = Field(default_factory=list)
+    samples_note: str | None = None
+    duplicated_values: int | None = None
     engines: dict[str, CheckResult] = Field(default_factory=dict)
 
 

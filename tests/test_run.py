@@ -59,6 +59,7 @@ schema:
             mustBe: 0
       - name: nick
         logicalType: string
+        classification: restricted
         logicalTypeOptions: {minLength: 2, maxLength: 5}
       - name: age
         logicalType: integer
@@ -215,6 +216,18 @@ def test_api_outcomes_and_verdict(shop):
     assert set(verdict.engine_seconds) == {"gx", "soda"}
 
 
+def test_api_samples_are_bounded_and_withheld_for_sensitive_fields(shop):
+    verdict, _, _ = shop
+    by_id = {check.check_id: check for check in verdict.checks()}
+    assert by_id["tier_valid"].samples == ["bronze"]
+    assert by_id["customers.customer_id.pattern"].samples == ["X9"]
+    assert (by_id["customers.customer_id.unique"].samples, by_id["customers.customer_id.unique"].duplicated_values) == (["C002"], 1)
+    assert by_id["orders.customer_id.foreign_key"].samples == ["C404"]
+    nick = by_id["customers.nick.length"]   # `nick` is classified restricted
+    assert nick.outcome == "failed" and nick.samples == [] and "withheld" in nick.samples_note
+    assert by_id["customers_rows"].samples == []
+
+
 def test_api_json_matches_the_committed_schema(shop):
     verdict, _, _ = shop
     schema = json.loads((ROOT / "docs" / "verdict.schema.json").read_text())
@@ -286,6 +299,22 @@ def test_cli_junit_has_one_case_per_check(broken_orders, tmp_path, spark):
     # with Soda only, checks only GX can run are skipped, not passed
     skipped = {c.get("name") for c in cases if c.find("skipped") is not None}
     assert "orders.order_id.type" in skipped
+
+
+def test_cli_where_filters_every_model_and_is_recorded(broken_orders, tmp_path, spark):
+    out = tmp_path / "verdict.json"
+    result = run_cli(str(ROOT / "contracts" / "orders.yaml"), "--data", f"orders={broken_orders / 'orders.csv'}",
+                     "--data", f"line_items={broken_orders / 'line_items.csv'}", "--where", "order_id IS NOT NULL",
+                     "--engines", "soda", "--no-samples", "--output", "json", "--output-file", str(out))
+    verdict = json.loads(out.read_text())
+    assert verdict["where"] == "order_id IS NOT NULL"
+    result = run_cli(str(ROOT / "contracts" / "orders.yaml"), "--data", f"orders={broken_orders / 'orders.csv'}",
+                     "--data", f"line_items={broken_orders / 'line_items.csv'}", "--where", "order_id LIKE '6513%'",
+                     "--engines", "soda", "--no-samples", "--output", "json", "--output-file", str(out))
+    checks = {c["check_id"]: c for m in json.loads(out.read_text())["models"] for c in m["checks"]}
+    assert checks["orders.quality[1]"]["observed"] == 2 and checks["orders.quality[1]"]["outcome"] == "failed"  # 2 rows, not > 5
+    assert checks["line_items.sku.pattern"]["observed"] == 1     # LI-3 still matches the filter
+    assert all(c["samples"] == [] for c in checks.values())     # --no-samples
 
 
 def test_cli_bundled_example_passes(spark):

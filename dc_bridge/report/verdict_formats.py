@@ -49,6 +49,12 @@ def _explain(check: CheckVerdict) -> str:
         parts.append(f"observed {observed}, expected {check.expected or '-'}")
     if check.reason:
         parts.append(check.reason)
+    if check.duplicated_values is not None:
+        parts.append(f"{check.duplicated_values} distinct value(s) repeat")
+    if check.samples:
+        parts.append("e.g. " + ", ".join(repr(v) for v in check.samples))
+    elif check.samples_note:
+        parts.append(f"samples {check.samples_note}")
     return "; ".join(parts)
 
 
