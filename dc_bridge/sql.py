@@ -52,6 +52,15 @@ def quote_identifier(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+def sql_literal(value) -> str:
+    """A Spark SQL literal for a contract value (enum members, missing values, range bounds)."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def unknown_placeholders(query: str) -> list[str]:
     return [m.group(0) for m in _PLACEHOLDER.finditer(query) if m.group(1).lower() not in PLACEHOLDERS]
 

@@ -15,7 +15,7 @@ from typing import Callable
 from dc_bridge import checks as c
 from dc_bridge.checks import Check, CheckPlan
 from dc_bridge.contract.model import Threshold
-from dc_bridge.sql import TABLE_MARKER, quote_identifier, view_name
+from dc_bridge.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
 
 # GX 1.x expectation severity names
 SEVERITY = {"error": "critical", "warning": "warning", "info": "info"}
@@ -48,7 +48,7 @@ def _mostly(check: Check) -> dict:
 
 def _not_null(check: Check, p: c.NotNull) -> list[dict]:
     if p.missing_values:
-        values = ", ".join(_literal(v) for v in p.missing_values)
+        values = ", ".join(sql_literal(v) for v in p.missing_values)
         return [_rows(f"SELECT * FROM {BATCH} WHERE {_col(check)} IS NULL OR {_col(check)} IN ({values})")]
     return [{"type": "expect_column_values_to_not_be_null", "kwargs": {"column": check.column, **_mostly(check)}}]
 
@@ -188,14 +188,6 @@ def number_text(value) -> str:
         text = f"{value:g}"
         return text if "e" not in text and float(text) == value else format(Decimal(repr(value)), "f")
     return str(value)
-
-
-def _literal(value) -> str:
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 TRANSLATIONS: dict[type, Callable[[Check, object], list[dict]]] = {

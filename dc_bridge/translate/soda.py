@@ -17,7 +17,7 @@ from typing import Any, Callable
 from dc_bridge import checks as c
 from dc_bridge.checks import Check, CheckPlan
 from dc_bridge.contract.model import Threshold
-from dc_bridge.sql import TABLE_MARKER, quote_identifier, view_name
+from dc_bridge.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
 from dc_bridge.translate.gx import epoch_seconds, foreign_key_query, number_text
 
 
@@ -82,7 +82,7 @@ def _soda_literal_safe(values) -> bool:
 
 def _not_null(check: Check, p: c.NotNull, table: str):
     if not _soda_literal_safe(p.missing_values):
-        values = ", ".join(_literal(v) for v in p.missing_values)
+        values = ", ".join(sql_literal(v) for v in p.missing_values)
         return _count_metric(check, table, f"{_col(check)} IS NULL OR {_col(check)} IN ({values})")
     return _metric(check, "missing", {"missing values": list(p.missing_values)} if p.missing_values else {})
 
@@ -124,7 +124,7 @@ def _regex(check: Check, p: c.Regex, table: str):
 
 def _in_set(check: Check, p: c.InSet, table: str):
     if not _soda_literal_safe(p.values):
-        values = ", ".join(_literal(v) for v in p.values)
+        values = ", ".join(sql_literal(v) for v in p.values)
         return _count_metric(check, table, f"{_col(check)} IS NOT NULL AND {_col(check)} NOT IN ({values})")
     return _metric(check, "invalid", {"valid values": list(p.values)})
 
@@ -148,9 +148,9 @@ def _between(check: Check, p: c.ValueBetween, table: str):
         return _metric(check, "invalid", config)
     outside = []
     if p.min_value is not None:
-        outside.append(f"{_col(check)} {'<=' if p.strict_min else '<'} {_literal(p.min_value)}")
+        outside.append(f"{_col(check)} {'<=' if p.strict_min else '<'} {sql_literal(p.min_value)}")
     if p.max_value is not None:
-        outside.append(f"{_col(check)} {'>=' if p.strict_max else '>'} {_literal(p.max_value)}")
+        outside.append(f"{_col(check)} {'>=' if p.strict_max else '>'} {sql_literal(p.max_value)}")
     return _count_metric(check, table, f"{_col(check)} IS NOT NULL AND ({' OR '.join(outside)})")
 
 
@@ -201,12 +201,6 @@ def _foreign_key(check: Check, p: c.ForeignKey, table: str, contract_id: str = "
     name = _metric_name(check)
     query = f"SELECT COUNT(*) FROM ({foreign_key_query(check, p, contract_id, table)}) AS orphans"
     return name, {f"{name} query": query}
-
-
-def _literal(value) -> str:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return repr(value)
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 TRANSLATIONS: dict[type, Callable[..., tuple[str, dict] | None]] = {
