@@ -13,6 +13,7 @@ from typing import Callable
 from dc_bridge import __version__, artifacts
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.contract.model import Contract
+from dc_bridge.engines import spark as spark_engine
 from dc_bridge.engines.report import EngineReport
 from dc_bridge.findings import Finding
 from dc_bridge.plan import build_plan
@@ -22,7 +23,8 @@ from dc_bridge.spark import DataError, DataLocation, choose_server, get_session,
 from dc_bridge.sql import view_name
 from dc_bridge.verdict import Verdict, fold
 
-ENGINES = ("gx", "soda")
+ENGINES = ("gx", "soda", "spark")
+DEFAULT_ENGINES = ("gx", "soda")
 
 
 class ContractError(Exception):
@@ -71,7 +73,7 @@ def invalid_checks(plan, findings: list[Finding]) -> dict[str, str]:
     return invalid
 
 
-def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=None, engines: tuple[str, ...] | list[str] = ENGINES,
+def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=None, engines: tuple[str, ...] | list[str] = DEFAULT_ENGINES,
         server: str | None = None, data: dict[str, DataLocation] | None = None, where: str | None = None,
         master: str | None = None, conf: dict[str, str] | None = None, samples: bool = True,
         progress: Callable[[str], None] | None = None) -> Verdict:
@@ -92,7 +94,8 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     loaded, local_errors = load_for_run(contract)
     invalid = invalid_checks(build_plan(loaded), local_errors)
     compiled = artifacts.compile_contract(loaded, exclude=frozenset(invalid))
-    runs_in = {row["check_id"]: {"gx": row["gx"], "soda": row["soda"]} for row in coverage(compiled)}
+    native = {check.id: spark_engine.supports(check) for check in compiled.plan.checks}
+    runs_in = {row["check_id"]: {"gx": row["gx"], "soda": row["soda"], "spark": native[row["check_id"]]} for row in coverage(compiled)}
 
     created = False
     if spark is None:
@@ -116,14 +119,14 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
             for engine in selected:
                 say(f"{engine}: {model}")
                 began = time.perf_counter()
-                reports[model][engine] = _run_engine(engine, spark, frames[model], compiled, model, checks, started_at)
+                reports[model][engine] = _run_engine(engine, spark, frames, compiled, model, checks, started_at)
                 seconds[engine] += time.perf_counter() - began
         verdict = fold(compiled.plan, reports, runs_in, selected, invalid=invalid, contract_file=loaded.file, where=where,
                        started_at=started_at.isoformat(), engine_seconds={e: round(s, 3) for e, s in seconds.items()},
                        versions=versions)
         if samples and verdict.outcome != "passed":
             say("fetching failing values")
-            verdict = attach_samples(verdict, compiled.plan, frames)
+            verdict = attach_samples(verdict, compiled.plan, frames, started_at)
     finally:
         for view in views:
             spark.catalog.dropTempView(view)
@@ -149,10 +152,13 @@ def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, D
     return frames
 
 
-def _run_engine(engine: str, spark, frame, compiled: artifacts.Compiled, model: str, checks, now: datetime) -> EngineReport:
+def _run_engine(engine: str, spark, frames: dict, compiled: artifacts.Compiled, model: str, checks, now: datetime) -> EngineReport:
     """One engine on one model. An engine that raises becomes a report with the error, never a crash."""
     began = time.perf_counter()
+    frame = frames[model]
     try:
+        if engine == "spark":
+            return spark_engine.run_spark(spark, frame, checks, now, view=view_name(compiled.plan.contract_id, model), frames=frames)
         if engine == "gx":
             from dc_bridge.engines.gx import run_gx
 

@@ -9,11 +9,12 @@ count, the number of distinct duplicated values is reported beside it).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from datetime import datetime
+from typing import Any
 
 from dc_bridge import checks as c
 from dc_bridge.checks import Check, CheckPlan
-from dc_bridge.sql import quote_identifier
+from dc_bridge.engines.spark import VIOLATIONS, column as _col
 from dc_bridge.verdict import CheckVerdict, Verdict
 
 SAMPLE_LIMIT = 5
@@ -22,45 +23,7 @@ MAX_SAMPLED_CHECKS = 25
 WITHHELD = "withheld: the field is marked pii or has a sensitive classification"
 
 
-def _col(name: str):
-    from pyspark.sql import functions as F
-
-    return F.col(quote_identifier(name))
-
-
-def _outside_range(check: Check, p: c.ValueBetween):
-    column = _col(check.column)
-    bad = None
-    if p.min_value is not None:
-        bad = column <= p.min_value if p.strict_min else column < p.min_value
-    if p.max_value is not None:
-        high = column >= p.max_value if p.strict_max else column > p.max_value
-        bad = high if bad is None else bad | high
-    return bad
-
-
-def _bad_length(check: Check, p: c.LengthBetween):
-    from pyspark.sql import functions as F
-
-    length = F.length(_col(check.column))
-    bad = None
-    if p.min_length is not None:
-        bad = length < p.min_length
-    if p.max_length is not None:
-        bad = (length > p.max_length) if bad is None else bad | (length > p.max_length)
-    return bad
-
-
-# params class -> the rows that violate it, as a Column filter on the model's DataFrame
-_VIOLATIONS: dict[type, Callable[[Check, Any], Any]] = {
-    c.Regex: lambda check, p: ~_col(check.column).rlike(p.pattern),
-    c.InSet: lambda check, p: ~_col(check.column).isin(list(p.values)),
-    c.LengthBetween: _bad_length,
-    c.ValueBetween: _outside_range,
-}
-
-
-def failing_values(check: Check, frame, frames: dict) -> tuple[list, int | None]:
+def failing_values(check: Check, frame, frames: dict, now: datetime) -> tuple[list, int | None]:
     """(sample values, number of distinct duplicated values or None) for one failed check."""
     from pyspark.sql import functions as F
 
@@ -83,15 +46,15 @@ def failing_values(check: Check, frame, frames: dict) -> tuple[list, int | None]
         child = frame.select(*[_col(name).alias(key) for key, name in zip(keys, check.columns)]).dropna()
         orphans = child.join(parent, keys, "left_anti").distinct().limit(SAMPLE_LIMIT).collect()
         return [row[0] if len(keys) == 1 else list(row) for row in orphans], None
-    build = _VIOLATIONS.get(type(check.params))
-    if build is None or check.column is None:
-        return [], None
-    column = _col(check.column)
-    rows = frame.where(column.isNotNull() & build(check, check.params)).select(column).distinct().limit(SAMPLE_LIMIT).collect()
-    return [row[0] for row in rows], None
+    build = VIOLATIONS.get(type(check.params))
+    if build is None or not check.columns or isinstance(check.params, c.NotNull):
+        return [], None  # a missing value has nothing to show
+    shown = [_col(name) for name in check.columns]
+    rows = frame.where(build(check, check.params, now)).select(*shown).distinct().limit(SAMPLE_LIMIT).collect()
+    return [row[0] if len(shown) == 1 else list(row) for row in rows], None
 
 
-def attach_samples(verdict: Verdict, plan: CheckPlan, frames: dict) -> Verdict:
+def attach_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetime) -> Verdict:
     """The verdict with samples (and distinct duplicate counts) on its failed and warning checks."""
     by_id = {check.id: check for check in plan.checks}
     sampled = 0
@@ -101,20 +64,20 @@ def attach_samples(verdict: Verdict, plan: CheckPlan, frames: dict) -> Verdict:
         for found in model.checks:
             check = by_id.get(found.check_id)
             if found.outcome in ("failed", "warning") and check is not None and check.model in frames:
-                found = _with_samples(found, check, frames, sampled < MAX_SAMPLED_CHECKS)
+                found = _with_samples(found, check, frames, now, sampled < MAX_SAMPLED_CHECKS)
                 sampled += 1
             updated.append(found)
         models.append(model.model_copy(update={"checks": updated}))
     return verdict.model_copy(update={"models": models})
 
 
-def _with_samples(found: CheckVerdict, check: Check, frames: dict, allowed: bool) -> CheckVerdict:
+def _with_samples(found: CheckVerdict, check: Check, frames: dict, now: datetime, allowed: bool) -> CheckVerdict:
     if check.sensitive:
         return found.model_copy(update={"samples_note": WITHHELD})
     if not allowed:
         return found.model_copy(update={"samples_note": f"not fetched: more than {MAX_SAMPLED_CHECKS} checks failed"})
     try:
-        values, distinct = failing_values(check, frames[check.model], frames)
+        values, distinct = failing_values(check, frames[check.model], frames, now)
     except Exception as exc:  # samples are a courtesy: a failure here must not change any outcome
         return found.model_copy(update={"samples_note": f"not fetched: {type(exc).__name__}"})
     return found.model_copy(update={"samples": [_plain(v) for v in values], "duplicated_values": distinct})

@@ -143,7 +143,9 @@ def shop(spark, tmp_path_factory):
          ("us", 3, "C001", 10.0, NOW - timedelta(hours=3)),          # duplicates (customer_id, amount) with row 1
          ("us", None, None, 5.0, NOW - timedelta(hours=4))],
         "region string, order_no int, customer_id string, amount double, created_at timestamp").localCheckpoint()
-    verdict = dc_bridge.run(str(path), dataframes={"customers": customers, "orders": orders}, spark=spark)
+    # all three engines: the native one must agree with GX and Soda on every number (else `error`)
+    verdict = dc_bridge.run(str(path), dataframes={"customers": customers, "orders": orders}, spark=spark,
+                            engines=("gx", "soda", "spark"))
     return verdict, customers, orders
 
 
@@ -204,7 +206,7 @@ def test_api_outcomes_and_verdict(shop):
     assert outcome["big_amounts"] == "warning"             # failed, but severity warning
     assert outcome["customers_about"] == "not_executable"
     assert outcome["gx_row_count"] == "passed" and outcome["soda_row_count"] == "passed"
-    assert set(verdict.checks()[0].engines) <= {"gx", "soda"}
+    assert set(verdict.checks()[0].engines) <= {"gx", "soda", "spark"}
     custom = {c.check_id: set(c.engines) for c in verdict.checks() if c.kind.startswith("custom")}
     assert custom == {"gx_row_count": {"gx"}, "soda_row_count": {"soda"}}
     freshness = next(c for c in verdict.checks() if c.kind == "freshness")
@@ -213,7 +215,9 @@ def test_api_outcomes_and_verdict(shop):
     assert verdict.outcome == "failed" and verdict.exit_code() == 1
     assert (verdict.contract_id, verdict.contract_version) == ("shop", "2.0.0")
     assert {"spark", "great-expectations", "soda-core-spark-df", "pyspark"} <= set(verdict.versions)
-    assert set(verdict.engine_seconds) == {"gx", "soda"}
+    assert set(verdict.engine_seconds) == {"gx", "soda", "spark"}
+    assert not [c.reason for c in verdict.checks() if c.reason and "disagree" in c.reason]
+    assert {engine for c in verdict.checks() for engine in c.engines} == {"gx", "soda", "spark"}
 
 
 def test_api_samples_are_bounded_and_withheld_for_sensitive_fields(shop):
@@ -380,3 +384,10 @@ def test_cli_missing_data_is_a_clear_error(tmp_path):
     result = run_cli(str(contract))
     assert result.exit_code == 2
     assert "does not exist" in result.output and "--data" in result.output
+
+
+def test_committed_verdict_schema_is_current():
+    from dc_bridge.verdict import Verdict
+
+    committed = json.loads((ROOT / "docs" / "verdict.schema.json").read_text())
+    assert committed == json.loads(json.dumps(Verdict.model_json_schema())), "regenerate docs/verdict.schema.json"

@@ -43,7 +43,7 @@ os.environ["GX_ANALYTICS_ENABLED"] = "false"
 from dc_bridge import checks as c  # noqa: E402
 from dc_bridge.checks import Check  # noqa: E402
 from dc_bridge.engines.columns import PRESENCE_KINDS, gx_column_name, missing_columns, missing_message  # noqa: E402
-from dc_bridge.engines.report import CheckResult, EngineReport  # noqa: E402
+from dc_bridge.engines.report import CheckResult, EngineReport, age_seconds  # noqa: E402
 from dc_bridge.engines.views import temp_views  # noqa: E402
 from dc_bridge.translate.gx import freshness_parameter  # noqa: E402
 
@@ -193,7 +193,7 @@ def _check_result(check: Check, result, now: datetime, row_count: int | None) ->
 
     count: int | None = None
     if isinstance(check.params, c.Freshness):
-        observed = _age_seconds(body.get("observed_value"), now)
+        observed = age_seconds(body.get("observed_value"), now)
         if observed is None:
             # an empty table (or a null max): there is no newest row, so it is not fresh
             return CheckResult(check.id, "gx", "failed", native_name=native,
@@ -232,24 +232,6 @@ def _check_result(check: Check, result, now: datetime, row_count: int | None) ->
     outcome = "passed" if check.threshold.holds(observed) else "failed"
     return CheckResult(check.id, "gx", outcome, observed=observed, unexpected_count=count,
                        unexpected_percent=percent, native_name=native)
-
-
-def _age_seconds(value, now: datetime) -> float | None:
-    """now - max(column) in seconds; GX serialises the max as an ISO string or gives a datetime."""
-    if isinstance(value, str):
-        try:
-            value = date.fromisoformat(value) if len(value) == 10 else datetime.fromisoformat(value)
-        except ValueError:
-            return None
-    if isinstance(value, date) and not isinstance(value, datetime):
-        # a date column: its newest row is as old as the end of that day (Soda reads it the same way)
-        value = datetime.combine(value, datetime.max.time())
-    if not isinstance(value, datetime):
-        return None
-    if value.tzinfo is None:
-        value = value.astimezone()  # PySpark collects timestamps as naive local time
-    aware_now = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
-    return (aware_now - value).total_seconds()
 
 
 def _merge(results: dict[str, CheckResult], new: CheckResult) -> None:

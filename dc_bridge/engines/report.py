@@ -16,9 +16,10 @@ Both runners fill these the same way, so the fold (verdict.py) never asks which 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
 from typing import Any, Literal
 
-Engine = Literal["gx", "soda"]
+Engine = Literal["gx", "soda", "spark"]
 Outcome = Literal["passed", "failed", "error"]
 
 
@@ -45,3 +46,21 @@ class EngineReport:
     seconds: float
     # set when the whole run failed (no results can be trusted); per-check problems are in results
     error: str | None = None
+
+
+def age_seconds(value, now: datetime) -> float | None:
+    """now - max(column) in seconds; GX serialises the max as an ISO string or gives a datetime."""
+    if isinstance(value, str):
+        try:
+            value = date.fromisoformat(value) if len(value) == 10 else datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    if isinstance(value, date) and not isinstance(value, datetime):
+        # a date column: its newest row is as old as the end of that day (Soda reads it the same way)
+        value = datetime.combine(value, datetime.max.time())
+    if not isinstance(value, datetime):
+        return None
+    if value.tzinfo is None:
+        value = value.astimezone()  # PySpark collects timestamps as naive local time
+    aware_now = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+    return (aware_now - value).total_seconds()

@@ -1,0 +1,201 @@
+"""The native Spark engine (`--engines spark`): the physical floor, and the reference the others are compared with.
+
+Every row-level check of a model is one column of ONE aggregation (count of violating rows, max of
+a timestamp); each uniqueness key adds one grouping, each foreign key one anti join, each SQL metric
+its own query. That is the floor DESIGN.md section 6 measures against (Deequ and cuallee work the
+same way). It judges its numbers exactly like the other runners (`Threshold.holds`), and its
+results fold like any engine's, so with `--engines gx,soda,spark` a disagreement with either
+engine is caught. Custom GX and Soda checks are not run here.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from dc_bridge import checks as c
+from dc_bridge.checks import Check
+from dc_bridge.engines.columns import PRESENCE_KINDS, missing_columns, missing_message
+from dc_bridge.engines.report import CheckResult, EngineReport, age_seconds
+from dc_bridge.sql import TABLE_MARKER, quote_identifier
+
+
+def column(name: str):
+    from pyspark.sql import functions as F
+
+    return F.col(quote_identifier(name))
+
+
+def _epoch(expression):
+    return expression.cast("timestamp").cast("double")
+
+
+def _outside_range(check: Check, p: c.ValueBetween):
+    value = column(check.column)
+    bad = None
+    if p.min_value is not None:
+        bad = value <= p.min_value if p.strict_min else value < p.min_value
+    if p.max_value is not None:
+        high = value >= p.max_value if p.strict_max else value > p.max_value
+        bad = high if bad is None else bad | high
+    return value.isNotNull() & bad
+
+
+def _bad_length(check: Check, p: c.LengthBetween):
+    from pyspark.sql import functions as F
+
+    length = F.length(column(check.column))
+    bad = None
+    if p.min_length is not None:
+        bad = length < p.min_length
+    if p.max_length is not None:
+        bad = (length > p.max_length) if bad is None else bad | (length > p.max_length)
+    return length.isNotNull() & bad
+
+
+def _missing(check: Check, p: c.NotNull):
+    value = column(check.column)
+    return value.isNull() | value.isin(list(p.missing_values)) if p.missing_values else value.isNull()
+
+
+def _late(check: Check, p: c.Latency, now: datetime):
+    processed, source = (column(name) for name in check.columns)
+    return (_epoch(processed) - _epoch(source)) > p.max_latency.total_seconds()
+
+
+def _expired(check: Check, p: c.Retention, now: datetime):
+    from pyspark.sql import functions as F
+
+    return _epoch(column(check.column)) < F.lit(now.timestamp() - p.period.total_seconds())
+
+
+# params class -> the rows that violate the check, as a Column (one count each in the fused aggregation)
+VIOLATIONS: dict[type, Callable[..., Any]] = {
+    c.NotNull: lambda check, p, now: _missing(check, p),
+    c.Regex: lambda check, p, now: column(check.column).isNotNull() & ~column(check.column).rlike(p.pattern),
+    c.InSet: lambda check, p, now: column(check.column).isNotNull() & ~column(check.column).isin(list(p.values)),
+    c.LengthBetween: lambda check, p, now: _bad_length(check, p),
+    c.ValueBetween: lambda check, p, now: _outside_range(check, p),
+    c.Latency: _late,
+    c.Retention: _expired,
+}
+SUPPORTED = tuple(VIOLATIONS) + (c.Unique, c.RowCount, c.ColumnExists, c.ColumnType, c.SqlMetric, c.Freshness, c.ForeignKey)
+
+
+def supports(check: Check) -> bool:
+    return isinstance(check.params, SUPPORTED)
+
+
+def run_spark(spark, df, checks: list[Check], now: datetime, *, view: str, frames: dict[str, Any]) -> EngineReport:
+    """Evaluate `checks` on `df`. `view` is the temp view SQL metrics read; `frames` (model name ->
+    DataFrame) serve foreign keys."""
+    started = time.perf_counter()
+    model = checks[0].model if checks else ""
+    try:
+        results = _run(spark, df, [k for k in checks if supports(k)], now, view, frames)
+    except Exception as exc:  # the whole run failed: no result can be trusted
+        return EngineReport("spark", model, {}, time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
+    return EngineReport("spark", model, results, time.perf_counter() - started)
+
+
+def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict) -> dict[str, CheckResult]:
+    from pyspark.sql import functions as F
+
+    now = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+    results: dict[str, CheckResult] = {}
+    runnable = []
+    for check in checks:
+        absent = missing_columns(df, check.columns)
+        if isinstance(check.params, c.ColumnExists):
+            results[check.id] = CheckResult(check.id, "spark", "failed" if absent else "passed", native_name="schema")
+        elif absent and check.kind not in PRESENCE_KINDS:
+            results[check.id] = CheckResult(check.id, "spark", "error", native_name="schema", error=missing_message(absent))
+        elif isinstance(check.params, c.ColumnType):
+            results[check.id] = _column_type(df, check)
+        else:
+            runnable.append(check)
+
+    # one pass: the row count, every violation count, every freshness max
+    fused = [F.count(F.lit(1)).alias("rows")]
+    for index, check in enumerate(runnable):
+        build = VIOLATIONS.get(type(check.params))
+        if build is not None:
+            fused.append(F.sum(F.when(build(check, check.params, now), 1).otherwise(0)).alias(f"v{index}"))
+        elif isinstance(check.params, c.Freshness):
+            fused.append(F.max(column(check.column)).alias(f"v{index}"))
+    totals = df.agg(*fused).first()
+    rows = int(totals["rows"])
+
+    for index, check in enumerate(runnable):
+        params = check.params
+        if type(params) in VIOLATIONS:
+            results[check.id] = _judge(check, count=int(totals[f"v{index}"] or 0), rows=rows, native="count_if")
+        elif isinstance(params, c.Freshness):
+            age = age_seconds(totals[f"v{index}"], now)
+            results[check.id] = CheckResult(check.id, "spark", "failed", native_name="max") if age is None else \
+                _judge(check, value=age, native="max")
+        elif isinstance(params, c.RowCount):
+            results[check.id] = _judge(check, value=float(rows), native="count")
+        elif isinstance(params, c.Unique):
+            results[check.id] = _judge(check, count=_duplicate_rows(df, check.columns), rows=rows, native="group by")
+        elif isinstance(params, c.ForeignKey):
+            results[check.id] = _foreign_key(df, check, params, frames, rows)
+        elif isinstance(params, c.SqlMetric):
+            results[check.id] = _sql_metric(spark, check, params, view)
+    return results
+
+
+def _judge(check: Check, *, native: str, count: int | None = None, rows: int | None = None, value: float | None = None) -> CheckResult:
+    percent = None
+    if count is not None:
+        percent = 100.0 * count / rows if rows else 0.0
+        value = percent if check.unit == "percent" else float(count)
+    outcome = "passed" if check.threshold.holds(value) else "failed"
+    return CheckResult(check.id, "spark", outcome, observed=value, unexpected_count=count, unexpected_percent=percent, native_name=native)
+
+
+def _duplicate_rows(df, names: tuple[str, ...]) -> int:
+    from pyspark.sql import functions as F
+
+    present = df
+    for name in names:
+        present = present.where(column(name).isNotNull())
+    groups = present.groupBy(*[column(name) for name in names]).count().where(F.col("count") > 1)
+    return int(groups.agg(F.coalesce(F.sum("count"), F.lit(0))).first()[0])
+
+
+def _foreign_key(df, check: Check, params: c.ForeignKey, frames: dict, rows: int) -> CheckResult:
+    target = frames.get(params.to_model)
+    if target is None:
+        return CheckResult(check.id, "spark", "error", native_name="anti join",
+                           error=f"the referenced model `{params.to_model}` has no data in this run")
+    keys = [f"k{i}" for i in range(len(check.columns))]
+    child = df.select(*[column(name).alias(key) for key, name in zip(keys, check.columns)]).dropna()
+    parent = target.select(*[column(name).alias(key) for key, name in zip(keys, params.to_columns)]).dropna().distinct()
+    return _judge(check, count=child.join(parent, keys, "left_anti").count(), rows=rows, native="anti join")
+
+
+def _sql_metric(spark, check: Check, params: c.SqlMetric, view: str) -> CheckResult:
+    query = params.query.replace(f"`{TABLE_MARKER}`", view).replace(TABLE_MARKER, view)
+    try:
+        row = spark.sql(query).first()
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return CheckResult(check.id, "spark", "error", native_name="sql", error=first)
+    value = row[0] if row is not None else None
+    if value is None:
+        return CheckResult(check.id, "spark", "error", native_name="sql", error="the metric query returned NULL")
+    return _judge(check, value=float(value), native="sql")
+
+
+def _column_type(df, check: Check) -> CheckResult:
+    params: c.ColumnType = check.params
+    actual = next(f.dataType.simpleString() for f in df.schema.fields if f.name == check.column) \
+        if check.column in df.columns else None
+    if actual is None:
+        return CheckResult(check.id, "spark", "error", native_name="schema", error=missing_message([check.column]))
+    base = actual.split("(")[0].split("<")[0]
+    ok = actual.replace(" ", "") == params.spark_type.replace(" ", "") if params.exact else base in params.compatible
+    return CheckResult(check.id, "spark", "passed" if ok else "failed", native_name="schema",
+                       error=None if ok else f"the column is {actual}")
