@@ -1,10 +1,12 @@
-"""A few failing values for each failed check, fetched once by the bridge after the engines ran.
+"""Failing values for failed checks, fetched once by the bridge after the engines ran.
 
-Both engines run with samples off (they cost a query per failed check each, and Soda would fetch
-them again); here one small bounded query per failed check serves both. Checks on fields marked
-`pii: true` or with a sensitive classification get no samples, only a note that they were withheld.
-For uniqueness the distinct duplicated values are counted too (DESIGN.md section 3: rows are the
-count, the number of distinct duplicated values is reported beside it).
+Both engines run with samples off: they cost a query per failed check each, and Soda would fetch
+them again. Here the row-level checks of a model (pattern, set, length, range, latency, retention)
+share ONE aggregation that takes the smallest and the largest failing value of each; a uniqueness
+key costs one grouping (up to 5 repeated values, and how many distinct values repeat: DESIGN.md
+section 3 counts rows, and reports the distinct duplicated values beside them); a foreign key one
+anti join (up to 5 orphan keys). Checks on fields marked `pii: true` or with a sensitive
+classification get no values, only a note that they were withheld.
 """
 
 from __future__ import annotations
@@ -14,73 +16,93 @@ from typing import Any
 
 from dc_bridge import checks as c
 from dc_bridge.checks import Check, CheckPlan
-from dc_bridge.engines.spark import VIOLATIONS, column as _col
+from dc_bridge.engines.spark import VIOLATIONS, column
 from dc_bridge.verdict import CheckVerdict, Verdict
 
 SAMPLE_LIMIT = 5
-# a run with hundreds of failures must not turn into hundreds of Spark jobs
-MAX_SAMPLED_CHECKS = 25
+# groupings and joins are a Spark job each: a run with many failures must not turn into many jobs
+MAX_KEYED_CHECKS = 10
 WITHHELD = "withheld: the field is marked pii or has a sensitive classification"
 
 
-def failing_values(check: Check, frame, frames: dict, now: datetime) -> tuple[list, int | None]:
-    """(sample values, number of distinct duplicated values or None) for one failed check."""
+def _row_level_samples(frame, checks: list[Check], now: datetime) -> dict[str, list]:
+    """Smallest and largest failing value of every row-level check, in one aggregation."""
     from pyspark.sql import functions as F
 
-    if isinstance(check.params, c.Unique):
-        columns = [_col(name) for name in check.columns]
-        present = frame
-        for column in columns:
-            present = present.where(column.isNotNull())
-        dupes = present.groupBy(*columns).count().where(F.col("count") > 1)
-        rows = dupes.limit(SAMPLE_LIMIT).collect()
-        values = [row[0] if len(check.columns) == 1 else list(row)[:-1] for row in rows]
-        distinct = dupes.count() if len(rows) == SAMPLE_LIMIT else len(rows)
-        return values, distinct
-    if isinstance(check.params, c.ForeignKey):
-        target = frames.get(check.params.to_model)
-        if target is None:
-            return [], None
-        keys = [f"k{i}" for i in range(len(check.columns))]
-        parent = target.select(*[_col(name).alias(key) for key, name in zip(keys, check.params.to_columns)])
-        child = frame.select(*[_col(name).alias(key) for key, name in zip(keys, check.columns)]).dropna()
-        orphans = child.join(parent, keys, "left_anti").distinct().limit(SAMPLE_LIMIT).collect()
-        return [row[0] if len(keys) == 1 else list(row) for row in orphans], None
-    build = VIOLATIONS.get(type(check.params))
-    if build is None or not check.columns or isinstance(check.params, c.NotNull):
-        return [], None  # a missing value has nothing to show
-    shown = [_col(name) for name in check.columns]
-    rows = frame.where(build(check, check.params, now)).select(*shown).distinct().limit(SAMPLE_LIMIT).collect()
-    return [row[0] if len(shown) == 1 else list(row) for row in rows], None
+    if not checks:
+        return {}
+    shown = {}
+    for index, check in enumerate(checks):
+        failing = F.when(VIOLATIONS[type(check.params)](check, check.params, now), column(check.columns[0]))
+        shown[check.id] = (F.min(failing).alias(f"lo{index}"), F.max(failing).alias(f"hi{index}"))
+    row = frame.agg(*[aggregate for pair in shown.values() for aggregate in pair]).first()
+    return {check.id: list(dict.fromkeys(v for v in (row[f"lo{i}"], row[f"hi{i}"]) if v is not None))
+            for i, check in enumerate(checks)}
+
+
+def _duplicates(frame, check: Check) -> tuple[list, int]:
+    from pyspark.sql import functions as F
+
+    columns = [column(name) for name in check.columns]
+    present = frame
+    for value in columns:
+        present = present.where(value.isNotNull())
+    groups = present.groupBy(*columns).count().where(F.col("count") > 1)
+    rows = groups.limit(SAMPLE_LIMIT).collect()
+    values = [row[0] if len(columns) == 1 else list(row)[:-1] for row in rows]
+    return values, (groups.count() if len(rows) == SAMPLE_LIMIT else len(rows))
+
+
+def _orphans(frame, check: Check, frames: dict) -> list:
+    target = frames.get(check.params.to_model)
+    if target is None:
+        return []
+    keys = [f"k{i}" for i in range(len(check.columns))]
+    parent = target.select(*[column(name).alias(key) for key, name in zip(keys, check.params.to_columns)])
+    child = frame.select(*[column(name).alias(key) for key, name in zip(keys, check.columns)]).dropna()
+    rows = child.join(parent, keys, "left_anti").distinct().limit(SAMPLE_LIMIT).collect()
+    return [row[0] if len(keys) == 1 else list(row) for row in rows]
 
 
 def attach_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetime) -> Verdict:
-    """The verdict with samples (and distinct duplicate counts) on its failed and warning checks."""
+    """The verdict with failing values (and distinct duplicate counts) on its failed and warning checks."""
     by_id = {check.id: check for check in plan.checks}
-    sampled = 0
-    models = []
-    for model in verdict.models:
-        updated = []
-        for found in model.checks:
-            check = by_id.get(found.check_id)
-            if found.outcome in ("failed", "warning") and check is not None and check.model in frames:
-                found = _with_samples(found, check, frames, now, sampled < MAX_SAMPLED_CHECKS)
-                sampled += 1
-            updated.append(found)
-        models.append(model.model_copy(update={"checks": updated}))
+    failed = [by_id[v.check_id] for v in verdict.checks()
+              if v.outcome in ("failed", "warning") and v.check_id in by_id and by_id[v.check_id].model in frames]
+    notes: dict[str, dict[str, Any]] = {}
+    keyed = 0
+    for model in {check.model for check in failed}:
+        frame = frames[model]
+        wanted = [k for k in failed if k.model == model and not k.sensitive]
+        row_level = [k for k in wanted if type(k.params) in VIOLATIONS and not isinstance(k.params, c.NotNull) and k.columns]
+        try:
+            for check_id, values in _row_level_samples(frame, row_level, now).items():
+                notes[check_id] = {"samples": [_plain(v) for v in values]}
+            for check in wanted:
+                if not isinstance(check.params, (c.Unique, c.ForeignKey)):
+                    continue
+                keyed += 1
+                if keyed > MAX_KEYED_CHECKS:
+                    notes[check.id] = {"samples_note": f"not fetched: more than {MAX_KEYED_CHECKS} key checks failed"}
+                elif isinstance(check.params, c.Unique):
+                    values, distinct = _duplicates(frame, check)
+                    notes[check.id] = {"samples": [_plain(v) for v in values], "duplicated_values": distinct}
+                else:
+                    notes[check.id] = {"samples": [_plain(v) for v in _orphans(frame, check, frames)]}
+        except Exception as exc:  # samples are a courtesy: a failure here must not change any outcome
+            for check in wanted:
+                notes.setdefault(check.id, {"samples_note": f"not fetched: {type(exc).__name__}"})
+        for check in failed:
+            if check.model == model and check.sensitive:
+                notes[check.id] = {"samples_note": WITHHELD}
+    return _with_notes(verdict, notes)
+
+
+def _with_notes(verdict: Verdict, notes: dict[str, dict[str, Any]]) -> Verdict:
+    models = [model.model_copy(update={"checks": [check.model_copy(update=notes[check.check_id]) if check.check_id in notes else check
+                                                  for check in model.checks]})
+              for model in verdict.models]
     return verdict.model_copy(update={"models": models})
-
-
-def _with_samples(found: CheckVerdict, check: Check, frames: dict, now: datetime, allowed: bool) -> CheckVerdict:
-    if check.sensitive:
-        return found.model_copy(update={"samples_note": WITHHELD})
-    if not allowed:
-        return found.model_copy(update={"samples_note": f"not fetched: more than {MAX_SAMPLED_CHECKS} checks failed"})
-    try:
-        values, distinct = failing_values(check, frames[check.model], frames, now)
-    except Exception as exc:  # samples are a courtesy: a failure here must not change any outcome
-        return found.model_copy(update={"samples_note": f"not fetched: {type(exc).__name__}"})
-    return found.model_copy(update={"samples": [_plain(v) for v in values], "duplicated_values": distinct})
 
 
 def _plain(value: Any) -> Any:

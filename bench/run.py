@@ -1,0 +1,256 @@
+"""Benchmark: dc-bridge against the fused PySpark floor, GX alone and Soda alone, on the same data.
+
+    python -m bench.run                       # 1M and 10M rows, narrow and wide contracts
+    python -m bench.run --rows 1000000 --workloads narrow --out bench/results
+
+Everything runs in one process on one Spark session (local[2] unless --master), on the same
+parquet files, one system after another; each figure is reported as a ratio to the floor measured
+in the same run. Every count a system reports is checked against the planted ground truth.
+Not part of the test suite: it takes minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from bench.workload import WORKLOADS, Workload, generate
+
+SYSTEMS = ("floor", "gx_alone", "soda_alone", "bridge_spark", "bridge_gx", "bridge_soda", "bridge_both")
+
+
+class HeapSampler:
+    """Peak JVM heap in use on the driver while a system runs (local mode: the driver is the executor)."""
+
+    def __init__(self, spark):
+        jvm = spark.sparkContext._jvm
+        self._bean = jvm.java.lang.management.ManagementFactory.getMemoryMXBean()
+        self.peak = 0
+        self._stop = threading.Event()
+
+    def __enter__(self):
+        self._bean.gc()
+        self.peak = 0
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self):
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._bean.getHeapMemoryUsage().getUsed())
+            self._stop.wait(0.2)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self._stop.clear()
+
+
+def measure(spark, name: str, action):
+    """Run `action()` under its own Spark job group; returns (seconds, jobs, peak heap MiB, counts)."""
+    group = f"bench-{name}-{time.monotonic_ns()}"
+    spark.sparkContext.setJobGroup(group, name)
+    with HeapSampler(spark) as heap:
+        started = time.perf_counter()
+        counts = action()
+        seconds = time.perf_counter() - started
+    jobs = len(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
+    spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    return seconds, jobs, heap.peak / 2**20, counts
+
+
+# ---------------------------------------------------------------------------------------------
+# the systems
+
+
+def floor(spark, frame, plan, view):
+    """The hand-written physical floor: one aggregation of every row-level count, one grouping per
+    uniqueness key, the SQL metrics each as their own query. No translation, no engine, no verdict."""
+    from pyspark.sql import functions as F
+
+    from dc_bridge import checks as c
+    from dc_bridge.engines.spark import VIOLATIONS, column
+    from dc_bridge.sql import TABLE_MARKER
+
+    now = datetime.now(timezone.utc)
+    row_level = [k for k in plan.checks if type(k.params) in VIOLATIONS]
+    totals = frame.agg(F.count(F.lit(1)).alias("rows"),
+                       *[F.sum(F.when(VIOLATIONS[type(k.params)](k, k.params, now), 1).otherwise(0)).alias(f"v{i}")
+                         for i, k in enumerate(row_level)]).first()
+    counts = {k.id: totals[f"v{i}"] for i, k in enumerate(row_level)}
+    for check in plan.checks:
+        if isinstance(check.params, c.Unique):
+            groups = frame.where(column(check.column).isNotNull()).groupBy(column(check.column)).count().where("count > 1")
+            counts[check.id] = groups.agg(F.coalesce(F.sum("count"), F.lit(0))).first()[0]
+        elif isinstance(check.params, c.SqlMetric):
+            counts[check.id] = spark.sql(check.params.query.replace(f"`{TABLE_MARKER}`", view).replace(TABLE_MARKER, view)).first()[0]
+    return counts
+
+
+def gx_alone(spark, frame, compiled, model):
+    """GX as a user runs it: an ephemeral context, a Spark data source with GX's defaults (it persists
+    the DataFrame), the suite, a validation definition, the default result format."""
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+    import great_expectations as gx
+
+    context = gx.get_context(mode="ephemeral")
+    batch = context.data_sources.add_spark("bench").add_dataframe_asset("orders").add_batch_definition_whole_dataframe("all")
+    suite = context.suites.add(gx.ExpectationSuite(**{k: v for k, v in compiled.suites[model].items() if k != "meta"}))
+    definition = context.validation_definitions.add(gx.ValidationDefinition(name="bench", data=batch, suite=suite))
+    params = {name: datetime(2000, 1, 1) for name in re.findall(r'"\$PARAMETER": "([^"]+)"', json.dumps(compiled.suites[model]))}
+    result = definition.run(batch_parameters={"dataframe": frame}, expectation_parameters=params)
+    frame.unpersist()
+    return {r.expectation_config.meta["dc_bridge"]["check_id"]: (r.result or {}).get("unexpected_count") for r in result.results}
+
+
+def soda_alone(spark, frame, compiled, model, view):
+    """Soda as a user runs it: one scan with the SodaCL, failed-row samples at Soda's default."""
+    from dc_bridge import artifacts
+    from dc_bridge.engines.soda import disable_soda_telemetry
+
+    disable_soda_telemetry()
+    from soda.scan import Scan
+
+    text = "\n".join(line for line in artifacts.sodacl_text(compiled.sodacl[model], compiled.contract).splitlines()
+                     if "samples limit" not in line)
+    frame.createOrReplaceTempView(view)
+    scan = Scan()
+    scan.set_data_source_name("bench")
+    scan.add_spark_session(spark, data_source_name="bench")
+    scan.add_sodacl_yaml_str(text)
+    scan.execute()
+    spark.catalog.dropTempView(view)
+    return {c["name"]: (c.get("diagnostics") or {}).get("value") for c in scan.get_scan_results()["checks"]}
+
+
+def bridge(spark, frame, contract_path, engines):
+    import dc_bridge
+
+    verdict = dc_bridge.run(contract_path, dataframes={"orders": frame}, spark=spark, engines=engines)
+    return {c.check_id: c.observed for c in verdict.checks()}
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def check_truth(system: str, counts: dict, truth: dict) -> list[str]:
+    """Every count the system reported for a check with a known truth must equal it."""
+    wrong = []
+    for check_id, expected in truth.items():
+        value = counts.get(check_id)
+        if value is not None and float(value) != float(expected):
+            wrong.append(f"{system}: {check_id} reported {value}, planted {expected}")
+    return wrong
+
+
+def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tuple[str, ...]) -> dict:
+    from dc_bridge import artifacts
+    from dc_bridge.contract.load import load_contract
+    from dc_bridge.sql import view_name
+
+    contract_path = folder / f"{workload.name}.yaml"
+    contract_path.write_text(workload.contract)
+    contract = load_contract(contract_path).contract
+    compiled = artifacts.compile_contract(contract)
+    view = view_name(contract.id, "orders")
+    data = str(folder / f"{workload.name}_{rows}.parquet")
+    started = time.perf_counter()
+    generate(spark, workload, rows, data)
+    print(f"  generated {rows:,} rows x {len(workload.columns)} columns in {time.perf_counter() - started:.0f}s", flush=True)
+    actions = {
+        "floor": lambda f: floor(spark, f, compiled.plan, view),
+        "gx_alone": lambda f: gx_alone(spark, f, compiled, "orders"),
+        "soda_alone": lambda f: soda_alone(spark, f, compiled, "orders", view),
+        "bridge_spark": lambda f: bridge(spark, f, str(contract_path), ("spark",)),
+        "bridge_gx": lambda f: bridge(spark, f, str(contract_path), ("gx",)),
+        "bridge_soda": lambda f: bridge(spark, f, str(contract_path), ("soda",)),
+        "bridge_both": lambda f: bridge(spark, f, str(contract_path), ("gx", "soda")),
+    }
+    truth = workload.truth(rows)
+    results, problems = {}, []
+    for system in systems:
+        frame = spark.read.parquet(data)
+        if system == "floor":
+            frame.createOrReplaceTempView(view)
+        seconds, jobs, heap, counts = measure(spark, system, lambda: actions[system](frame))
+        problems += check_truth(system, counts, truth)
+        results[system] = {"seconds": round(seconds, 2), "spark_jobs": jobs, "driver_heap_peak_mib": round(heap)}
+        print(f"  {system:<13} {seconds:7.1f}s  {jobs:4d} jobs  heap {heap:6.0f} MiB", flush=True)
+    base = results.get("floor", {}).get("seconds")
+    for figures in results.values():
+        figures["ratio_to_floor"] = round(figures["seconds"] / base, 2) if base else None
+    return {"workload": workload.name, "rows": rows, "checks": len(compiled.plan.checks), "systems": results, "truth_mismatches": problems}
+
+
+def plot(report: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (by_rows, by_checks) = plt.subplots(1, 2, figsize=(12, 4.5))
+    runs = report["runs"]
+    for system in SYSTEMS:
+        narrow = sorted((r["rows"], r["systems"][system]["seconds"]) for r in runs if r["workload"] == "narrow" and system in r["systems"])
+        if narrow:
+            by_rows.plot([x for x, _ in narrow], [y for _, y in narrow], marker="o", label=system)
+        largest = max((r["rows"] for r in runs), default=0)
+        points = sorted((r["checks"], r["systems"][system]["seconds"]) for r in runs if r["rows"] == largest and system in r["systems"])
+        if points:
+            by_checks.plot([x for x, _ in points], [y for _, y in points], marker="o", label=system)
+    by_rows.set(xscale="log", xlabel="rows (narrow contract)", ylabel="seconds", title="time against rows")
+    by_checks.set(xlabel="checks (largest row count)", ylabel="seconds", title="time against number of checks")
+    by_rows.legend(fontsize=8)
+    by_rows.grid(alpha=0.3)
+    by_checks.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", default="1000000,10000000", help="comma-separated row counts")
+    parser.add_argument("--workloads", default="narrow,wide", help="comma-separated: narrow, wide")
+    parser.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated: " + ", ".join(SYSTEMS))
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--driver-memory", default="6g")
+    parser.add_argument("--out", default="bench/results", help="folder for the JSON and the PNG")
+    parser.add_argument("--data", default=None, help="folder for the generated parquet (default: a temp folder)")
+    args = parser.parse_args()
+
+    from dc_bridge.spark import get_session
+
+    spark, _ = get_session(args.master, {"spark.driver.memory": args.driver_memory, "spark.sql.shuffle.partitions": "8"})
+    folder = Path(args.data or tempfile.mkdtemp(prefix="dc-bridge-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    report = {"started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "master": args.master,
+              "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "spark": spark.version,
+                          "platform": platform.platform()},
+              "runs": []}
+    systems = tuple(s for s in args.systems.split(",") if s)
+    for workload in args.workloads.split(","):
+        for rows in (int(r) for r in args.rows.split(",")):
+            print(f"{workload}, {rows:,} rows", flush=True)
+            report["runs"].append(run_workload(spark, WORKLOADS[workload], rows, folder, systems))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    (out / f"bench-{stamp}.json").write_text(json.dumps(report, indent=2) + "\n")
+    plot(report, out / f"bench-{stamp}.png")
+    print(f"wrote {out / f'bench-{stamp}.json'} and .png")
+    mismatches = [m for run in report["runs"] for m in run["truth_mismatches"]]
+    if mismatches:
+        print("COUNTS THAT DO NOT MATCH THE PLANTED TRUTH:\n  " + "\n  ".join(mismatches))
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
