@@ -391,3 +391,11 @@ def test_committed_verdict_schema_is_current():
 
     committed = json.loads((ROOT / "docs" / "verdict.schema.json").read_text())
     assert committed == json.loads(json.dumps(Verdict.model_json_schema())), "regenerate docs/verdict.schema.json"
+
+
+@pytest.mark.parametrize("name", ["letters_to_santa.yaml", "retail_pos.yaml"])
+def test_bundled_examples_pass_in_every_engine(spark, name):
+    """The bundled sample data meets its contract, and all three engines agree on every number."""
+    verdict = dc_bridge.run(str(ROOT / "contracts" / name), spark=spark, engines=("gx", "soda", "spark"), samples=False)
+    problems = [(c.check_id, c.outcome, c.reason) for c in verdict.checks() if c.outcome not in ("passed", "not_executable")]
+    assert verdict.outcome == "passed" and not problems, problems
