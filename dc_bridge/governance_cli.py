@@ -1,0 +1,242 @@
+"""`dc-bridge diff`, `check-version` and `drift`: contract evolution and schema drift on the command line.
+
+Thin wrappers, like every command: contract/diff.py classifies changes, contract/versioning.py judges
+the version and reads old versions from git, drift.py compares schemas. Findings print through
+report/findings.py, so text, JSON and SARIF look as they do for `dc-bridge lint`; the JSON of `diff`
+and `check-version` adds the changes with their kind and old and new values.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import click
+
+from dc_bridge.findings import Finding
+from dc_bridge.report.findings import FORMATTERS
+
+# the exit codes of every command (dc_bridge/cli.py); not imported from there, which imports this module
+EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+_KIND_ORDER = ("patch", "non-breaking", "breaking")
+
+
+def register(group: click.Group) -> None:
+    """Add the commands to the `dc-bridge` group (called at the end of dc_bridge/cli.py)."""
+    for command in (diff_command, check_version_command, drift_command):
+        group.add_command(command)
+
+
+def _emit(text: str, output_file: str | None) -> None:
+    if output_file:
+        Path(output_file).write_text(text + "\n", encoding="utf-8")
+    else:
+        click.echo(text)
+
+
+def _load_both(old: str, new: str):
+    """Both versions, or exit 2 with the findings that keep either from being compared."""
+    from dc_bridge.contract.versioning import load_version
+
+    versions = [load_version(old), load_version(new)]
+    problems = [f for v in versions for f in v.result.findings if f.level == "error"]
+    if problems or any(v.result.contract is None for v in versions):
+        shown = problems or [f for v in versions for f in v.result.findings]
+        click.echo(FORMATTERS["text"](shown, [v.spec for v in versions]), err=True)
+        click.echo("fix the contract errors above before comparing versions", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    return versions
+
+
+def _compare(old: str, new: str):
+    from dc_bridge.contract.diff import diff, notes
+
+    versions = _load_both(old, new)
+    before, after = (v.result for v in versions)
+    changes = diff(before.contract, after.contract, notes(before.documents + after.documents))
+    return versions, changes
+
+
+def _relabel(versions, findings: Sequence[Finding]) -> list[Finding]:
+    for version in versions:
+        findings = version.shown(findings)
+    return list(findings)
+
+
+def _report(output_format: str, findings: list[Finding], files: list[str], changes, extra: dict, versions) -> str:
+    """The lint report; JSON adds the changes (kind, path, old, new) and `extra`."""
+    text = FORMATTERS[output_format](findings, files)
+    if output_format != "json":
+        return text
+    labels = {k: v for version in versions for k, v in version.labels.items()}
+    report = json.loads(text)
+    report["changes"] = [{**c.to_dict(), "file": labels.get(c.source.file, c.source.file)} for c in changes]
+    report.update(extra)
+    return json.dumps(report, indent=2, ensure_ascii=False)
+
+
+def _summary(changes) -> str:
+    from dc_bridge.contract.diff import required_bump
+
+    counts = ", ".join(f"{sum(1 for c in changes if c.kind == kind)} {kind}" for kind in reversed(_KIND_ORDER))
+    return f"{len(changes)} change(s): {counts}; required version bump: {required_bump(changes).upper()}"
+
+
+_FORMAT = click.option("--format", "output_format", type=click.Choice(sorted(FORMATTERS)), default="text", show_default=True,
+                       help="Output format; sarif is SARIF 2.1.0 for code-scanning tools.")
+_OUTPUT_FILE = click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the report here instead of stdout.")
+
+
+@click.command(name="diff")
+@click.argument("old")
+@click.argument("new")
+@_FORMAT
+@_OUTPUT_FILE
+@click.option("--fail-on", type=click.Choice(["breaking", "non-breaking", "patch"]),
+              help="Exit 1 when a change of this kind or a more serious one is found.")
+def diff_command(old: str, new: str, output_format: str, output_file: str | None, fail_on: str | None) -> None:
+    """List every change from OLD to NEW, each breaking, non-breaking or patch.
+
+    OLD and NEW are contract files (DCS or ODCS, in any mix); either may be REV:PATH to read it from
+    git, e.g. main:contracts/orders.yaml. Exit 0, or 1 with --fail-on when such a change is found;
+    2 when a contract cannot be read.
+    """
+    from dc_bridge.contract.diff import required_bump
+
+    versions, changes = _compare(old, new)
+    findings = _relabel(versions, [c.finding() for c in changes])
+    files = [v.label for v in versions]
+    report = _report(output_format, findings, files, changes, {"required_bump": required_bump(changes)}, versions)
+    if output_format == "text":
+        report += "\n" + _summary(changes)
+    _emit(report, output_file)
+    failing = fail_on is not None and any(_KIND_ORDER.index(c.kind) >= _KIND_ORDER.index(fail_on) for c in changes)
+    sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+@click.command(name="check-version")
+@click.argument("old")
+@click.argument("new")
+@_FORMAT
+@_OUTPUT_FILE
+def check_version_command(old: str, new: str, output_format: str, output_file: str | None) -> None:
+    """Fail unless NEW's version bumps OLD's enough for the changes between them.
+
+    Breaking changes need a MAJOR bump, non-breaking ones at least MINOR, documentation at least
+    PATCH. OLD may be REV:PATH to read it from git, e.g. main:contracts/orders.yaml. Exit 0 when the
+    bump is enough, 1 when it is not, 2 when a contract cannot be read.
+    """
+    from dc_bridge.contract.diff import required_bump
+    from dc_bridge.contract.versioning import SemVer, bump_level, check_version
+
+    versions, changes = _compare(old, new)
+    before, after = (v.result for v in versions)
+    verdict = check_version(before, after, changes)
+    # the changes are listed for context; only the version finding decides
+    findings = _relabel(versions, verdict + [c.finding(severity="info") for c in changes])
+    files = [v.label for v in versions]
+    old_v, new_v = SemVer.parse(before.contract.version), SemVer.parse(after.contract.version)
+    bump = bump_level(old_v, new_v) if old_v and new_v else None
+    extra = {"old_version": before.contract.version, "new_version": after.contract.version, "bump": bump,
+             "required_bump": required_bump(changes), "ok": not verdict}
+    report = _report(output_format, findings, files, changes, extra, versions)
+    if output_format == "text":
+        outcome = "ok" if not verdict else "NOT ENOUGH"
+        report += (f"\n{_summary(changes)}\nversion {before.contract.version} -> {after.contract.version}: "
+                   f"{(bump or 'unknown').upper()} bump: {outcome}")
+    _emit(report, output_file)
+    sys.exit(EXIT_FINDINGS if verdict else EXIT_OK)
+
+
+@click.command(name="drift")
+@click.argument("contract", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--data", "data_options", multiple=True, metavar="MODEL=PATH[:FORMAT]", help="Read MODEL from PATH (repeatable).")
+@click.option("--server", help="Read the models without --data from this contract server (the default when no --data is given).")
+@click.option("--strict", is_flag=True, help="Columns the contract does not describe are errors, not info.")
+@click.option("--master", help="Spark master URL (default: an embedded local session).")
+@click.option("--conf", "conf_options", multiple=True, metavar="KEY=VALUE", help="Spark configuration (repeatable).")
+@_FORMAT
+@_OUTPUT_FILE
+def drift_command(contract: str, data_options: tuple[str, ...], server: str | None, strict: bool, master: str | None,
+                  conf_options: tuple[str, ...], output_format: str, output_file: str | None) -> None:
+    """Compare the contract's schema with the data's actual Spark schema, nested fields included.
+
+    A missing column or a type the contract does not allow is an error; a column the contract does
+    not describe is info (an error with --strict). Exit 0 without errors, 1 with, 2 on bad input.
+    """
+    from dc_bridge.contract.lint import lint_file
+    from dc_bridge.drift import schema_drift
+    from dc_bridge.spark import DataError, get_session, parse_data_option
+
+    loaded = lint_file(contract)
+    errors = [f for f in loaded.findings if f.level == "error"]
+    if loaded.contract is None or errors:
+        click.echo(FORMATTERS["text"](errors or loaded.findings, [contract]), err=True)
+        sys.exit(EXIT_UNREADABLE)
+    spark = created = None
+    try:
+        data = dict(parse_data_option(option, Path(contract).parent) for option in data_options)
+        conf = dict(_pair(option) for option in conf_options)
+        sources = _drift_sources(loaded.contract, data, server)
+        frames = {}
+        if sources:  # nothing to read: no JVM to start
+            spark, created = get_session(master, conf)
+            frames = {model: _read(spark, model, source) for model, source in sources.items()}
+        findings = schema_drift(loaded.contract, frames, strict=strict)
+    except (DataError, click.BadParameter) as exc:
+        click.echo(f"dc-bridge drift: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    finally:
+        if created:
+            spark.stop()
+    _emit(FORMATTERS[output_format](findings, [contract]), output_file)
+    sys.exit(EXIT_FINDINGS if any(f.level == "error" for f in findings) else EXIT_OK)
+
+
+def _pair(option: str) -> tuple[str, str]:
+    key, eq, value = option.partition("=")
+    if not eq:
+        raise click.BadParameter(f"--conf {option!r} must be KEY=VALUE")
+    return key, value
+
+
+def _drift_sources(contract, data: dict, server_name: str | None) -> dict:
+    """model -> where to read it: a DataLocation, or a table name. Models without a source are not read."""
+    from dc_bridge.spark import DataError, choose_server, server_location
+
+    unknown = set(data) - {m.name for m in contract.models}
+    if unknown:
+        raise DataError(f"{contract.file} has no model named {', '.join(sorted(unknown))} "
+                        f"(models: {', '.join(m.name for m in contract.models)})")
+    # --data alone checks just those models; a server is read when named, or when no --data is given
+    server = choose_server(contract, server_name) if server_name or not data else None
+    sources = {}
+    for model in contract.models:
+        if model.name in data:
+            sources[model.name] = data[model.name]
+        elif server is not None:
+            sources[model.name] = server_location(contract, server, model)
+    return sources
+
+
+def _read(spark, model: str, source):
+    """The data with its own schema. Unlike `run`, CSV and JSON are not read with the contract's schema
+    (that would hide the drift): Spark infers their types."""
+    from dc_bridge.spark import DataError
+
+    if isinstance(source, str):
+        try:
+            return spark.table(source)
+        except Exception as exc:  # Spark raises AnalysisException and friends
+            first = str(exc).strip().splitlines()[0]
+            raise DataError(f"model `{model}`: table or view `{source}` cannot be read: {first}") from None
+    reader = spark.read.format(source.format)
+    if source.format == "csv":
+        reader = reader.option("header", "true").option("inferSchema", "true")
+    try:
+        return reader.load(source.path)
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataError(f"model `{model}`: cannot read {source.format} data at {source.path}: {first}") from None
