@@ -1,0 +1,109 @@
+"""`dc-bridge gx ...` and `dc-bridge soda ...`: thin command wrappers over gx_project and soda_config.
+
+Registered on the main group by `register(main)` (two lines at the end of cli.py), so the
+integrations stay out of the core command module. Exit codes as everywhere: 0 done, 1 findings
+(stale files), 2 bad input (contract errors, conflicts in the GX project).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+
+
+def register(main: click.Group) -> None:
+    main.add_command(gx_group)
+    main.add_command(soda_group)
+
+
+def _contract_errors(contract: str, exc) -> None:
+    from dc_bridge.report.findings import FORMATTERS
+
+    click.echo(FORMATTERS["text"](exc.findings, [contract]), err=True)
+    sys.exit(EXIT_UNREADABLE)
+
+
+@click.group(name="gx")
+def gx_group() -> None:
+    """Use a contract in a Great Expectations (GX 1.x) project."""
+
+
+@gx_group.command(name="init")
+@click.argument("contract", type=click.Path(exists=True, dir_okay=False, path_type=str))
+@click.option("--project-dir", default=".", show_default=True, type=click.Path(file_okay=False, path_type=str),
+              help="Folder of the GX project (GX keeps it in <DIR>/gx); created if missing, updated if present.")
+@click.option("--result-format", type=click.Choice(["summary", "complete"]), default="summary", show_default=True,
+              help="Result format of new checkpoints: summary keeps no failing values; complete keeps them all "
+                   "(and the value of a failed SQL metric check).")
+def gx_init(contract: str, project_dir: str, result_format: str) -> None:
+    """Create or update a GX file-context project for CONTRACT.
+
+    Per model: a DataFrame asset of a Spark data source named like the contract, the compiled suite,
+    a validation definition and a checkpoint that updates Data Docs. Objects you added are kept.
+    """
+    from dc_bridge.integrations.gx_project import ProjectConflict, init_project
+    from dc_bridge.runner import ContractError
+
+    try:
+        report = init_project(contract, project_dir, result_format)
+    except ContractError as exc:
+        _contract_errors(contract, exc)
+    except ProjectConflict as exc:
+        click.echo(f"dc-bridge gx init: nothing written; {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    click.echo(f"GX project {report.project}")
+    for change in report.changes:
+        click.echo(f"  {change.kind:<22} {change.name}  {change.what}")
+    for check_id, why in report.left_out.items():
+        click.echo(f"  left out (error in the verdict): {check_id}: {why}")
+    click.echo("Run a model's checkpoint with plain GX, then fold the results (docs/gx-project.md):")
+    for model, name in report.checkpoints.items():
+        click.echo(f"  context.checkpoints.get({name!r}).run(batch_parameters={{'dataframe': <{model} DataFrame>}}"
+                   + (", expectation_parameters={...}" if report.parameters else "") + ")")
+    click.echo(f"  dc_bridge.fold_gx([<checkpoint results>], {contract!r})")
+    if report.parameters:
+        click.echo("Expectation parameters the checkpoints need:")
+        for name, what in report.parameters.items():
+            click.echo(f"  {name}: {what}")
+    if len(report.views) > 1:
+        click.echo("Temp views foreign-key expectations read (register each model's DataFrame under its name):")
+        for model, view in report.views.items():
+            click.echo(f"  {model}: {view}")
+
+
+@click.group(name="soda")
+def soda_group() -> None:
+    """Run a contract's compiled SodaCL in your own Soda Core v3 scans."""
+
+
+@soda_group.command(name="config")
+@click.argument("contract", type=click.Path(exists=True, dir_okay=False, path_type=str))
+@click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False, path_type=str),
+              help="The folder `dc-bridge compile --out` wrote soda_checks/ under.")
+@click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the config here instead of stdout.")
+def soda_config_command(contract: str, out_dir: str, output_file: str | None) -> None:
+    """Print what a plain Soda scan of CONTRACT's SodaCL on a Spark session needs: the data source
+    name and, per model, the temp view to register its DataFrame as and the SodaCL file.
+
+    Exit 1 when a SodaCL file is missing or stale (run `dc-bridge compile`).
+    """
+    from dc_bridge.integrations.soda_config import config_text, soda_config
+    from dc_bridge.runner import ContractError
+
+    try:
+        config, stale = soda_config(contract, out_dir)
+    except ContractError as exc:
+        _contract_errors(contract, exc)
+    text = config_text(config)
+    if output_file:
+        Path(output_file).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+    if stale:
+        click.echo("missing or stale SodaCL (run `dc-bridge compile " + contract + f" --out {out_dir}`):\n"
+                   + "\n".join(f"  {p}" for p in stale), err=True)
+        sys.exit(EXIT_FINDINGS)
