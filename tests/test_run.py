@@ -210,7 +210,10 @@ def test_api_outcomes_and_verdict(shop):
     custom = {c.check_id: set(c.engines) for c in verdict.checks() if c.kind.startswith("custom")}
     assert custom == {"gx_row_count": {"gx"}, "soda_row_count": {"soda"}}
     freshness = next(c for c in verdict.checks() if c.kind == "freshness")
-    assert freshness.outcome == "passed" and freshness.observed == pytest.approx(3600, abs=120)
+    # the newest order is an hour older than NOW; the run measures its age at its own start
+    run_start = datetime.fromisoformat(verdict.started_at).replace(tzinfo=None)
+    expected_age = (run_start - (NOW - timedelta(hours=1))).total_seconds()
+    assert freshness.outcome == "passed" and freshness.observed == pytest.approx(expected_age, abs=2)
     assert {m.name: m.outcome for m in verdict.models} == {"customers": "failed", "orders": "failed"}
     assert verdict.outcome == "failed" and verdict.exit_code() == 1
     assert (verdict.contract_id, verdict.contract_version) == ("shop", "2.0.0")
