@@ -1,7 +1,8 @@
 """Failing values for failed checks, fetched once by the bridge after the engines ran.
 
-Both engines run with samples off: they cost a query per failed check each, and Soda would fetch
-them again. Here the row-level checks of a model (pattern, set, length, range, latency, retention)
+GX and Soda run with samples off: they cost a query per failed check each, and Soda would fetch
+them again. The native engine (`--engines spark`) takes them from the pass it counts in, and they
+are used as they are. Otherwise the row-level checks of a model (pattern, set, length, range, latency, retention)
 share ONE aggregation that takes the smallest and the largest failing value of each; a uniqueness
 key costs one grouping (up to 5 repeated values, and how many distinct values repeat: DESIGN.md
 section 3 counts rows, and reports the distinct duplicated values beside them); a foreign key one
@@ -67,9 +68,19 @@ def _orphans(frame, check: Check, frames: dict) -> list:
 def attach_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetime) -> Verdict:
     """The verdict with failing values (and distinct duplicate counts) on its failed and warning checks."""
     by_id = {check.id: check for check in plan.checks}
-    failed = [by_id[v.check_id] for v in verdict.checks()
-              if v.outcome in ("failed", "warning") and v.check_id in by_id and by_id[v.check_id].model in frames]
     notes: dict[str, dict[str, Any]] = {}
+    failed = []
+    for found in verdict.checks():
+        if found.outcome not in ("failed", "warning") or found.check_id not in by_id or by_id[found.check_id].model not in frames:
+            continue
+        native = found.engines.get("spark")
+        if native is not None and native.outcome == "failed":
+            # the native engine took them from the pass it counted in: no query of our own
+            notes[found.check_id] = {"samples": native.samples, "duplicated_values": native.duplicated_values}
+            if by_id[found.check_id].sensitive:
+                notes[found.check_id] = {"samples_note": WITHHELD}
+        else:
+            failed.append(by_id[found.check_id])
     keyed = 0
     for model in {check.model for check in failed}:
         frame = frames[model]

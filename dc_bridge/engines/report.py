@@ -33,8 +33,11 @@ class CheckResult:
     unexpected_percent: float | None = None
     # the engine's expectation type (GX) or SodaCL check line (Soda) that produced this result
     native_name: str | None = None
-    # failed-row samples; always empty for now (bounded, and off for sensitive fields, later)
+    # a few failing values, from engines that get them from the pass they count in (the native
+    # engine); never for sensitive fields. The bridge fetches them itself for the other engines.
     samples: list[Any] = field(default_factory=list)
+    # uniqueness: how many distinct values (or key combinations) repeat
+    duplicated_values: int | None = None
     error: str | None = None
 
 

@@ -116,12 +116,17 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
         else:
             runnable.append(check)
 
-    # one pass: the row count, every violation count, every freshness max
+    # one pass: the row count, every violation count with its smallest and largest failing value
+    # (the samples, so they cost no pass of their own), every freshness max
     fused = [F.count(F.lit(1)).alias("rows")]
     for index, check in enumerate(runnable):
         build = VIOLATIONS.get(type(check.params))
         if build is not None:
-            fused.append(F.sum(F.when(build(check, check.params, now), 1).otherwise(0)).alias(f"v{index}"))
+            violated = build(check, check.params, now)
+            fused.append(F.sum(F.when(violated, 1).otherwise(0)).alias(f"v{index}"))
+            if _shows_values(check):
+                shown = column(check.columns[0])
+                fused += [F.min(F.when(violated, shown)).alias(f"lo{index}"), F.max(F.when(violated, shown)).alias(f"hi{index}")]
         elif isinstance(check.params, c.Freshness):
             fused.append(F.max(column(check.column)).alias(f"v{index}"))
     totals = df.agg(*fused).first()
@@ -130,7 +135,8 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
     for index, check in enumerate(runnable):
         params = check.params
         if type(params) in VIOLATIONS:
-            results[check.id] = _judge(check, count=int(totals[f"v{index}"] or 0), rows=rows, native="count_if")
+            examples = _examples(totals[f"lo{index}"], totals[f"hi{index}"]) if _shows_values(check) else []
+            results[check.id] = _judge(check, count=int(totals[f"v{index}"] or 0), rows=rows, native="count_if", samples=examples)
         elif isinstance(params, c.Freshness):
             age = age_seconds(totals[f"v{index}"], now)
             results[check.id] = CheckResult(check.id, "spark", "failed", native_name="max") if age is None else \
@@ -138,7 +144,8 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
         elif isinstance(params, c.RowCount):
             results[check.id] = _judge(check, value=float(rows), native="count")
         elif isinstance(params, c.Unique):
-            results[check.id] = _judge(check, count=_duplicate_rows(df, check.columns), rows=rows, native="group by")
+            count, distinct, examples = _duplicates(df, check)
+            results[check.id] = _judge(check, count=count, rows=rows, native="group by", samples=examples, duplicated_values=distinct)
         elif isinstance(params, c.ForeignKey):
             results[check.id] = _foreign_key(df, check, params, frames, rows)
         elif isinstance(params, c.SqlMetric):
@@ -146,26 +153,48 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
     return results
 
 
-def _judge(check: Check, *, native: str, count: int | None = None, rows: int | None = None, value: float | None = None) -> CheckResult:
+def _judge(check: Check, *, native: str, count: int | None = None, rows: int | None = None, value: float | None = None,
+           samples: list | None = None, duplicated_values: int | None = None) -> CheckResult:
     percent = None
     if count is not None:
         percent = 100.0 * count / rows if rows else 0.0
         value = percent if check.unit == "percent" else float(count)
     outcome = "passed" if check.threshold.holds(value) else "failed"
-    return CheckResult(check.id, "spark", outcome, observed=value, unexpected_count=count, unexpected_percent=percent, native_name=native)
+    return CheckResult(check.id, "spark", outcome, observed=value, unexpected_count=count, unexpected_percent=percent,
+                       native_name=native, samples=(samples or []) if outcome == "failed" else [],
+                       duplicated_values=duplicated_values if outcome == "failed" else None)
 
 
-def _duplicate_rows(df, names: tuple[str, ...]) -> int:
+def _shows_values(check: Check) -> bool:
+    """Failing values are shown unless the field is sensitive, or the failure has no value (a null)."""
+    return bool(check.columns) and not check.sensitive and not isinstance(check.params, c.NotNull)
+
+
+def _examples(*values) -> list:
+    """The distinct non-null values, JSON-friendly (timestamps and decimals as text)."""
+    return [v if isinstance(v, (str, int, float, bool)) else list(v) if isinstance(v, (list, tuple)) else str(v)
+            for v in dict.fromkeys(v for v in values if v is not None)]
+
+
+def _duplicates(df, check: Check) -> tuple[int, int, list]:
+    """(rows whose key repeats, distinct repeated keys, smallest and largest repeated key): one job."""
     from pyspark.sql import functions as F
 
     present = df
-    for name in names:
+    for name in check.columns:
         present = present.where(column(name).isNotNull())
-    groups = present.groupBy(*[column(name) for name in names]).count().where(F.col("count") > 1)
-    return int(groups.agg(F.coalesce(F.sum("count"), F.lit(0))).first()[0])
+    keys = [column(name) for name in check.columns]
+    key = keys[0] if len(keys) == 1 else F.struct(*keys)
+    groups = present.groupBy(key.alias("key")).count().where(F.col("count") > 1)
+    row = groups.agg(F.coalesce(F.sum("count"), F.lit(0)).alias("rows"), F.count(F.lit(1)).alias("keys"),
+                     F.min("key").alias("lo"), F.max("key").alias("hi")).first()
+    examples = [] if check.sensitive else _examples(row["lo"], row["hi"])
+    return int(row["rows"]), int(row["keys"]), examples
 
 
 def _foreign_key(df, check: Check, params: c.ForeignKey, frames: dict, rows: int) -> CheckResult:
+    from pyspark.sql import functions as F
+
     target = frames.get(params.to_model)
     if target is None:
         return CheckResult(check.id, "spark", "error", native_name="anti join",
@@ -173,7 +202,11 @@ def _foreign_key(df, check: Check, params: c.ForeignKey, frames: dict, rows: int
     keys = [f"k{i}" for i in range(len(check.columns))]
     child = df.select(*[column(name).alias(key) for key, name in zip(keys, check.columns)]).dropna()
     parent = target.select(*[column(name).alias(key) for key, name in zip(keys, params.to_columns)]).dropna().distinct()
-    return _judge(check, count=child.join(parent, keys, "left_anti").count(), rows=rows, native="anti join")
+    orphan_key = F.col("k0") if len(keys) == 1 else F.struct(*keys)
+    row = child.join(parent, keys, "left_anti").agg(F.count(F.lit(1)).alias("n"), F.min(orphan_key).alias("lo"),
+                                                     F.max(orphan_key).alias("hi")).first()
+    examples = [] if check.sensitive else _examples(row["lo"], row["hi"])
+    return _judge(check, count=int(row["n"]), rows=rows, native="anti join", samples=examples)
 
 
 def _sql_metric(spark, check: Check, params: c.SqlMetric, view: str) -> CheckResult:
