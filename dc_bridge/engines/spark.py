@@ -118,18 +118,23 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
 
     # one pass: the row count, every violation count with its smallest and largest failing value
     # (the samples, so they cost no pass of their own), every freshness max
+    # Each violation is computed once per row in a projection (flag f<i>, failing value s<i>), and the
+    # aggregation only sums and compares those: a regex is not evaluated again for the samples.
+    projected = []
     fused = [F.count(F.lit(1)).alias("rows")]
     for index, check in enumerate(runnable):
         build = VIOLATIONS.get(type(check.params))
         if build is not None:
             violated = build(check, check.params, now)
-            fused.append(F.sum(F.when(violated, 1).otherwise(0)).alias(f"v{index}"))
+            projected.append(F.coalesce(violated, F.lit(False)).alias(f"f{index}"))
+            fused.append(F.sum(F.col(f"f{index}").cast("long")).alias(f"v{index}"))
             if _shows_values(check):
-                shown = column(check.columns[0])
-                fused += [F.min(F.when(violated, shown)).alias(f"lo{index}"), F.max(F.when(violated, shown)).alias(f"hi{index}")]
+                projected.append(F.when(violated, column(check.columns[0])).alias(f"s{index}"))
+                fused += [F.min(f"s{index}").alias(f"lo{index}"), F.max(f"s{index}").alias(f"hi{index}")]
         elif isinstance(check.params, c.Freshness):
-            fused.append(F.max(column(check.column)).alias(f"v{index}"))
-    totals = df.agg(*fused).first()
+            projected.append(column(check.column).alias(f"s{index}"))
+            fused.append(F.max(f"s{index}").alias(f"v{index}"))
+    totals = (df.select(*projected) if projected else df).agg(*fused).first()
     rows = int(totals["rows"])
 
     for index, check in enumerate(runnable):
