@@ -1,11 +1,13 @@
 """dc-bridge: data contracts to Great Expectations and Soda checks on Spark, folded into one verdict.
 
-Python API: `dc_bridge.run(contract, dataframes=None, spark=None, engines=("gx", "soda"), server=None) -> Verdict`.
+Python API: `dc_bridge.run(contract, dataframes=None, spark=None, engines=("gx", "soda"), server=None) -> Verdict`;
+`dc_bridge.fold_gx(checkpoint_result, contract)` and `dc_bridge.fold_soda(scan, contract)` fold GX
+checkpoints and Soda scans run outside dc-bridge into the same Verdict.
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["run", "__version__"]
+__all__ = ["run", "fold_gx", "fold_soda", "__version__"]
 
 
 def __getattr__(name: str):
@@ -14,4 +16,8 @@ def __getattr__(name: str):
         from dc_bridge.runner import run
 
         return run
+    if name in ("fold_gx", "fold_soda"):
+        from dc_bridge.integrations import fold
+
+        return getattr(fold, name)
     raise AttributeError(f"module 'dc_bridge' has no attribute {name!r}")

@@ -99,13 +99,18 @@ def _load_or_exit(path: str):
 @click.option("--where", help="A Spark SQL filter applied to every model before checking, e.g. \"order_date >= '2024-01-01'\".")
 @click.option("--master", help="Spark master URL (default: an embedded local session).")
 @click.option("--conf", "conf_options", multiple=True, metavar="KEY=VALUE", help="Spark configuration (repeatable).")
-@click.option("--output", "output_format", type=click.Choice(["console", "json", "junit"]), default="console", show_default=True)
-@click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the json/junit report here.")
+@click.option("--output", "output_format", type=click.Choice(["console", "json", "junit", "html"]), default="console", show_default=True)
+@click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the json/junit/html report here.")
+@click.option("--data-docs", type=click.Path(file_okay=False, path_type=str),
+              help="Also build a GX Data Docs site of the contract's suites in this folder (a second GX pass).")
 @click.option("--fail-on", type=click.Choice(["failed", "warning"]), default="failed", show_default=True,
               help="Exit 1 on failures only, or on warnings too.")
 @click.option("--samples/--no-samples", default=True, show_default=True,
               help="Fetch a few failing values per failed check (never for pii or sensitive fields).")
-def run_command(contract, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples) -> None:
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Limit each engine's run on each model; on expiry its Spark jobs are cancelled and its checks are errors.")
+def run_command(contract, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
+                data_docs, timeout) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
 
     Exit 0 passed (warnings allowed unless --fail-on warning), 1 failed, 2 error or bad input.
@@ -129,7 +134,8 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
             conf[key] = value
         with console.status("checking") as status:
             verdict = run(contract, engines=[e.strip() for e in engines.split(",") if e.strip()], server=server, data=data,
-                          where=where, master=master, conf=conf, samples=samples, progress=lambda message: status.update(message))
+                          where=where, master=master, conf=conf, samples=samples, progress=lambda message: status.update(message),
+                          data_docs=data_docs, timeout=timeout)
     except ContractError as exc:
         click.echo(FORMATTERS["text"](exc.findings, [contract]), err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -139,7 +145,10 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
     if output_format == "console":
         verdict_formats.print_console(verdict, console)
     else:
-        text = verdict_formats.as_json(verdict) if output_format == "json" else verdict_formats.as_junit(verdict)
+        from dc_bridge.report import html
+
+        text = (html.for_run(verdict, data_docs, output_file) if output_format == "html" else
+                verdict_formats.as_json(verdict) if output_format == "json" else verdict_formats.as_junit(verdict))
         if output_file:
             Path(output_file).write_text(text + "\n", encoding="utf-8")
         else:
@@ -147,3 +156,9 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
     if output_file and output_format != "console":
         verdict_formats.print_console(verdict, Console(stderr=True))
     sys.exit(verdict.exit_code(fail_on))
+
+
+from dc_bridge.governance_cli import register as _register_governance
+_register_governance(main)
+from dc_bridge.integrations.commands import register as _register_integrations
+_register_integrations(main)

@@ -48,6 +48,7 @@ _CODES = [
     # constraints and quality rules
     Code("DCB140", "error", "Invalid regular expression", "Write a pattern that compiles in Java (Spark evaluates it with java.util.regex)."),
     Code("DCB141", "warning", "Regular expression not verified with Java", "Install Java 17 so lint can compile patterns the way Spark does."),
+    Code("DCB142", "warning", "Regular expression can backtrack catastrophically", "Remove the nested repetition (write `(a+)+` as `a+`), or make the inner part possessive (`a++`) or atomic (`(?>...)`); run with --timeout."),
     Code("DCB150", "error", "Invalid duration", "Use ISO 8601 (`PT24H`, `P1D`) or a simple duration (`25h`, `30d`, `1 year`)."),
     Code("DCB160", "error", "Threshold can never hold", "Put the smaller bound first and make sure the range is not empty."),
     Code("DCB161", "error", "Missing or ambiguous threshold", "Give exactly one of mustBe, mustNotBe, mustBeGreaterThan, ..., mustBeBetween."),
@@ -64,6 +65,40 @@ _CODES = [
     Code("DCB183", "error", "Custom check has no implementation", "Give `implementation` (ODCS) or `specification` (DCS)."),
     Code("DCB184", "error", "Invalid SodaCL", "Write the SodaCL as a mapping or YAML text that parses."),
     Code("DCB185", "warning", "GX 0.x expectation spelling", "Write `type:` (GX 1.x) instead of `expectation_type:`; dc-bridge maps it for you."),
+    # contract evolution (`dc-bridge diff`, `check-version`): breaking changes (MAJOR) are warnings,
+    # non-breaking (MINOR) and patch changes info; whether a change is allowed is check-version's call
+    Code("DCB200", "warning", "Model removed", "Keep the model, or bump the MAJOR version and tell its consumers first."),
+    Code("DCB201", "warning", "Field removed", "Keep the field (deprecate it in its description), or bump the MAJOR version."),
+    Code("DCB202", "warning", "Type changed incompatibly", "Change a type only along a safe widening (docs/evolution.md), or bump the MAJOR version."),
+    Code("DCB203", "warning", "Field made required", "Add the field as optional first, or bump the MAJOR version: data without it now fails."),
+    Code("DCB204", "warning", "Constraint tightened", "Data that passed before may fail now; bump the MAJOR version or keep the old constraint."),
+    Code("DCB205", "warning", "Quality rule tightened", "Data that passed before may fail now; bump the MAJOR version or keep the old threshold."),
+    Code("DCB206", "warning", "Service level relaxed", "Consumers were promised the old service level; bump the MAJOR version or keep it."),
+    Code("DCB207", "warning", "Classification or PII marking removed", "Consumers rely on the marking to protect the data; restore it, or bump the MAJOR version."),
+    Code("DCB208", "warning", "Data moved or renamed", "Consumers read the data by this name or location; keep it, or bump the MAJOR version."),
+    Code("DCB210", "info", "Model, optional field or server added", "Needs at least a MINOR version bump."),
+    Code("DCB211", "info", "Type widened safely", "Needs at least a MINOR version bump."),
+    Code("DCB212", "info", "Field made optional", "Needs at least a MINOR version bump; consumers must now expect nulls."),
+    Code("DCB213", "info", "Constraint relaxed", "Needs at least a MINOR version bump."),
+    Code("DCB214", "info", "Quality rule relaxed or removed", "Needs at least a MINOR version bump."),
+    Code("DCB215", "info", "Service level strengthened", "Needs at least a MINOR version bump."),
+    Code("DCB216", "info", "Classification or PII marking added", "Needs at least a MINOR version bump."),
+    Code("DCB220", "info", "Documentation changed", "Needs at least a PATCH version bump."),
+    Code("DCB230", "error", "Version bump too small", "Bump the version as the message says: MAJOR for breaking changes, MINOR for non-breaking ones, PATCH for documentation."),
+    Code("DCB231", "error", "Not a semantic version", "Write the version as MAJOR.MINOR.PATCH (e.g. `version: 1.4.0`; quote it if YAML would read a number)."),
+    Code("DCB232", "error", "Old version not found in git", "Name a revision and a path committed at it, e.g. `main:contracts/orders.yaml`, and run inside the repository."),
+    # inheritance (`x-dc-bridge-extends`): a child may tighten its parents, never loosen them
+    Code("DCB240", "error", "Service level weaker than a parent's", "Keep the parent's service level or make it stricter."),
+    Code("DCB241", "error", "Quality rule weaker than a parent's", "Keep the parent's threshold and severity or make them stricter."),
+    Code("DCB242", "error", "Classification weaker than a parent's", "Keep the parent's classification and PII marking, or raise them."),
+    Code("DCB243", "error", "Required field made optional", "Keep `required: true` on fields the parent requires."),
+    Code("DCB244", "error", "Parent contract not found", "Fix the path in `x-dc-bridge-extends`; it is relative to the contract that names it."),
+    Code("DCB245", "error", "Inheritance cycle", "Remove one `x-dc-bridge-extends` entry of the cycle: a contract cannot be its own ancestor."),
+    # schema drift (`dc-bridge drift`): the contract against the DataFrame's actual Spark schema
+    Code("DCB300", "error", "Column missing from the data", "Add the column to the data, or remove the field from the contract (a breaking change)."),
+    Code("DCB301", "error", "Column type differs from the contract", "Cast the column to the contract's type, or change the contract's type."),
+    Code("DCB302", "info", "Column not in the contract", "Describe the column in the contract, or drop it from the data (`--strict` makes this an error)."),
+    Code("DCB303", "info", "No data to compare", "Pass --data MODEL=PATH (or a server) for the model to check its schema."),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}

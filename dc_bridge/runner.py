@@ -13,6 +13,7 @@ from typing import Callable
 from dc_bridge import __version__, artifacts
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.contract.model import Contract
+from dc_bridge.drift import schema_drift
 from dc_bridge.engines import spark as spark_engine
 from dc_bridge.engines.report import EngineReport
 from dc_bridge.findings import Finding
@@ -21,6 +22,8 @@ from dc_bridge.report.explain import coverage
 from dc_bridge.samples import attach_samples
 from dc_bridge.spark import DataError, DataLocation, choose_server, get_session, model_dataframe
 from dc_bridge.sql import view_name
+from dc_bridge.timeouts import within
+from dc_bridge.vacuous import note_vacuous
 from dc_bridge.verdict import Verdict, fold
 
 ENGINES = ("gx", "soda", "spark")
@@ -41,8 +44,8 @@ CHECK_LOCAL_CODES: dict[str, set[str]] = {
     "DCB140": {"regex"},
     "DCB160": {"sql_metric", "row_count", "not_null", "unique", "unique_combination", "regex", "in_set"},
     "DCB161": {"sql_metric", "row_count"},
-    "DCB170": {"not_executable", "sql_metric"},
-    "DCB171": {"not_executable", "sql_metric"},
+    "DCB170": {"not_executable", "sql_metric", "custom_gx", "custom_soda"},
+    "DCB171": {"not_executable", "sql_metric", "custom_gx", "custom_soda"},
     "DCB172": {"not_executable", "sql_metric"},
     "DCB181": {"custom_gx"},
     "DCB184": {"custom_soda"},
@@ -51,8 +54,10 @@ CHECK_LOCAL_CODES: dict[str, set[str]] = {
 
 def load_for_run(contract: str | Path | Contract) -> tuple[Contract, list[Finding]]:
     """The contract and its check-local errors; any other lint error stops the run (ContractError)."""
-    if isinstance(contract, Contract):
-        return contract, []
+    if isinstance(contract, Contract):  # not linted as a file, but a refused query or regex must still be `error`
+        from dc_bridge.contract.lint import semantic_findings
+
+        return contract, [f for f in semantic_findings(contract) if f.level == "error" and f.code in CHECK_LOCAL_CODES]
     result = lint_file(contract)
     errors = [f for f in result.findings if f.level == "error"]
     stopping = [f for f in errors if f.code not in CHECK_LOCAL_CODES]
@@ -76,13 +81,17 @@ def invalid_checks(plan, findings: list[Finding]) -> dict[str, str]:
 def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=None, engines: tuple[str, ...] | list[str] = DEFAULT_ENGINES,
         server: str | None = None, data: dict[str, DataLocation] | None = None, where: str | None = None,
         master: str | None = None, conf: dict[str, str] | None = None, samples: bool = True,
-        progress: Callable[[str], None] | None = None) -> Verdict:
+        progress: Callable[[str], None] | None = None, data_docs: str | Path | None = None,
+        timeout: float | None = None) -> Verdict:
     """Check `contract` on Spark with the selected engines and return the verdict.
 
     `dataframes` maps model names to DataFrames the caller already has; other models are read from
     `data` (model -> location) or the contract's server. A session passed in (or already active) is
     used and never stopped; a session this call creates is stopped at the end. `samples` fetches
-    a few failing values per failed check (never for pii or sensitive fields).
+    a few failing values per failed check (never for pii or sensitive fields). `data_docs`: a folder
+    to build a GX Data Docs site of the contract's suites in (integrations/gx_project.py).
+    `timeout`: seconds one engine may take on one model; then its Spark jobs are cancelled and its
+    checks are `error` (dc_bridge/timeouts.py).
     """
     selected = tuple(e for e in ENGINES if e in engines)
     unknown = set(engines) - set(ENGINES)
@@ -119,14 +128,27 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
             for engine in selected:
                 say(f"{engine}: {model}")
                 began = time.perf_counter()
-                reports[model][engine] = _run_engine(engine, spark, frames, compiled, model, checks, started_at)
+                reports[model][engine] = within(
+                    timeout, spark, f"{engine} on {model}",
+                    lambda: _run_engine(engine, spark, frames, compiled, model, checks, started_at),
+                    on_timeout=lambda reason: EngineReport(engine, model, {}, float(timeout), error=reason))
                 seconds[engine] += time.perf_counter() - began
+        drift = [finding.to_dict() for finding in schema_drift(loaded, frames)]  # reads schemas only: no Spark job
         verdict = fold(compiled.plan, reports, runs_in, selected, invalid=invalid, contract_file=loaded.file, where=where,
                        started_at=started_at.isoformat(), engine_seconds={e: round(s, 3) for e, s in seconds.items()},
-                       versions=versions)
+                       versions=versions, drift=drift)
+        # after a timeout, a task Spark could not interrupt may still hold the cores: these extra
+        # jobs get the same limit, and on expiry the verdict goes without their notes
+        verdict = within(timeout, spark, "empty models", lambda: note_vacuous(verdict, frames), on_timeout=lambda _: verdict)
         if samples and verdict.outcome != "passed":
             say("fetching failing values")
-            verdict = attach_samples(verdict, compiled.plan, frames, started_at)
+            verdict = within(timeout, spark, "samples", lambda: attach_samples(verdict, compiled.plan, frames, started_at),
+                             on_timeout=lambda _: verdict)
+        if data_docs is not None:
+            from dc_bridge.integrations.gx_project import build_data_docs
+
+            say("gx: Data Docs")
+            build_data_docs(spark, frames, compiled, data_docs, started_at)
     finally:
         for view in views:
             spark.catalog.dropTempView(view)

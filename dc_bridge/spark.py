@@ -98,13 +98,27 @@ def read_location(spark, model: Model, location: DataLocation):
     reader = spark.read.format(location.format)
     if location.format == "csv":
         reader = reader.option("header", "true").option("mode", "PERMISSIVE")
-    if location.format in ("csv", "json"):
-        reader = reader.schema(spark_schema(model))
     try:
+        if location.format == "csv":
+            reader = reader.schema(_csv_schema(spark, model, location.path))
+        elif location.format == "json":
+            reader = reader.schema(spark_schema(model))
         return reader.load(location.path)
     except Exception as exc:  # Spark raises AnalysisException and friends; report as data error
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise DataError(f"model `{model.name}`: cannot read {location.format} data at {location.path}: {first}") from None
+
+
+def _csv_schema(spark, model: Model, path: str):
+    """The contract's types in the order of the file's header: Spark applies a CSV schema by
+    position, so columns in another order than the contract would land in the wrong fields, and a
+    column the file lacks would appear as all-null. Columns the contract does not name stay strings."""
+    from pyspark.sql import types as T
+
+    header = spark.read.format("csv").option("header", "true").load(path).columns  # reads the header only
+    typed = {f.name.lower(): f for f in spark_schema(model).fields}
+    return T.StructType([T.StructField(name, typed[name.lower()].dataType, True) if name.lower() in typed
+                         else T.StructField(name, T.StringType(), True) for name in header])
 
 
 def choose_server(contract: Contract, name: str | None) -> Server | None:

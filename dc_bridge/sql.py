@@ -27,8 +27,16 @@ logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 _PLACEHOLDER = re.compile(r"\$?\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}")
 
-# functions that reach outside the data (JVM reflection) are refused even inside a SELECT
-_FORBIDDEN_FUNCTIONS = {"reflect", "java_method", "try_reflect"}
+# functions that reach outside the data are refused even inside a SELECT: JVM reflection, file
+# and stream readers, HTTP and secrets (Databricks), and the names of the files a table is read from
+_FORBIDDEN_FUNCTIONS = {
+    "reflect", "java_method", "try_reflect",
+    "read_files", "read_kafka", "read_kinesis", "read_pubsub", "read_pulsar", "read_statestore", "cloud_files_state",
+    "http_request", "secret", "try_secret", "ai_query",
+    "input_file_name", "input_file_block_start", "input_file_block_length",
+}
+# `parquet.`/path`` and friends: Spark reads the file at that path directly
+_FILE_SOURCES = {"parquet", "csv", "json", "orc", "avro", "text", "binaryfile", "delta", "iceberg", "hudi", "xml", "jdbc", "file"}
 
 
 class SqlProblem(ValueError):
@@ -96,6 +104,23 @@ def check_read_only(query: str) -> exp.Expression:
     for node in statement.walk():
         if isinstance(node, (exp.DDL, exp.DML, exp.Command, exp.Set)) and not isinstance(node, exp.Query):
             raise SqlProblem("DCB170", f"the SQL contains a `{type(node).__name__.upper()}` statement")
-        if isinstance(node, exp.Anonymous) and str(node.this).lower() in _FORBIDDEN_FUNCTIONS:
-            raise SqlProblem("DCB170", f"the SQL calls {node.this}(), which reaches outside the data")
+        if isinstance(node, exp.Into):  # SELECT ... INTO t is CREATE TABLE t AS SELECT in Spark's SQL
+            raise SqlProblem("DCB170", "the SQL writes its result into a table (SELECT ... INTO)")
+        if isinstance(node, exp.QueryTransform):  # SELECT TRANSFORM(...) USING 'script' runs a program
+            raise SqlProblem("DCB170", "the SQL runs a script (SELECT TRANSFORM ... USING)")
+        name = _function_name(node)
+        if name in _FORBIDDEN_FUNCTIONS:
+            raise SqlProblem("DCB170", f"the SQL calls {name}(), which reaches outside the data")
+        if isinstance(node, exp.Table) and isinstance(node.args.get("db"), exp.Identifier) \
+                and node.args["db"].name.lower() in _FILE_SOURCES:
+            raise SqlProblem("DCB170", f"the SQL reads files directly ({node.args['db'].name}.`{node.name}`)")
     return statement
+
+
+def _function_name(node: exp.Expression) -> str | None:
+    """The lower-case name a function call is looked up by, however it is written (`REFLECT`, `` `reflect` ``)."""
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower()
+    if isinstance(node, exp.Func):
+        return node.sql_name().lower()
+    return None

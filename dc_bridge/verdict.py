@@ -67,6 +67,9 @@ class Verdict(BaseModel):
     engine_seconds: dict[str, float] = Field(default_factory=dict)
     engine_errors: dict[str, str] = Field(default_factory=dict)
     where: str | None = None
+    # schema drift between the contract and the data (dc-bridge drift's findings; informational here:
+    # a missing column or a wrong type already fails the model's exists and type checks)
+    drift: list[dict[str, Any]] = Field(default_factory=list)
     started_at: str | None = None
     seconds: float | None = None
     versions: dict[str, str] = Field(default_factory=dict)

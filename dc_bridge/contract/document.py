@@ -18,6 +18,11 @@ from dc_bridge.findings import FatalFinding, Finding
 
 # A contract is text written by people; anything this large is a mistake or an attack.
 MAX_CONTRACT_BYTES = int(os.environ.get("DC_BRIDGE_MAX_CONTRACT_BYTES", 10 * 1024 * 1024))
+# Small files can be large too: deep nesting crashes the YAML composer (libyaml recurses in C) and
+# aliases (`&a` ... `*a`) can expand a few lines into billions of values for every later step.
+MAX_NESTING = 100
+MAX_ALIAS_EXPANSION = 10  # expanded values per value written, beyond a floor of ALIAS_FLOOR
+ALIAS_FLOOR = 100_000
 
 
 class YamlMap(dict):
@@ -160,7 +165,50 @@ def read_document(path: str | Path) -> Document:
     return parse_document(text, file)
 
 
+def _shape_problem(text: str) -> tuple[str, int | None] | None:
+    """(problem, line) when the YAML nests deeper than MAX_NESTING or its aliases expand it beyond
+    the limit; None otherwise (also for YAML that does not parse: the parser reports that).
+    Reads parser events only, so neither check builds (or expands) anything."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    written = 0
+    sizes: dict[str, int] = {}  # anchor -> expanded size of the node it names
+    open_nodes: list[list] = [[None, 0]]  # [anchor, expanded size so far]; the first is the stream
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if len(open_nodes) > MAX_NESTING:
+                    return f"it nests deeper than {MAX_NESTING} levels", event.start_mark.line + 1
+                written += 1
+                open_nodes.append([event.anchor, 1])
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                anchor, size = open_nodes.pop()
+                if anchor is not None:
+                    sizes[anchor] = size
+                open_nodes[-1][1] += size
+            elif isinstance(event, yaml.ScalarEvent):
+                written += 1
+                if event.anchor is not None:
+                    sizes[event.anchor] = 1
+                open_nodes[-1][1] += 1
+            elif isinstance(event, yaml.AliasEvent):
+                open_nodes[-1][1] += sizes.get(event.anchor, 1)
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    expanded = open_nodes[0][1]
+    if expanded > ALIAS_FLOOR + MAX_ALIAS_EXPANSION * written:
+        return f"its aliases expand {written:,} written values to {expanded:,}", None
+    return None
+
+
 def parse_document(text: str, file: str) -> Document:
+    shape = _shape_problem(text)
+    if shape is not None:
+        problem, line = shape
+        raise FatalFinding(Finding("DCB006", file, "", f"{file} is too large once read: {problem}", line=line,
+                                   expected=f"at most {MAX_NESTING} levels of nesting and no alias bombs", found=problem))
     loader = _LineLoader(text)
     try:
         data = loader.get_single_data()

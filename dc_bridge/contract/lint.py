@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import re
 import shutil
 import subprocess
 from importlib import resources
@@ -20,8 +21,10 @@ import yaml
 
 from dc_bridge import gx_catalog
 from dc_bridge.contract.document import Document, format_path
+from dc_bridge.contract.inheritance import inheritance_findings
 from dc_bridge.contract.load import LoadResult, load_contract
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, Source, walk_fields
+from dc_bridge.contract.redos import nested_quantifier
 from dc_bridge.contract.types import NUMERIC_TYPES, STRING_TYPES, TEMPORAL_TYPES
 from dc_bridge.findings import Finding
 from dc_bridge.formats import format_regex
@@ -52,6 +55,10 @@ def lint_file(path: str | Path) -> LoadResult:
         result.findings.extend(f for f in schema_findings if (f.file, f.path) not in taken)
     if result.contract is not None:
         result.findings.extend(semantic_findings(result.contract))
+        result.findings.extend(inheritance_findings(result))
+    # the normalisers can meet one bad value on several paths (`schema: {}` is read for models,
+    # relationships and SLAs): report each finding once
+    result.findings[:] = list(dict.fromkeys(result.findings))
     result.findings.sort(key=lambda f: (f.file, f.line or 0, f.code))
     return result
 
@@ -78,8 +85,14 @@ def validate_schema(document: Document, kind: str, spec_version: str) -> list[Fi
     data = _for_schema(document.data, standard)
     findings = []
     seen = set()  # the same error can come from several branches of a schema (allOf, if/then)
-    for error in sorted(_validator(*key).iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+    errors = sorted(_validator(*key).iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    # a key the schema does not know can fail both `additionalProperties` (one branch of the schema)
+    # and `unevaluatedProperties` (the whole object): one finding says it
+    unevaluated = {(tuple(e.absolute_path), e.message.partition("(")[2]) for e in errors if e.validator == "unevaluatedProperties"}
+    for error in errors:
         path = tuple(error.absolute_path)
+        if error.validator == "additionalProperties" and (path, error.message.partition("(")[2]) in unevaluated:
+            continue
         finding = Finding("DCB100", document.file, format_path(path), f"schema: {_schema_message(error)}",
                           line=document.line_of(path), expected=_expected(error), found=_short(error.instance))
         if (finding.path, finding.message) not in seen:
@@ -196,6 +209,13 @@ def _constraint_findings(field: Field, options: str = "") -> list[Finding]:
             findings.append(_at(field.source, "DCB164", f"`{low_name}` {low} is larger than `{high_name}` {high}; no value can satisfy both",
                                 options + low_name, expected=f"{low_name} <= {high_name}", found=f"{low} > {high}"))
     logical = field.logical_type
+    if logical in NUMERIC_TYPES:
+        # a bound that is no number compares as NULL in Spark SQL: no value would ever be outside it
+        for name, bound in (("minimum", field.minimum), ("maximum", field.maximum),
+                            ("exclusiveMinimum", field.exclusive_minimum), ("exclusiveMaximum", field.exclusive_maximum)):
+            if bound is not None and not _is_number(bound):
+                findings.append(_at(field.source, "DCB101", f"`{name}` of a `{logical}` field must be a number",
+                                    options + name, expected="a number", found=_short(bound)))
     if logical is not None:
         if (field.pattern or field.min_length is not None or field.max_length is not None or field.format) and logical not in STRING_TYPES:
             findings.append(_at(field.source, "DCB165", f"string constraints on a `{logical}` field are checked on its text form",
@@ -208,6 +228,19 @@ def _constraint_findings(field: Field, options: str = "") -> list[Finding]:
         findings.append(_at(field.source, "DCB111", f"format `{field.format}` is not one dc-bridge can check; it is skipped",
                             options + "format", expected="email, uri, uuid, date, date-time, ipv4, ipv6, hostname", found=repr(field.format)))
     return findings
+
+
+def _is_number(value: Any) -> bool:
+    """A number, or text that is one (`"0.01"`, written in quotes to keep a decimal's digits)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    try:
+        float(str(value))
+    except ValueError:
+        return False
+    return True
 
 
 def _comparable(a: Any, b: Any) -> bool:
@@ -250,6 +283,56 @@ def _custom_findings(rule: QualityRule) -> list[Finding]:
     if rule.engine not in ("gx", "soda"):
         return [_at(rule.source, "DCB180", f"engine `{rule.engine}` is not one dc-bridge runs", "engine",
                     expected="great-expectations or soda", found=repr(rule.engine))]
+    return _custom_shape_findings(rule) or _custom_sql_findings(rule)
+
+
+# SQL a custom check hands to Spark: GX `unexpected_rows_query`, Soda `fail query`, `<metric> query`
+# (keys ending in "query"), and SQL expressions: Soda `<metric> expression`, `fail condition`,
+# `filter`, GX `row_condition`
+_SQL_EXPRESSION_KEYS = ("expression", "condition", "filter")
+_ANY_PLACEHOLDER = re.compile(r"\$?\{[^{}]*\}")
+
+
+def _custom_sql_findings(rule: QualityRule) -> list[Finding]:
+    """The SQL inside a custom check runs like quality SQL, so the same read-only rule applies."""
+    body = rule.implementation
+    if isinstance(body, str):
+        try:
+            body = yaml.safe_load(body)
+        except yaml.YAMLError:
+            return []
+    findings = []
+    for key, text in _string_values(body):
+        name = key.lower().replace("_", " ")
+        if name.endswith("query"):
+            query = text
+        elif name.endswith(_SQL_EXPRESSION_KEYS):
+            query = f"SELECT 1 FROM __dc_bridge_table__ WHERE {text}"
+        else:
+            continue
+        try:
+            check_read_only(_ANY_PLACEHOLDER.sub("__dc_bridge_table__", query))
+        except SqlProblem as problem:
+            if problem.code == "DCB171" and not name.endswith("query"):
+                continue  # a GX row_condition in GX's own syntax need not be SQL; only refused SQL counts
+            findings.append(_at(rule.source, problem.code, f"`{key}` of the custom check: {problem}", "implementation",
+                                expected="one read-only SELECT", found=_short(text)))
+    return findings
+
+
+def _string_values(node: Any, key: str = "") -> Iterable[tuple[str, str]]:
+    """(key, text) for every string value in a nested mapping/list, with the key it is written under."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _string_values(v, str(k))
+    elif isinstance(node, list):
+        for item in node:
+            yield from _string_values(item, key)
+    elif isinstance(node, str) and key:
+        yield key, node
+
+
+def _custom_shape_findings(rule: QualityRule) -> list[Finding]:
     body = rule.implementation
     if rule.engine == "soda":
         if isinstance(body, str):
@@ -290,6 +373,21 @@ def _regex_findings(patterns: list[tuple[str, Source, str]]) -> list[Finding]:
     distinct = sorted({p for p, _, _ in patterns})
     compiled = java_regex_errors(distinct)
     errors = None if compiled is None else [dict(zip(distinct, compiled))[p] for p, _, _ in patterns]
+    return _catastrophic_findings(patterns, errors) + _compile_findings(patterns, errors)
+
+
+def _catastrophic_findings(patterns: list[tuple[str, Source, str]], errors: list[str | None] | None) -> list[Finding]:
+    """DCB142 for patterns that compile but can backtrack exponentially (see contract/redos.py)."""
+    found = []
+    for index, (pattern, source, suffix) in enumerate(patterns):
+        problem = None if errors is not None and errors[index] else nested_quantifier(pattern)
+        if problem:
+            found.append(_at(source, "DCB142", f"the pattern can take exponential time on some values: {problem}", suffix,
+                             expected="no nested repetition", found=repr(pattern)))
+    return found
+
+
+def _compile_findings(patterns: list[tuple[str, Source, str]], errors: list[str | None] | None) -> list[Finding]:
     if errors is None:
         import re
 

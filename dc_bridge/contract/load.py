@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dc_bridge.contract.document import Document, format_path, read_document
+from dc_bridge.contract.document import MAX_NESTING, Document, format_path, read_document
 from dc_bridge.contract.model import Contract
 from dc_bridge.findings import FatalFinding, Finding
 
@@ -65,6 +65,12 @@ class Workspace:
 
     def enter(self, target: str, where: Finding) -> bool:
         """Push `target` (file#fragment) on the resolution stack; report a cycle and refuse if it is there."""
+        if len(self._stack) > MAX_NESTING:  # a chain of thousands of `$ref`s would exhaust Python's stack
+            if not any(f.code == "DCB006" and f.file == where.file for f in self.findings):
+                self.findings.append(Finding("DCB006", where.file, where.path, f"references nest deeper than {MAX_NESTING} levels",
+                                             line=where.line, expected=f"at most {MAX_NESTING} nested references",
+                                             found=" -> ".join(self._stack[-3:]) + " -> ..."))
+            return False
         if target in self._stack:
             cycle = self._stack[self._stack.index(target):] + [target]
             if frozenset(cycle) in self._cycles:

@@ -42,6 +42,39 @@ def _case_sensitive(df) -> bool:
         return False
 
 
+# kinds that compare one value per row: a struct, array or map column cannot take them
+_SINGLE_VALUE_KINDS = ("regex", "in_set", "length_between", "value_between")
+
+
+def unfit_message(df, check) -> str | None:
+    """Why `check` cannot run on its column's type (a pattern on an array column), or None. Spark
+    rejects such a comparison for the whole query, and Soda fuses the metrics of all columns into
+    one query: reported up front, it stays this check's error."""
+    from pyspark.sql.types import ArrayType, MapType, StructType
+
+    if check.kind not in _SINGLE_VALUE_KINDS or check.column is None:
+        return None
+    data_type = _column_type(df.schema, check.column, _case_sensitive(df))
+    if isinstance(data_type, (ArrayType, MapType, StructType)):
+        return f"column `{check.column}` is {data_type.simpleString()}; a {check.kind} check needs a single value per row"
+    return None
+
+
+def _column_type(schema, path: str, case_sensitive: bool):
+    from pyspark.sql.types import StructType
+
+    fold = (lambda text: text) if case_sensitive else str.lower
+    for field in schema.fields:
+        if fold(field.name) == fold(path):
+            return field.dataType
+        prefix = field.name + "."
+        if isinstance(field.dataType, StructType) and fold(path).startswith(fold(prefix)):
+            found = _column_type(field.dataType, path[len(prefix):], case_sensitive)
+            if found is not None:
+                return found
+    return None
+
+
 def missing_message(columns: list[str]) -> str:
     names = ", ".join(f"`{c}`" for c in columns)
     return f"column {names} is not in the data" if len(columns) == 1 else f"columns {names} are not in the data"

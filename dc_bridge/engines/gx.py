@@ -42,7 +42,7 @@ os.environ["GX_ANALYTICS_ENABLED"] = "false"
 
 from dc_bridge import checks as c  # noqa: E402
 from dc_bridge.checks import Check  # noqa: E402
-from dc_bridge.engines.columns import PRESENCE_KINDS, gx_column_name, missing_columns, missing_message  # noqa: E402
+from dc_bridge.engines.columns import PRESENCE_KINDS, gx_column_name, missing_columns, missing_message, unfit_message  # noqa: E402
 from dc_bridge.engines.report import CheckResult, EngineReport, age_seconds  # noqa: E402
 from dc_bridge.engines.views import temp_views  # noqa: E402
 from dc_bridge.translate.gx import freshness_parameter  # noqa: E402
@@ -92,8 +92,9 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
         if check is None:
             continue  # not a check of this run's plan
         missing = [] if check.kind in PRESENCE_KINDS else missing_columns(df, check.columns)
-        if missing:
-            _merge(results, CheckResult(check_id, "gx", "error", native_name=raw.get("type"), error=missing_message(missing)))
+        problem = missing_message(missing) if missing else unfit_message(df, check)
+        if problem:
+            _merge(results, CheckResult(check_id, "gx", "error", native_name=raw.get("type"), error=problem))
             continue
         raw = copy.deepcopy(raw)
         if raw.get("type") in _BY_COLUMN_NAME and isinstance(raw.get("kwargs", {}).get("column"), str):
@@ -114,8 +115,7 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
     context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
     source = context.data_sources.add_spark("dc_bridge", persist=False)
     batch_definition = source.add_dataframe_asset(name="model").add_batch_definition_whole_dataframe("whole")
-    parameters = {freshness_parameter(check): _cutoff(now, check.params.max_age, _is_date(df, check.column))
-                  for check in by_id.values() if isinstance(check.params, c.Freshness)}
+    parameters = freshness_parameters(df, by_id.values(), now)
 
     validated = []
     with temp_views(spark, extra_views, protect=[GX_BATCH_VIEW]):
@@ -130,12 +130,37 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
                                  result_format=result_format)
             validated += run.results
 
-    row_count = _row_count(r for r in validated if by_id[r.expectation_config.meta["dc_bridge"]["check_id"]].kind != "custom_gx")
-    for result in validated:
+    for result in read_results(validated, by_id, now, count_rows=df.count).values():
+        _merge(results, result)
+    return results
+
+
+def freshness_parameters(df, checks: Iterable[Check], now: datetime) -> dict[str, datetime | date]:
+    """The run-time suite parameters of the freshness checks among `checks` (the cut-offs
+    `now - max_age`): a compiled suite with a freshness check cannot run without them."""
+    return {freshness_parameter(check): _cutoff(now, check.params.max_age, _is_date(df, check.column))
+            for check in checks if isinstance(check.params, c.Freshness)}
+
+
+def read_results(validated: Iterable, by_id: dict[str, Check], now: datetime, count_rows=None) -> dict[str, CheckResult]:
+    """GX results of one model's validation -> one CheckResult per check id (joined by
+    `meta.dc_bridge.check_id`; results of expectations that are not checks of `by_id` are ignored).
+    `now` is the reference time of freshness ages; `count_rows()` gives the row count when a percent
+    check needs it and no result reported it (None: such a check is `error`). Shared by the runner
+    and by folding a checkpoint run outside dc-bridge (integrations/fold.py)."""
+    ours = [r for r in validated if ((r.expectation_config.meta or {}).get("dc_bridge") or {}).get("check_id") in by_id]
+    results: dict[str, CheckResult] = {}
+    row_count = _row_count(r for r in ours if by_id[r.expectation_config.meta["dc_bridge"]["check_id"]].kind != "custom_gx")
+    for result in ours:
         check = by_id[result.expectation_config.meta["dc_bridge"]["check_id"]]
-        if row_count is None and check.unit == "percent":
-            row_count = df.count()  # no map expectation reported the row count; one extra job
-        _merge(results, _check_result(check, result, now, row_count))
+        if row_count is None and check.unit == "percent" and count_rows is not None:
+            row_count = count_rows()  # no map expectation reported the row count; one extra job
+        try:
+            read = _check_result(check, result, now, row_count)
+        except Exception as exc:  # a result this module cannot read errs that check only, not the run
+            read = CheckResult(check.id, "gx", "error", native_name=result.expectation_config.type,
+                               error=f"cannot read GX's result: {type(exc).__name__}: {exc}")
+        _merge(results, read)
     return results
 
 
@@ -210,8 +235,10 @@ def _check_result(check: Check, result, now: datetime, row_count: int | None) ->
     elif native in ("expect_table_row_count_to_equal", "expect_table_row_count_to_be_between"):
         observed = float(body["observed_value"])
     elif "unexpected_count" in body:
-        count = int(body["unexpected_count"])
-        observed = float(count)
+        raw = body["unexpected_count"]
+        # an empty table: GX gives element_count 0 and no unexpected_count; no row can violate
+        count = int(raw) if raw is not None else 0 if body.get("element_count") == 0 else None
+        observed = float(count) if count is not None else None
     elif native == "unexpected_rows_expectation":
         count = int(body.get("observed_value") or 0)
         observed = float(count)

@@ -36,7 +36,7 @@ import yaml
 
 from dc_bridge import checks as c
 from dc_bridge.checks import Check
-from dc_bridge.engines.columns import PRESENCE_KINDS, missing_columns, missing_message
+from dc_bridge.engines.columns import PRESENCE_KINDS, missing_columns, missing_message, unfit_message
 from dc_bridge.engines.report import CheckResult, EngineReport
 from dc_bridge.engines.views import temp_views
 
@@ -95,16 +95,17 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
 
     by_id = {check.id: check for check in checks}
     # check id -> its SodaCL check lines (a custom Soda check may hold several, all named by its id)
-    expected = {name: lines for name, lines in _named_lines(sodacl_text).items() if name in by_id}
+    expected = {name: lines for name, lines in named_lines(sodacl_text).items() if name in by_id}
     results: dict[str, CheckResult] = {}
     # a check on a column the data lacks would break Soda's fused query for every other check
     unrunnable = set()
     for check_id, lines in expected.items():
         check = by_id[check_id]
         missing = [] if check.kind in PRESENCE_KINDS else missing_columns(df, check.columns)
-        if missing:
+        problem = missing_message(missing) if missing else unfit_message(df, check)
+        if problem:
             unrunnable.add(check_id)
-            results[check_id] = CheckResult(check_id, "soda", "error", native_name=" | ".join(lines), error=missing_message(missing))
+            results[check_id] = CheckResult(check_id, "soda", "error", native_name=" | ".join(lines), error=problem)
     if unrunnable:
         sodacl_text = _without(sodacl_text, unrunnable)
         expected = {k: v for k, v in expected.items() if k not in unrunnable}
@@ -121,6 +122,16 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
     with temp_views(spark, {view: df, **extra_views}):
         scan.execute()
 
+    results.update(read_scan(scan, expected, by_id))
+    return results
+
+
+def read_scan(scan, expected: dict[str, list[str]], by_id: dict[str, Check], table: str | None = None) -> dict[str, CheckResult]:
+    """An executed Scan -> one CheckResult per check id of `expected` (check id -> its SodaCL check
+    lines, see `named_lines`), joined by check name. `table`: the view whose row count percent
+    checks use, when the scan covered several. Shared by the runner and by folding a scan run
+    outside dc-bridge (integrations/fold.py)."""
+    results: dict[str, CheckResult] = {}
     evaluated: dict[str, list[dict]] = {}
     for entry in scan.get_scan_results().get("checks", []):
         evaluated.setdefault(entry.get("name"), []).append(entry)
@@ -130,7 +141,7 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
             objects.setdefault(check_object.name, check_object)
         except Exception:
             continue
-    row_count = _row_count(scan)
+    row_count = _row_count(scan, table)
     for check_id, lines in expected.items():
         check, native = by_id[check_id], " | ".join(lines)
         entries = [e for e in evaluated.get(check_id, []) if e.get("outcome") is not None]
@@ -153,7 +164,7 @@ def _soda_now(now: datetime) -> str:
     return aware.astimezone().replace(tzinfo=None).isoformat()
 
 
-def _named_lines(sodacl_text: str) -> dict[str, list[str]]:
+def named_lines(sodacl_text: str) -> dict[str, list[str]]:
     """check name -> its SodaCL check lines, for every named check of the document."""
     try:
         document = yaml.safe_load(sodacl_text) or {}
@@ -182,9 +193,11 @@ def _without(sodacl_text: str, names: set[str]) -> str:
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=10_000)
 
 
-def _row_count(scan) -> int | None:
+def _row_count(scan, table: str | None = None) -> int | None:
     """The table's row count if the scan computed it (percent metrics need it), else None."""
     for metric in getattr(scan, "_metrics", ()):
+        if table is not None and getattr(getattr(getattr(metric, "partition", None), "table", None), "table_name", None) != table:
+            continue
         if getattr(metric, "name", None) == "row_count" and getattr(metric, "filter", None) is None:
             value = getattr(metric, "value", None)
             if isinstance(value, int):

@@ -75,5 +75,9 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
         console.print(f"[{_STYLE[check.outcome]}]{check.outcome:<7}[/] {check.check_id}  {_explain(check).split('; ', 1)[-1]}  [dim]{where}[/]")
     if len(findings) > limit:
         console.print(f"... and {len(findings) - limit} more; use --output json for all of them")
+    drift_errors = [d for d in verdict.drift if d["severity"] == "error"]
+    if drift_errors:
+        console.print(f"[yellow]schema drift[/]: {len(drift_errors)} difference(s) between the contract and the data, "
+                      f"e.g. {drift_errors[0]['message']} (dc-bridge drift shows all)")
     timing = ", ".join(f"{engine} {seconds:.1f}s" for engine, seconds in verdict.engine_seconds.items())
     console.print(f"contract verdict: [{_STYLE[verdict.outcome]}]{verdict.outcome}[/] ({timing})")

@@ -84,7 +84,8 @@ def _row_count(check: Check, p: c.RowCount) -> list[dict]:
     bounds = _integer_bounds(t)
     if t.operator == "=":
         return [{"type": "expect_table_row_count_to_equal", "kwargs": {"value": t.value}}]
-    if bounds is not None:
+    # an exclusive range with no integer inside, `(0, 1)`, is no valid GX range: the query form judges it
+    if bounds is not None and not (None not in bounds and bounds[0] > bounds[1]):
         return [{"type": "expect_table_row_count_to_be_between", "kwargs": {"min_value": bounds[0], "max_value": bounds[1]}}]
     return [_scalar(f"SELECT COUNT(*) FROM {BATCH}", t)]
 
@@ -221,12 +222,29 @@ def translate_check(check: Check, contract_id: str) -> list[dict] | None:
         expectation["severity"] = SEVERITY[check.severity]
         if check.description:
             expectation["description"] = check.description
+        expectation["notes"] = _notes(check)
     return made
+
+
+def _notes(check: Check) -> str:
+    # GX Data Docs show an expectation's notes (Markdown) on the suite page, never its meta: this is
+    # where a reader of the docs sees which contract check the expectation is
+    line = f" line {check.source.line}" if check.source.line else ""
+    return f"Contract check `{check.id}` ({check.kind}), from `{check.source.file}`{line}."
 
 
 def _meta(check: Check) -> dict:
     return {"check_id": check.id, "kind": check.kind, "model": check.model, "columns": list(check.columns),
             "source": {"file": check.source.file, "path": check.source.path, "line": check.source.line}}
+
+
+def _suite_notes(contract_meta: dict, model: str) -> list[str]:
+    # the suite page of GX Data Docs renders notes (Markdown paragraphs) but not meta: the contract's
+    # identity and owner go here so the docs name them
+    title = f" ({contract_meta['title']})" if contract_meta.get("title") else ""
+    return [f"Contract **{contract_meta.get('contract_id')}**{title}, version {contract_meta.get('contract_version')}, "
+            f"owner: {contract_meta.get('owner') or 'not given'}. Model `{model}`.",
+            f"Compiled by dc-bridge from `{contract_meta.get('contract_file')}`. Each expectation's notes name its contract check."]
 
 
 def build_suites(plan: CheckPlan, contract_meta: dict) -> dict[str, dict]:
@@ -240,6 +258,6 @@ def build_suites(plan: CheckPlan, contract_meta: dict) -> dict[str, dict]:
             "name": f"{plan.contract_id}.{model}",
             "expectations": expectations,
             "meta": {"dc_bridge": {**contract_meta, "model": model, "view": view_name(plan.contract_id, model)}},
-            "notes": f"Compiled by dc-bridge from contract {plan.contract_id} {plan.contract_version}, model {model}.",
+            "notes": _suite_notes(contract_meta, model),
         }
     return suites

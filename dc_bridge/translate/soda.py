@@ -43,7 +43,8 @@ def _count_metric(check: Check, table: str, condition: str) -> tuple[str, dict]:
     """A user-defined metric counting the rows that match `condition` (or their percent of all rows)."""
     name = _metric_name(check)
     if check.unit == "percent":
-        query = f"SELECT 100.0 * COUNT_IF({condition}) / NULLIF(COUNT(*), 0) FROM {table}"
+        # the percent of no rows is 0, as in the GX runner (NULL would leave Soda without a value)
+        query = f"SELECT COALESCE(100.0 * COUNT_IF({condition}) / NULLIF(COUNT(*), 0), 0) FROM {table}"
     else:
         query = f"SELECT COUNT_IF({condition}) FROM {table}"
     return name, {f"{name} query": query}
@@ -61,12 +62,15 @@ _RESERVED = frozenset("""
     primary references right select session_user some table then time to trailing union unique unknown user using when
     where with""".split())
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# one-word tokens of SodaCL's own grammar (soda.sodacl.antlr): `missing_count(d)` does not parse
+_SODACL_WORDS = frozenset("with default percent must filter for and between not in warn fail pass change last d h m".split())
 
 
 def _soda_column(name: str) -> str:
     # Soda puts the column text into its SQL as written; quote whatever is not a plain ASCII identifier
-    # (Spark's parser takes no unquoted `größe`) or is a reserved word
-    return name if _PLAIN.fullmatch(name) and name.lower() not in _RESERVED else quote_identifier(name)
+    # (Spark's parser takes no unquoted `größe`), is a reserved word or a word of SodaCL's grammar
+    plain = _PLAIN.fullmatch(name) and name.lower() not in _RESERVED | _SODACL_WORDS
+    return name if plain else quote_identifier(name)
 
 
 def _metric(check: Check, name: str, config: dict) -> tuple[str, dict]:
@@ -93,7 +97,7 @@ def _unique(check: Check, p: c.Unique, table: str):
     duplicated = f"SELECT COUNT(*) AS n FROM {table} WHERE {not_null} GROUP BY {columns} HAVING COUNT(*) > 1"
     name = _metric_name(check)
     if check.unit == "percent":
-        query = f"SELECT 100.0 * COALESCE(SUM(n), 0) / NULLIF((SELECT COUNT(*) FROM {table}), 0) FROM ({duplicated}) AS d"
+        query = f"SELECT COALESCE(100.0 * COALESCE(SUM(n), 0) / NULLIF((SELECT COUNT(*) FROM {table}), 0), 0) FROM ({duplicated}) AS d"
     else:
         query = f"SELECT COALESCE(SUM(n), 0) FROM ({duplicated}) AS d"
     return name, {f"{name} query": query}

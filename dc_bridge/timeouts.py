@@ -1,0 +1,82 @@
+"""A time limit for one engine run (`dc-bridge run --timeout`, `dc_bridge.run(timeout=...)`).
+
+The engine runs in a worker thread whose Spark jobs carry a job group of their own. When the limit
+passes, the runner stops waiting: the job group is cancelled (with `interruptOnCancel`, so tasks
+running Python code are interrupted) and the engine's checks become `error` with the reason. Jobs
+the engine starts while it winds down are cancelled too, for a short grace period.
+
+What a timeout cannot do: interrupt JVM code that never checks for interruption. A Java regex
+match that backtracks catastrophically (DCB142) keeps its Spark task busy until it gives up; the
+run still returns at the limit, and a session dc-bridge created is stopped at the end of the run
+(the CLI's JVM exits with the process).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from typing import Callable, TypeVar
+
+Report = TypeVar("Report")
+
+# how long to keep cancelling jobs an engine starts after its limit, before giving up on it
+CANCEL_GRACE_SECONDS = 5.0
+
+
+def within(seconds: float | None, spark, what: str, work: Callable[[], Report],
+           on_timeout: Callable[[str], Report]) -> Report:
+    """`work()` if it finishes within `seconds` (None: no limit), else `on_timeout(reason)`."""
+    if seconds is None:
+        return work()
+    from pyspark import InheritableThread, SparkContext
+
+    context = _context(spark)
+    group = f"dc-bridge-{uuid.uuid4().hex[:12]}"
+    outcome: dict = {}
+
+    def target() -> None:
+        try:
+            if context is not None:
+                context.setJobGroup(group, f"dc-bridge {what}", interruptOnCancel=True)
+        except Exception:  # a stopped session: the work reports that itself
+            pass
+        try:
+            outcome["report"] = work()
+        except BaseException as exc:  # handed to the caller's thread below
+            outcome["error"] = exc
+
+    # InheritableThread copies the caller's Spark local properties (it needs a live SparkContext)
+    thread_class = InheritableThread if SparkContext._active_spark_context is not None else threading.Thread
+    worker = thread_class(target=target, name=f"dc-bridge {what}")
+    worker.daemon = True  # a task that cannot be interrupted must not keep the interpreter alive
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        deadline = time.monotonic() + CANCEL_GRACE_SECONDS
+        while True:
+            _cancel(context, group)
+            if not worker.is_alive() or time.monotonic() > deadline:
+                break
+            worker.join(0.25)
+        return on_timeout(f"timed out after {seconds:g} s (--timeout); its Spark jobs were cancelled")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["report"]
+
+
+def _context(spark):
+    """The session's SparkContext, or None where there is none to cancel jobs with (Spark Connect)."""
+    try:
+        return spark.sparkContext
+    except Exception:
+        return None
+
+
+def _cancel(context, group: str) -> None:
+    if context is None:
+        return
+    try:
+        context.cancelJobGroup(group)
+    except Exception:  # the session may be gone; then there is nothing left to cancel
+        pass
