@@ -128,7 +128,7 @@ def fold_check(check: Check, expected_engines: list[str], reports: dict[str, Eng
         if result.error:
             reasons.append(f"{engine}: {result.error}")
     observed = [r.observed for r in results.values() if r.observed is not None]
-    if len(observed) > 1 and not _agree(observed):
+    if len(observed) > 1 and not engines_agree(observed):
         outcomes.append("error")
         numbers = ", ".join(f"{engine}={r.observed:g}" for engine, r in results.items() if r.observed is not None)
         reasons.append(f"engines disagree: {numbers}")
@@ -136,7 +136,8 @@ def fold_check(check: Check, expected_engines: list[str], reports: dict[str, Eng
                         reason="; ".join(reasons) or None, engines=results, **base)
 
 
-def _agree(values: list[float]) -> bool:
+def engines_agree(values: list[float]) -> bool:
+    """Whether engines' numbers for one check are the same (float noise aside)."""
     first = values[0]
     return all(math.isclose(v, first, rel_tol=1e-9, abs_tol=1e-6) for v in values[1:])
 

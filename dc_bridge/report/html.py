@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Mapping
 from urllib.parse import quote
 
-from dc_bridge.verdict import CheckVerdict, ModelVerdict, Verdict, _agree
+from dc_bridge.verdict import CheckVerdict, ModelVerdict, Verdict, engines_agree
 
 OUTCOMES = ("passed", "warning", "failed", "error", "not_executable", "skipped")
 # problems first within a model
@@ -197,7 +197,7 @@ def _disagreement(check: CheckVerdict) -> str | None:
     # an engine that could not evaluate the check is an error, shown as such, not a disagreement
     results = [r for r in check.engines.values() if r.outcome != "error"]
     numbers = [r.observed for r in results if r.observed is not None]
-    if len(numbers) > 1 and not _agree(numbers):
+    if len(numbers) > 1 and not engines_agree(numbers):
         return "measured different numbers"
     if len({r.outcome for r in results}) > 1:
         return "reached different outcomes"
