@@ -28,10 +28,10 @@ class Compiled:
     sodacl: dict[str, dict]
 
 
-def compile_contract(contract: Contract, exclude: frozenset[str] = frozenset()) -> Compiled:
+def compile_contract(contract: Contract, exclude: frozenset[str] = frozenset(), plan: CheckPlan | None = None) -> Compiled:
     """Plan and translate. Checks in `exclude` (ids) stay in the plan but get no engine artifact:
     a run leaves out checks it already knows cannot run (an invalid regex would break Soda's fused query)."""
-    plan = build_plan(contract)
+    plan = plan or build_plan(contract)
     runnable = replace(plan, checks=tuple(check for check in plan.checks if check.id not in exclude))
     meta = {"contract_id": contract.id, "contract_version": contract.version, "title": contract.title,
             "owner": contract.owner, "contract_file": display_path(contract.file)}

@@ -101,8 +101,9 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     loaded, local_errors = load_for_run(contract)
-    invalid = invalid_checks(build_plan(loaded), local_errors)
-    compiled = artifacts.compile_contract(loaded, exclude=frozenset(invalid))
+    plan = build_plan(loaded)
+    invalid = invalid_checks(plan, local_errors)
+    compiled = artifacts.compile_contract(loaded, exclude=frozenset(invalid), plan=plan)
     native = {check.id: spark_engine.supports(check) for check in compiled.plan.checks}
     runs_in = {row["check_id"]: {"gx": row["gx"], "soda": row["soda"], "spark": native[row["check_id"]]} for row in coverage(compiled)}
 

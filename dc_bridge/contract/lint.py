@@ -157,18 +157,12 @@ def semantic_findings(contract: Contract) -> list[Finding]:
             findings += _constraint_findings(field, options)
             if field.pattern is not None:
                 patterns.append((field.pattern, field.source, options + "pattern"))
-        for _, field, rule in _rules(model):
+        for _, field, rule in model.quality_rules():
             findings += _rule_findings(rule, field)
             if rule.metric == "invalidValues" and isinstance(rule.arguments.get("pattern"), str):
                 patterns.append((rule.arguments["pattern"], rule.source, "arguments.pattern"))
     findings += _regex_findings(patterns)
     return findings
-
-
-def _rules(model: Model) -> Iterable[tuple[Model, Field | None, QualityRule]]:
-    yield from ((model, None, r) for r in model.quality)
-    for field in walk_fields(model.fields):
-        yield from ((model, field, r) for r in field.quality)
 
 
 def _at(source: Source, code: str, message: str, suffix: str = "", **details) -> Finding:

@@ -168,6 +168,13 @@ class Model(_Element):
     def field(self, name: str) -> Field | None:
         return next((f for f in self.fields if f.name == name), None)
 
+    def quality_rules(self) -> list[tuple[Model, Field | None, QualityRule]]:
+        """Every quality rule of the model with the field (None: model level) it is on."""
+        rules: list[tuple[Model, Field | None, QualityRule]] = [(self, None, rule) for rule in self.quality]
+        for field in walk_fields(self.fields):
+            rules.extend((self, field, rule) for rule in field.quality)
+        return rules
+
 
 ServiceLevelKind = Literal["freshness", "latency", "retention", "availability", "frequency", "other"]
 
@@ -234,12 +241,7 @@ class Contract(_Element):
 
     def quality_rules(self) -> list[tuple[Model, Field | None, QualityRule]]:
         """Every quality rule of the contract with the model and field (None: model level) it is on."""
-        rules: list[tuple[Model, Field | None, QualityRule]] = []
-        for model in self.models:
-            rules.extend((model, None, rule) for rule in model.quality)
-            for field in walk_fields(model.fields):
-                rules.extend((model, field, rule) for rule in field.quality)
-        return rules
+        return [found for model in self.models for found in model.quality_rules()]
 
 
 def walk_fields(fields: tuple[Field, ...]):

@@ -520,7 +520,7 @@ def _read_service_levels(reader: Reader, workspace: Workspace, index: _Index, da
 
 def _read_objectives(reader: Reader, data: dict, models: tuple[Model, ...]) -> list[QualityObjective]:
     """`dataQuality` SLOs name quality rules through `relatesTo`; every named rule id must exist."""
-    known = {rule.id for model in models for _, _, rule in _rules_of(model) if rule.id}
+    known = {rule.id for model in models for _, _, rule in model.quality_rules() if rule.id}
     objectives = []
     for path, node in reader.items(data, "slaProperties", ()) if isinstance(data.get("slaProperties"), list) else []:
         if node.get("property") != "dataQuality":
@@ -540,11 +540,3 @@ def _read_objectives(reader: Reader, data: dict, models: tuple[Model, ...]) -> l
                                            value=value if value is not None else 100.0, unit=reader.get(node, "unit", path, "string"),
                                            rule_ids=tuple(rule_ids), description=reader.get(node, "description", path, "string")))
     return objectives
-
-
-def _rules_of(model: Model):
-    from dc_bridge.contract.model import walk_fields
-
-    yield from ((model, None, rule) for rule in model.quality)
-    for field in walk_fields(model.fields):
-        yield from ((model, field, rule) for rule in field.quality)
