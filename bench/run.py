@@ -22,9 +22,11 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from bench import datacontract_cli
 from bench.workload import WORKLOADS, Workload, generate
 
-SYSTEMS = ("floor", "gx_alone", "soda_alone", "bridge_spark", "bridge_gx", "bridge_soda", "bridge_both")
+SYSTEMS = ("floor", "gx_alone", "soda_alone", "bridge_spark", "bridge_gx", "bridge_soda", "bridge_both",
+           "datacontract_cli")  # the peer: its own venv and process (bench/datacontract_cli.py), run last
 
 
 class HeapSampler:
@@ -151,7 +153,8 @@ def check_truth(system: str, counts: dict, truth: dict) -> list[str]:
     return wrong
 
 
-def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tuple[str, ...]) -> dict:
+def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tuple[str, ...],
+                 peer_venv: Path = datacontract_cli.DEFAULT_VENV) -> dict:
     from dc_bridge import artifacts
     from dc_bridge.contract.load import load_contract
     from dc_bridge.sql import view_name
@@ -173,21 +176,40 @@ def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tu
         "bridge_gx": lambda f: bridge(spark, f, str(contract_path), ("gx",)),
         "bridge_soda": lambda f: bridge(spark, f, str(contract_path), ("soda",)),
         "bridge_both": lambda f: bridge(spark, f, str(contract_path), ("gx", "soda")),
+        "datacontract_cli": lambda f: datacontract_cli.run(  # reads the parquet itself, in its own Spark session
+            workload.contract, data, folder, [k.id for k in compiled.plan.checks], truth, venv=peer_venv,
+            master=spark.sparkContext.master, driver_memory=spark.conf.get("spark.driver.memory"),
+            shuffle_partitions=spark.conf.get("spark.sql.shuffle.partitions")),
     }
     truth = workload.truth(rows)
-    results, problems = {}, []
-    for system in systems:
+    results, problems, skipped = {}, [], {}
+    for system in sorted(systems, key=lambda s: s == "datacontract_cli"):  # the peer after the others
         frame = spark.read.parquet(data)
         if system == "floor":
             frame.createOrReplaceTempView(view)
-        seconds, jobs, heap, counts = measure(spark, system, lambda: actions[system](frame))
+        if system == "datacontract_cli":  # timed inside its own process: test() alone, not its Spark start-up
+            peer = actions[system](frame)
+            if peer.skipped:
+                skipped[system] = peer.skipped
+                print(f"  {system:<13} skipped: {peer.skipped}", flush=True)
+                continue
+            seconds, jobs, heap, counts = peer.seconds, peer.spark_jobs, peer.driver_heap_peak_mib, peer.counts
+            problems += peer.mismatches
+        else:
+            seconds, jobs, heap, counts = measure(spark, system, lambda: actions[system](frame))
         problems += check_truth(system, counts, truth)
         results[system] = {"seconds": round(seconds, 2), "spark_jobs": jobs, "driver_heap_peak_mib": round(heap)}
         print(f"  {system:<13} {seconds:7.1f}s  {jobs:4d} jobs  heap {heap:6.0f} MiB", flush=True)
+        if system == "datacontract_cli":
+            results[system].update(peer.extra)
+            print(f"  {'':<13} datacontract-cli {peer.extra['version']}: {peer.extra['checks_run']}/{len(compiled.plan.checks)} "
+                  f"checks run, not run: {', '.join(peer.extra['checks_not_run']) or 'none'}; its Spark start-up "
+                  f"{peer.extra['peer_startup_seconds']:.1f}s, whole process {peer.extra['peer_process_seconds']:.1f}s", flush=True)
     base = results.get("floor", {}).get("seconds")
     for figures in results.values():
         figures["ratio_to_floor"] = round(figures["seconds"] / base, 2) if base else None
-    return {"workload": workload.name, "rows": rows, "checks": len(compiled.plan.checks), "systems": results, "truth_mismatches": problems}
+    return {"workload": workload.name, "rows": rows, "checks": len(compiled.plan.checks), "systems": results,
+            "skipped": skipped, "truth_mismatches": problems}
 
 
 def plot(report: dict, path: Path) -> None:
@@ -224,6 +246,8 @@ def main() -> None:
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--out", default="bench/results", help="folder for the JSON and the PNG")
     parser.add_argument("--data", default=None, help="folder for the generated parquet (default: a temp folder)")
+    parser.add_argument("--peer-venv", default=str(datacontract_cli.DEFAULT_VENV),
+                        help="virtualenv for datacontract-cli, made on first use from bench/datacontract-cli.txt")
     args = parser.parse_args()
 
     from dc_bridge.spark import get_session
@@ -239,7 +263,7 @@ def main() -> None:
     for workload in args.workloads.split(","):
         for rows in (int(r) for r in args.rows.split(",")):
             print(f"{workload}, {rows:,} rows", flush=True)
-            report["runs"].append(run_workload(spark, WORKLOADS[workload], rows, folder, systems))
+            report["runs"].append(run_workload(spark, WORKLOADS[workload], rows, folder, systems, Path(args.peer_venv)))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
