@@ -109,8 +109,12 @@ def _load_or_exit(path: str):
               help="Fetch a few failing values per failed check (never for pii or sensitive fields).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Limit each engine's run on each model; on expiry its Spark jobs are cancelled and its checks are errors.")
+@click.option("--side-by-side/--one-by-one", default=True, show_default=True,
+              help="Run the selected engines on a model at the same time on one Spark session, or one after the other.")
+@click.option("--cache/--no-cache", default=True, show_default=True,
+              help="Persist each model's data for the run (memory, spilling to disk) so the source is read once.")
 def run_command(contract, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
-                data_docs, timeout) -> None:
+                data_docs, timeout, side_by_side, cache) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
 
     Exit 0 passed (warnings allowed unless --fail-on warning), 1 failed, 2 error or bad input.
@@ -135,7 +139,7 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
         with console.status("checking") as status:
             verdict = run(contract, engines=[e.strip() for e in engines.split(",") if e.strip()], server=server, data=data,
                           where=where, master=master, conf=conf, samples=samples, progress=lambda message: status.update(message),
-                          data_docs=data_docs, timeout=timeout)
+                          data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache)
     except ContractError as exc:
         click.echo(FORMATTERS["text"](exc.findings, [contract]), err=True)
         sys.exit(EXIT_UNREADABLE)

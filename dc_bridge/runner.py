@@ -5,6 +5,7 @@ The only module that wires the steps together; each step stays a function of its
 
 from __future__ import annotations
 
+import functools
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,6 +23,7 @@ from dc_bridge.report.explain import coverage
 from dc_bridge.samples import attach_samples
 from dc_bridge.spark import DataError, DataLocation, choose_server, get_session, model_dataframe
 from dc_bridge.sql import view_name
+from dc_bridge.threads import run_side_by_side
 from dc_bridge.timeouts import within
 from dc_bridge.vacuous import note_vacuous
 from dc_bridge.verdict import Verdict, fold
@@ -82,7 +84,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         server: str | None = None, data: dict[str, DataLocation] | None = None, where: str | None = None,
         master: str | None = None, conf: dict[str, str] | None = None, samples: bool = True,
         progress: Callable[[str], None] | None = None, data_docs: str | Path | None = None,
-        timeout: float | None = None) -> Verdict:
+        timeout: float | None = None, side_by_side: bool = True, cache: bool = True) -> Verdict:
     """Check `contract` on Spark with the selected engines and return the verdict.
 
     `dataframes` maps model names to DataFrames the caller already has; other models are read from
@@ -91,7 +93,9 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     a few failing values per failed check (never for pii or sensitive fields). `data_docs`: a folder
     to build a GX Data Docs site of the contract's suites in (integrations/gx_project.py).
     `timeout`: seconds one engine may take on one model; then its Spark jobs are cancelled and its
-    checks are `error` (dc_bridge/timeouts.py).
+    checks are `error` (dc_bridge/timeouts.py). `side_by_side`: the selected engines check a model
+    at the same time, on the same session (False: one after the other). `cache`: each model's
+    DataFrame is persisted for the run and released at its end, so the source is read once.
     """
     selected = tuple(e for e in ENGINES if e in engines)
     unknown = set(engines) - set(ENGINES)
@@ -113,6 +117,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         spark, created = get_session(master, conf)
     versions = _versions(spark.version)
     views: list[str] = []
+    cached: list = []
     reports: dict[str, dict[str, EngineReport]] = {}
     seconds = {engine: 0.0 for engine in selected}
     try:
@@ -121,19 +126,18 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
             view = view_name(loaded.id, model)
             frame.createOrReplaceTempView(view)
             views.append(view)
+        if cache:
+            cached = _persist(frames)
         for model in compiled.plan.models:
-            checks = compiled.plan.for_model(model)
             reports[model] = {}
             if model not in frames:
                 continue
-            for engine in selected:
-                say(f"{engine}: {model}")
-                began = time.perf_counter()
-                reports[model][engine] = within(
-                    timeout, spark, f"{engine} on {model}",
-                    lambda: _run_engine(engine, spark, frames, compiled, model, checks, started_at),
-                    on_timeout=lambda reason: EngineReport(engine, model, {}, float(timeout), error=reason))
-                seconds[engine] += time.perf_counter() - began
+            works = {engine: functools.partial(_timed_engine, engine, spark, frames, compiled, model, started_at, timeout, say)
+                     for engine in selected}
+            ran = run_side_by_side(works) if side_by_side else {engine: work() for engine, work in works.items()}
+            for engine, (report, took) in ran.items():
+                reports[model][engine] = report
+                seconds[engine] += took
         drift = [finding.to_dict() for finding in schema_drift(loaded, frames)]  # reads schemas only: no Spark job
         verdict = fold(compiled.plan, reports, runs_in, selected, invalid=invalid, contract_file=loaded.file, where=where,
                        started_at=started_at.isoformat(), engine_seconds={e: round(s, 3) for e, s in seconds.items()},
@@ -151,6 +155,8 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
             say("gx: Data Docs")
             build_data_docs(spark, frames, compiled, data_docs, started_at)
     finally:
+        for frame in cached:
+            frame.unpersist()
         for view in views:
             spark.catalog.dropTempView(view)
         if created:
@@ -173,6 +179,31 @@ def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, D
             frame = frame.where(where)
         frames[model.name] = frame
     return frames
+
+
+def _persist(frames: dict) -> list:
+    """Persist every model's DataFrame that is not cached yet, so that the engines, the empty-model
+    notes and the samples read the source once; the frames persisted here, for the caller to release.
+    A DataFrame the caller cached already is left as it is."""
+    from pyspark import StorageLevel
+
+    persisted = []
+    for frame in frames.values():
+        if not frame.storageLevel.useMemory and not frame.storageLevel.useDisk:
+            persisted.append(frame.persist(StorageLevel.MEMORY_AND_DISK))
+    return persisted
+
+
+def _timed_engine(engine: str, spark, frames: dict, compiled: artifacts.Compiled, model: str, now: datetime,
+                  timeout: float | None, say: Callable[[str], None]) -> tuple[EngineReport, float]:
+    """One engine on one model within the time limit, and the seconds it took."""
+    say(f"{engine}: {model}")
+    began = time.perf_counter()
+    checks = compiled.plan.for_model(model)
+    report = within(timeout, spark, f"{engine} on {model}",
+                    lambda: _run_engine(engine, spark, frames, compiled, model, checks, now),
+                    on_timeout=lambda reason: EngineReport(engine, model, {}, float(timeout), error=reason))
+    return report, time.perf_counter() - began
 
 
 def _run_engine(engine: str, spark, frames: dict, compiled: artifacts.Compiled, model: str, checks, now: datetime) -> EngineReport:

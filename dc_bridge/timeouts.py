@@ -13,10 +13,11 @@ run still returns at the limit, and a session dc-bridge created is stopped at th
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from typing import Callable, TypeVar
+
+from dc_bridge.threads import spark_thread
 
 Report = TypeVar("Report")
 
@@ -29,8 +30,6 @@ def within(seconds: float | None, spark, what: str, work: Callable[[], Report],
     """`work()` if it finishes within `seconds` (None: no limit), else `on_timeout(reason)`."""
     if seconds is None:
         return work()
-    from pyspark import InheritableThread, SparkContext
-
     context = _context(spark)
     group = f"dc-bridge-{uuid.uuid4().hex[:12]}"
     outcome: dict = {}
@@ -46,10 +45,7 @@ def within(seconds: float | None, spark, what: str, work: Callable[[], Report],
         except BaseException as exc:  # handed to the caller's thread below
             outcome["error"] = exc
 
-    # InheritableThread copies the caller's Spark local properties (it needs a live SparkContext)
-    thread_class = InheritableThread if SparkContext._active_spark_context is not None else threading.Thread
-    worker = thread_class(target=target, name=f"dc-bridge {what}")
-    worker.daemon = True  # a task that cannot be interrupted must not keep the interpreter alive
+    worker = spark_thread(target, name=f"dc-bridge {what}")
     worker.start()
     worker.join(seconds)
     if worker.is_alive():

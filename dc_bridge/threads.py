@@ -1,0 +1,53 @@
+"""Threads that keep the caller's Spark job properties, and running works side by side in them.
+
+PySpark pins each Python thread to a JVM thread of its own: a plain `threading.Thread` starts
+without the caller's job group and description, so cancelling the caller's group (a `--timeout`, a
+notebook's cancel button) would miss the jobs it starts. `InheritableThread` copies those local
+properties; it needs a live SparkContext, so without one (no session yet, Spark Connect) a plain
+thread is used.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable, Mapping, TypeVar
+
+Result = TypeVar("Result")
+
+
+def spark_thread(target: Callable[[], None], name: str) -> threading.Thread:
+    """A daemon thread (an uninterruptible Spark task must not keep the interpreter alive) that
+    carries the caller's Spark local properties."""
+    from pyspark import InheritableThread, SparkContext
+
+    thread_class = InheritableThread if SparkContext._active_spark_context is not None else threading.Thread
+    thread = thread_class(target=target, name=name)
+    thread.daemon = True
+    return thread
+
+
+def run_side_by_side(works: Mapping[str, Callable[[], Result]]) -> dict[str, Result]:
+    """Every work at once, each in its own thread; their results by key, in the order of `works`.
+    One work alone runs in the caller's thread. The first exception raised is raised here, after
+    every work has finished."""
+    if len(works) <= 1:
+        return {key: work() for key, work in works.items()}
+    outcomes: dict[str, tuple[bool, object]] = {}
+
+    def runner(key: str, work: Callable[[], Result]) -> Callable[[], None]:
+        def target() -> None:
+            try:
+                outcomes[key] = (True, work())
+            except BaseException as exc:  # handed to the caller's thread below
+                outcomes[key] = (False, exc)
+        return target
+
+    threads = [spark_thread(runner(key, work), name=f"dc-bridge {key}") for key, work in works.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for ok, value in outcomes.values():
+        if not ok:
+            raise value  # type: ignore[misc]
+    return {key: outcomes[key][1] for key in works}  # type: ignore[misc]
