@@ -32,22 +32,35 @@ class DataLocation:
 
 
 def get_session(master: str | None = None, conf: dict[str, str] | None = None):
-    """(session, created): the active session if there is one, else a new quiet embedded one."""
+    """(session, created): the active session if there is one, else a new quiet one.
+
+    Without `master`, a new session is embedded (`local[*]`), unless the process was launched by
+    spark-submit, whose `--master` then holds. An embedded session gets small-data defaults (no UI,
+    4 shuffle partitions); a session on a cluster keeps the cluster's. `conf` overrides either.
+    """
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
-    if active is not None and master is None:
+    if active is not None:
+        running = active.sparkContext.master
+        if master is not None and master != running:
+            raise ValueError(f"a Spark session on {running} is already running in this process, and a process holds one "
+                             f"session: run against it (leave out the master) or stop it before asking for {master}")
         return active, False
     # Python workers (for the caller's UDFs) run this interpreter, not whatever python3 is on PATH
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    if master is None or master.startswith("local"):
+    submitted = master is None and "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started our JVM with its master
+    embedded = not submitted and (master is None or master.startswith("local"))
+    builder = SparkSession.builder.appName("dc-bridge")
+    if not submitted:
+        builder = builder.master(master or "local[*]")
+    if embedded:
         # an embedded session talks to itself only; this also silences Spark's hostname warning
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        builder = (builder.config("spark.ui.enabled", "false")
+                   .config("spark.sql.shuffle.partitions", "4"))
     log_config = resources.files("dc_bridge").joinpath("log4j2.properties")
-    builder = (SparkSession.builder.appName("dc-bridge").master(master or "local[*]")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "4")
+    builder = (builder.config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.driver.extraJavaOptions", f"-Dlog4j.configurationFile={log_config}"))
     for key, value in (conf or {}).items():
