@@ -5,7 +5,9 @@
 
 Everything runs in one process on one Spark session (local[2] unless --master), on the same
 parquet files, one system after another; each figure is reported as a ratio to the floor measured
-in the same run. Every count a system reports is checked against the planted ground truth.
+in the same run. The one exception is the peer datacontract-cli, which needs its own virtualenv and
+so runs last in a process of its own on the same files (bench/datacontract_cli.py). Every count a
+system reports is checked against the planted ground truth.
 Not part of the test suite: it takes minutes.
 """
 
@@ -26,6 +28,7 @@ from bench import datacontract_cli
 from bench.workload import WORKLOADS, Workload, generate
 
 SYSTEMS = ("floor", "gx_alone", "soda_alone", "bridge_spark", "bridge_gx", "bridge_soda", "bridge_both",
+           "bridge_both_uncached", "bridge_both_one_by_one",
            "datacontract_cli")  # the peer: its own venv and process (bench/datacontract_cli.py), run last
 
 
@@ -57,7 +60,7 @@ class HeapSampler:
 
 
 def measure(spark, name: str, action):
-    """Run `action()` under its own Spark job group; returns (seconds, jobs, peak heap MiB, counts)."""
+    """Run `action()` under its own Spark job group; returns (seconds, jobs, peak heap MiB, counts, profile)."""
     group = f"bench-{name}-{time.monotonic_ns()}"
     spark.sparkContext.setJobGroup(group, name)
     with HeapSampler(spark) as heap:
@@ -66,7 +69,27 @@ def measure(spark, name: str, action):
         seconds = time.perf_counter() - started
     jobs = len(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
     spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
-    return seconds, jobs, heap.peak / 2**20, counts
+    return seconds, jobs, heap.peak / 2**20, counts, job_profile(spark, group, seconds)
+
+
+def job_profile(spark, group: str, seconds: float) -> dict:
+    """Where a system's time went: how long at least one of its Spark jobs was running (the union of
+    their intervals, from the driver's status store, which is kept with the UI off), the rest (the
+    driver alone: planning, Python, result handling), and its longest jobs by call site."""
+    store = spark.sparkContext._jsc.sc().statusStore()
+    listed = store.jobsList(None)
+    spans = []
+    for index in range(listed.size()):
+        job = listed.apply(index)
+        if job.jobGroup().isDefined() and job.jobGroup().get() == group and job.completionTime().isDefined():
+            spans.append((job.submissionTime().get().getTime() / 1000, job.completionTime().get().getTime() / 1000, job.name()))
+    busy, reach = 0.0, float("-inf")
+    for begin, end, _ in sorted(spans):
+        busy += max(0.0, end - max(begin, reach))
+        reach = max(reach, end)
+    longest = sorted(spans, key=lambda span: span[0] - span[1])[:5]
+    return {"spark_busy_seconds": round(busy, 2), "driver_only_seconds": round(max(0.0, seconds - busy), 2),
+            "longest_jobs": [{"seconds": round(end - begin, 2), "call_site": name} for begin, end, name in longest]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -133,10 +156,10 @@ def soda_alone(spark, frame, compiled, model, view):
     return {c["name"]: (c.get("diagnostics") or {}).get("value") for c in scan.get_scan_results()["checks"]}
 
 
-def bridge(spark, frame, contract_path, engines):
+def bridge(spark, frame, contract_path, engines, **options):
     import dc_bridge
 
-    verdict = dc_bridge.run(contract_path, dataframes={"orders": frame}, spark=spark, engines=engines)
+    verdict = dc_bridge.run(contract_path, dataframes={"orders": frame}, spark=spark, engines=engines, **options)
     return {c.check_id: c.observed for c in verdict.checks()}
 
 
@@ -176,12 +199,19 @@ def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tu
         "bridge_gx": lambda f: bridge(spark, f, str(contract_path), ("gx",)),
         "bridge_soda": lambda f: bridge(spark, f, str(contract_path), ("soda",)),
         "bridge_both": lambda f: bridge(spark, f, str(contract_path), ("gx", "soda")),
+        # what the default's two parts buy: side by side without the cache; neither (the first release)
+        "bridge_both_uncached": lambda f: bridge(spark, f, str(contract_path), ("gx", "soda"), cache=False),
+        "bridge_both_one_by_one": lambda f: bridge(spark, f, str(contract_path), ("gx", "soda"), cache=False, side_by_side=False),
         "datacontract_cli": lambda f: datacontract_cli.run(  # reads the parquet itself, in its own Spark session
             workload.contract, data, folder, [k.id for k in compiled.plan.checks], truth, venv=peer_venv,
             master=spark.sparkContext.master, driver_memory=spark.conf.get("spark.driver.memory"),
             shuffle_partitions=spark.conf.get("spark.sql.shuffle.partitions")),
     }
     truth = workload.truth(rows)
+    # one untimed pass first, so the first timed system does not pay alone for JIT warm-up and a cold file cache
+    warm = spark.read.parquet(data)
+    warm.createOrReplaceTempView(view)
+    floor(spark, warm, compiled.plan, view)
     results, problems, skipped = {}, [], {}
     for system in sorted(systems, key=lambda s: s == "datacontract_cli"):  # the peer after the others
         frame = spark.read.parquet(data)
@@ -191,18 +221,21 @@ def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tu
             peer = actions[system](frame)
             if peer.skipped:
                 skipped[system] = peer.skipped
-                print(f"  {system:<13} skipped: {peer.skipped}", flush=True)
+                print(f"  {system:<22} skipped: {peer.skipped}", flush=True)
                 continue
             seconds, jobs, heap, counts = peer.seconds, peer.spark_jobs, peer.driver_heap_peak_mib, peer.counts
             problems += peer.mismatches
         else:
-            seconds, jobs, heap, counts = measure(spark, system, lambda: actions[system](frame))
+            seconds, jobs, heap, counts, profile = measure(spark, system, lambda: actions[system](frame))
         problems += check_truth(system, counts, truth)
         results[system] = {"seconds": round(seconds, 2), "spark_jobs": jobs, "driver_heap_peak_mib": round(heap)}
-        print(f"  {system:<13} {seconds:7.1f}s  {jobs:4d} jobs  heap {heap:6.0f} MiB", flush=True)
+        if system != "datacontract_cli":
+            results[system]["profile"] = profile
+        busy = f"  Spark busy {profile['spark_busy_seconds']:.1f}s" if "profile" in results[system] else ""
+        print(f"  {system:<22} {seconds:7.1f}s  {jobs:4d} jobs  heap {heap:6.0f} MiB{busy}", flush=True)
         if system == "datacontract_cli":
             results[system].update(peer.extra)
-            print(f"  {'':<13} datacontract-cli {peer.extra['version']}: {peer.extra['checks_run']}/{len(compiled.plan.checks)} "
+            print(f"  {'':<22} datacontract-cli {peer.extra['version']}: {peer.extra['checks_run']}/{len(compiled.plan.checks)} "
                   f"checks run, not run: {', '.join(peer.extra['checks_not_run']) or 'none'}; its Spark start-up "
                   f"{peer.extra['peer_startup_seconds']:.1f}s, whole process {peer.extra['peer_process_seconds']:.1f}s", flush=True)
     base = results.get("floor", {}).get("seconds")

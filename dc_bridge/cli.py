@@ -111,7 +111,7 @@ def _load_or_exit(path: str):
               help="Limit each engine's run on each model; on expiry its Spark jobs are cancelled and its checks are errors.")
 @click.option("--side-by-side/--one-by-one", default=True, show_default=True,
               help="Run the selected engines on a model at the same time on one Spark session, or one after the other.")
-@click.option("--cache/--no-cache", default=True, show_default=True,
+@click.option("--cache/--no-cache", default=False, show_default=True,
               help="Persist each model's data for the run (memory, spilling to disk) so the source is read once.")
 def run_command(contract, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
                 data_docs, timeout, side_by_side, cache) -> None:

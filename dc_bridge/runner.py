@@ -84,7 +84,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         server: str | None = None, data: dict[str, DataLocation] | None = None, where: str | None = None,
         master: str | None = None, conf: dict[str, str] | None = None, samples: bool = True,
         progress: Callable[[str], None] | None = None, data_docs: str | Path | None = None,
-        timeout: float | None = None, side_by_side: bool = True, cache: bool = True) -> Verdict:
+        timeout: float | None = None, side_by_side: bool = True, cache: bool = False) -> Verdict:
     """Check `contract` on Spark with the selected engines and return the verdict.
 
     `dataframes` maps model names to DataFrames the caller already has; other models are read from
@@ -94,8 +94,9 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     to build a GX Data Docs site of the contract's suites in (integrations/gx_project.py).
     `timeout`: seconds one engine may take on one model; then its Spark jobs are cancelled and its
     checks are `error` (dc_bridge/timeouts.py). `side_by_side`: the selected engines check a model
-    at the same time, on the same session (False: one after the other). `cache`: each model's
-    DataFrame is persisted for the run and released at its end, so the source is read once.
+    at the same time, on the same session (False, or with a `timeout`: one after the other).
+    `cache`: each model's DataFrame is persisted for the run and released at its end, so the source
+    is read once (measured slower for parquet: docs/benchmarks.md).
     """
     selected = tuple(e for e in ENGINES if e in engines)
     unknown = set(engines) - set(ENGINES)
@@ -134,7 +135,8 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
                 continue
             works = {engine: functools.partial(_timed_engine, engine, spark, frames, compiled, model, started_at, timeout, say)
                      for engine in selected}
-            ran = run_side_by_side(works) if side_by_side else {engine: work() for engine, work in works.items()}
+            # with a time limit, one by one: an engine whose tasks hold the cores would use up the other's time
+            ran = run_side_by_side(works) if side_by_side and timeout is None else {engine: work() for engine, work in works.items()}
             for engine, (report, took) in ran.items():
                 reports[model][engine] = report
                 seconds[engine] += took

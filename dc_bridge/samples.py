@@ -1,57 +1,72 @@
 """Failing values for failed checks, fetched once by the bridge after the engines ran.
 
 GX and Soda run with samples off: they cost a query per failed check each, and Soda would fetch
-them again. The native engine (`--engines spark`) takes them from the pass it counts in, and they
-are used as they are. Otherwise the row-level checks of a model (pattern, set, length, range, latency, retention)
-share ONE aggregation that takes the smallest and the largest failing value of each; a uniqueness
-key costs one grouping (up to 5 repeated values, and how many distinct values repeat: DESIGN.md
-section 3 counts rows, and reports the distinct duplicated values beside them); a foreign key one
-anti join (up to 5 orphan keys). Checks on fields marked `pii: true` or with a sensitive
+them again. What the bridge fetches instead, per model, bounded:
+
+- row-level checks (pattern, set, length, range, latency, retention): ONE query for all the failed
+  ones that stops after the first `SCAN_ROWS` failing rows (Spark's limit reads one partition,
+  then more only while too few rows have been found); each check shows up to `SAMPLE_LIMIT` of
+  its failing values from them. A check none of whose failing rows is among those (a rare failure
+  beside a frequent one) gets its smallest and largest failing value from one aggregation;
+- a uniqueness key: one grouping, with how many distinct values repeat (DESIGN.md section 3 counts
+  rows, and reports the distinct duplicated values beside them) and the smallest and largest;
+- a foreign key: one anti join, up to 5 orphan keys.
+
+The native engine (`--engines spark`) finds the key samples in the grouping and the anti join it
+counts with; those are used as they are. Checks on fields marked `pii: true` or with a sensitive
 classification get no values, only a note that they were withheld.
 """
 
 from __future__ import annotations
 
+import functools
+import operator
 from datetime import datetime
 from typing import Any
 
 from dc_bridge import checks as c
 from dc_bridge.checks import Check, CheckPlan
-from dc_bridge.engines.spark import VIOLATIONS, column
-from dc_bridge.verdict import CheckVerdict, Verdict
+from dc_bridge.engines.spark import VIOLATIONS, column, duplicates
+from dc_bridge.verdict import Verdict
 
 SAMPLE_LIMIT = 5
+# failing rows read for the row-level samples of a model: enough for every check of a run with
+# several frequent failures, few enough that the query ends after the first partition that has them
+SCAN_ROWS = 1000
 # groupings and joins are a Spark job each: a run with many failures must not turn into many jobs
 MAX_KEYED_CHECKS = 10
 WITHHELD = "withheld: the field is marked pii or has a sensitive classification"
 
 
 def _row_level_samples(frame, checks: list[Check], now: datetime) -> dict[str, list]:
-    """Smallest and largest failing value of every row-level check, in one aggregation."""
+    """Up to SAMPLE_LIMIT failing values of each row-level check, from the first failing rows."""
     from pyspark.sql import functions as F
 
     if not checks:
         return {}
-    shown = {}
+    violated = [F.coalesce(VIOLATIONS[type(k.params)](k, k.params, now), F.lit(False)) for k in checks]
+    failing = (frame.where(functools.reduce(operator.or_, violated))
+               .select(*[F.when(flag, column(k.columns[0])).alias(f"s{i}") for i, (k, flag) in enumerate(zip(checks, violated))])
+               .limit(SCAN_ROWS).collect())
+    found: dict[str, list] = {}
     for index, check in enumerate(checks):
-        failing = F.when(VIOLATIONS[type(check.params)](check, check.params, now), column(check.columns[0]))
-        shown[check.id] = (F.min(failing).alias(f"lo{index}"), F.max(failing).alias(f"hi{index}"))
-    row = frame.agg(*[aggregate for pair in shown.values() for aggregate in pair]).first()
-    return {check.id: list(dict.fromkeys(v for v in (row[f"lo{i}"], row[f"hi{i}"]) if v is not None))
-            for i, check in enumerate(checks)}
+        values = dict.fromkeys(row[f"s{index}"] for row in failing if row[f"s{index}"] is not None)
+        found[check.id] = list(values)[:SAMPLE_LIMIT]
+    rare = [k for k in checks if not found[k.id]]
+    return {**found, **_extremes(frame, rare, now)} if rare else found
 
 
-def _duplicates(frame, check: Check) -> tuple[list, int]:
+def _extremes(frame, checks: list[Check], now: datetime) -> dict[str, list]:
+    """Smallest and largest failing value of each check, in one aggregation (a full pass)."""
     from pyspark.sql import functions as F
 
-    columns = [column(name) for name in check.columns]
-    present = frame
-    for value in columns:
-        present = present.where(value.isNotNull())
-    groups = present.groupBy(*columns).count().where(F.col("count") > 1)
-    rows = groups.limit(SAMPLE_LIMIT).collect()
-    values = [row[0] if len(columns) == 1 else list(row)[:-1] for row in rows]
-    return values, (groups.count() if len(rows) == SAMPLE_LIMIT else len(rows))
+    aggregates = []
+    for index, check in enumerate(checks):
+        failing = F.when(VIOLATIONS[type(check.params)](check, check.params, now), column(check.columns[0]))
+        aggregates += [F.min(failing).alias(f"lo{index}"), F.max(failing).alias(f"hi{index}")]
+    row = frame.agg(*aggregates).first()
+    return {check.id: list(dict.fromkeys(v for v in (row[f"lo{i}"], row[f"hi{i}"]) if v is not None))
+            for i, check in enumerate(checks)}
 
 
 def _orphans(frame, check: Check, frames: dict) -> list:
@@ -74,11 +89,10 @@ def attach_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetim
         if found.outcome not in ("failed", "warning") or found.check_id not in by_id or by_id[found.check_id].model not in frames:
             continue
         native = found.engines.get("spark")
-        if native is not None and native.outcome == "failed":
-            # the native engine took them from the pass it counted in: no query of our own
-            notes[found.check_id] = {"samples": native.samples, "duplicated_values": native.duplicated_values}
-            if by_id[found.check_id].sensitive:
-                notes[found.check_id] = {"samples_note": WITHHELD}
+        if native is not None and native.outcome == "failed" and isinstance(by_id[found.check_id].params, (c.Unique, c.ForeignKey)):
+            # the native engine found them in the grouping or anti join it counted with: no query of our own
+            notes[found.check_id] = {"samples_note": WITHHELD} if by_id[found.check_id].sensitive else \
+                {"samples": native.samples, "duplicated_values": native.duplicated_values}
         else:
             failed.append(by_id[found.check_id])
     keyed = 0
@@ -96,7 +110,7 @@ def attach_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetim
                 if keyed > MAX_KEYED_CHECKS:
                     notes[check.id] = {"samples_note": f"not fetched: more than {MAX_KEYED_CHECKS} key checks failed"}
                 elif isinstance(check.params, c.Unique):
-                    values, distinct = _duplicates(frame, check)
+                    _, distinct, values = duplicates(frame, check)
                     notes[check.id] = {"samples": [_plain(v) for v in values], "duplicated_values": distinct}
                 else:
                     notes[check.id] = {"samples": [_plain(v) for v in _orphans(frame, check, frames)]}

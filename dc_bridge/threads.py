@@ -1,10 +1,11 @@
 """Threads that keep the caller's Spark job properties, and running works side by side in them.
 
-PySpark pins each Python thread to a JVM thread of its own: a plain `threading.Thread` starts
-without the caller's job group and description, so cancelling the caller's group (a `--timeout`, a
-notebook's cancel button) would miss the jobs it starts. `InheritableThread` copies those local
-properties; it needs a live SparkContext, so without one (no session yet, Spark Connect) a plain
-thread is used.
+PySpark pins each Python thread to a JVM thread of its own: a plain thread starts without the
+caller's job group and description, so cancelling the caller's group (a `--timeout`, a notebook's
+cancel button) would miss the jobs it starts. A thread from `spark_thread` starts with a copy of
+them, as PySpark's `InheritableThread` does, but without the caller's call site: PySpark names a
+job after the outermost frame that calls into pyspark, which in an `InheritableThread` is its own
+wrapper, so every job would show as `copy_local_properties` in the Spark UI.
 """
 
 from __future__ import annotations
@@ -14,16 +15,27 @@ from typing import Callable, Mapping, TypeVar
 
 Result = TypeVar("Result")
 
+_CALL_SITE = ("callSite.short", "callSite.long")
+
 
 def spark_thread(target: Callable[[], None], name: str) -> threading.Thread:
     """A daemon thread (an uninterruptible Spark task must not keep the interpreter alive) that
-    carries the caller's Spark local properties."""
-    from pyspark import InheritableThread, SparkContext
+    starts with the caller's Spark local properties. Without a live SparkContext (no session yet,
+    Spark Connect) there is nothing to copy."""
+    from pyspark import SparkContext
 
-    thread_class = InheritableThread if SparkContext._active_spark_context is not None else threading.Thread
-    thread = thread_class(target=target, name=name)
-    thread.daemon = True
-    return thread
+    context = SparkContext._active_spark_context
+    if context is None:
+        return threading.Thread(target=target, name=name, daemon=True)
+    properties = context._jsc.sc().getLocalProperties().clone()
+    for key in _CALL_SITE:
+        properties.remove(key)
+
+    def with_properties() -> None:
+        context._jsc.sc().setLocalProperties(properties)
+        target()
+
+    return threading.Thread(target=with_properties, name=name, daemon=True)
 
 
 def run_side_by_side(works: Mapping[str, Callable[[], Result]]) -> dict[str, Result]:

@@ -2,7 +2,8 @@
 
 Every row-level check of a model is one column of ONE aggregation (count of violating rows, max of
 a timestamp); each uniqueness key adds one grouping, each foreign key one anti join, each SQL metric
-its own query. That is the floor DESIGN.md section 6 measures against (Deequ and cuallee work the
+its own query. The grouping and the anti join also give the smallest and largest failing key, as
+samples; failing values of row-level checks are left to samples.py, like for the other engines. That is the floor DESIGN.md section 6 measures against (Deequ and cuallee work the
 same way). It judges its numbers exactly like the other runners (`Threshold.holds`), and its
 results fold like any engine's, so with `--engines gx,soda,spark` a disagreement with either
 engine is caught. Custom GX and Soda checks are not run here.
@@ -116,32 +117,22 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
         else:
             runnable.append(check)
 
-    # one pass: the row count, every violation count with its smallest and largest failing value
-    # (the samples, so they cost no pass of their own), every freshness max
-    # Each violation is computed once per row in a projection (flag f<i>, failing value s<i>), and the
-    # aggregation only sums and compares those: a regex is not evaluated again for the samples.
-    projected = []
+    # one pass: the row count, every violation count, every freshness max (failing values of row-level
+    # checks are fetched afterwards for the failed ones only, by samples.py, reading just enough rows)
     fused = [F.count(F.lit(1)).alias("rows")]
     for index, check in enumerate(runnable):
         build = VIOLATIONS.get(type(check.params))
         if build is not None:
-            violated = build(check, check.params, now)
-            projected.append(F.coalesce(violated, F.lit(False)).alias(f"f{index}"))
-            fused.append(F.sum(F.col(f"f{index}").cast("long")).alias(f"v{index}"))
-            if _shows_values(check):
-                projected.append(F.when(violated, column(check.columns[0])).alias(f"s{index}"))
-                fused += [F.min(f"s{index}").alias(f"lo{index}"), F.max(f"s{index}").alias(f"hi{index}")]
+            fused.append(F.count(F.when(build(check, check.params, now), True)).alias(f"v{index}"))
         elif isinstance(check.params, c.Freshness):
-            projected.append(column(check.column).alias(f"s{index}"))
-            fused.append(F.max(f"s{index}").alias(f"v{index}"))
-    totals = (df.select(*projected) if projected else df).agg(*fused).first()
+            fused.append(F.max(column(check.column)).alias(f"v{index}"))
+    totals = df.agg(*fused).first()
     rows = int(totals["rows"])
 
     for index, check in enumerate(runnable):
         params = check.params
         if type(params) in VIOLATIONS:
-            examples = _examples(totals[f"lo{index}"], totals[f"hi{index}"]) if _shows_values(check) else []
-            results[check.id] = _judge(check, count=int(totals[f"v{index}"] or 0), rows=rows, native="count_if", samples=examples)
+            results[check.id] = _judge(check, count=int(totals[f"v{index}"] or 0), rows=rows, native="count_if")
         elif isinstance(params, c.Freshness):
             age = age_seconds(totals[f"v{index}"], now)
             results[check.id] = CheckResult(check.id, "spark", "failed", native_name="max") if age is None else \
@@ -149,7 +140,7 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
         elif isinstance(params, c.RowCount):
             results[check.id] = _judge(check, value=float(rows), native="count")
         elif isinstance(params, c.Unique):
-            count, distinct, examples = _duplicates(df, check)
+            count, distinct, examples = duplicates(df, check)
             results[check.id] = _judge(check, count=count, rows=rows, native="group by", samples=examples, duplicated_values=distinct)
         elif isinstance(params, c.ForeignKey):
             results[check.id] = _foreign_key(df, check, params, frames, rows)
@@ -170,18 +161,13 @@ def _judge(check: Check, *, native: str, count: int | None = None, rows: int | N
                        duplicated_values=duplicated_values if outcome == "failed" else None)
 
 
-def _shows_values(check: Check) -> bool:
-    """Failing values are shown unless the field is sensitive, or the failure has no value (a null)."""
-    return bool(check.columns) and not check.sensitive and not isinstance(check.params, c.NotNull)
-
-
 def _examples(*values) -> list:
     """The distinct non-null values, JSON-friendly (timestamps and decimals as text)."""
     return [v if isinstance(v, (str, int, float, bool)) else list(v) if isinstance(v, (list, tuple)) else str(v)
             for v in dict.fromkeys(v for v in values if v is not None)]
 
 
-def _duplicates(df, check: Check) -> tuple[int, int, list]:
+def duplicates(df, check: Check) -> tuple[int, int, list]:
     """(rows whose key repeats, distinct repeated keys, smallest and largest repeated key): one job."""
     from pyspark.sql import functions as F
 
