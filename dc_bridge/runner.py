@@ -179,7 +179,9 @@ def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, D
             frame = model_dataframe(spark, contract, model, chosen, data)
         if where:
             frame = frame.where(where)
-        frames[model.name] = frame
+        # a plan of the run's own: Spark uncaches a temp view's plan when the view is dropped (the
+        # run's views, GX's `tmp_view`), which would otherwise be the caller's cached DataFrame
+        frames[model.name] = frame.select("*")
     return frames
 
 
