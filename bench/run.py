@@ -102,14 +102,15 @@ def floor(spark, frame, plan, view):
     from pyspark.sql import functions as F
 
     from dc_bridge import checks as c
-    from dc_bridge.engines.spark import VIOLATIONS, column
+    from dc_bridge.engines.spark import VIOLATIONS, aggregate, column
     from dc_bridge.sql import TABLE_MARKER
 
     now = datetime.now(timezone.utc)
     row_level = [k for k in plan.checks if type(k.params) in VIOLATIONS]
-    totals = frame.agg(F.count(F.lit(1)).alias("rows"),
-                       *[F.sum(F.when(VIOLATIONS[type(k.params)](k, k.params, now), 1).otherwise(0)).alias(f"v{i}")
-                         for i, k in enumerate(row_level)]).first()
+    # one aggregation, in passes of at most 90 columns: past 100 fields Spark stops compiling the plan
+    totals = aggregate(frame, [F.count(F.lit(1)).alias("rows"),
+                               *[F.sum(F.when(VIOLATIONS[type(k.params)](k, k.params, now), 1).otherwise(0)).alias(f"v{i}")
+                                 for i, k in enumerate(row_level)]])
     counts = {k.id: totals[f"v{i}"] for i, k in enumerate(row_level)}
     for check in plan.checks:
         if isinstance(check.params, c.Unique):

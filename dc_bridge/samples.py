@@ -26,7 +26,7 @@ from typing import Any
 
 from dc_bridge import checks as c
 from dc_bridge.checks import Check, CheckPlan
-from dc_bridge.engines.spark import VIOLATIONS, column, duplicates
+from dc_bridge.engines.spark import VIOLATIONS, aggregate, column, duplicates
 from dc_bridge.verdict import Verdict
 
 SAMPLE_LIMIT = 5
@@ -64,7 +64,7 @@ def _extremes(frame, checks: list[Check], now: datetime) -> dict[str, list]:
     for index, check in enumerate(checks):
         failing = F.when(VIOLATIONS[type(check.params)](check, check.params, now), column(check.columns[0]))
         aggregates += [F.min(failing).alias(f"lo{index}"), F.max(failing).alias(f"hi{index}")]
-    row = frame.agg(*aggregates).first()
+    row = aggregate(frame, aggregates)
     return {check.id: list(dict.fromkeys(v for v in (row[f"lo{i}"], row[f"hi{i}"]) if v is not None))
             for i, check in enumerate(checks)}
 

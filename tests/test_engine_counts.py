@@ -746,3 +746,14 @@ def test_engines_write_nothing_to_home_and_send_nothing(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert list(home.iterdir()) == []
     assert not (tmp_path / ".soda").exists()
+
+
+def test_a_wide_aggregation_is_split_in_compiled_passes_and_merged(spark):
+    """Past 100 fields Spark stops compiling a plan; the native engine splits its one aggregation."""
+    from pyspark.sql import functions as F
+
+    from dc_bridge.engines.spark import AGGREGATES_PER_PASS, aggregate
+
+    frame = spark.range(10)
+    columns = [F.sum(F.col("id") * i).alias(f"c{i}") for i in range(2 * AGGREGATES_PER_PASS + 5)]
+    assert aggregate(frame, columns) == {f"c{i}": 45 * i for i in range(2 * AGGREGATES_PER_PASS + 5)}
