@@ -61,7 +61,7 @@ def suite_text(suite: dict) -> str:
     return json.dumps(suite, indent=2, ensure_ascii=False) + "\n"
 
 
-class _SodaDumper(yaml.SafeDumper):
+class _SodaDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
     """Block style, multi-line strings as `|` blocks, so the SodaCL reads like hand-written SodaCL."""
 
 
