@@ -3,8 +3,8 @@
 Started by bench/datacontract_cli.py with that venv's python; imports only pyspark and datacontract
 (never dc_bridge). It starts its own Spark session with the bench's settings, reads the parquet,
 registers it as the temp view the contract's `dataframe` server reads (the schema's name), and times
-only `DataContract(...).test()` under its own Spark job group, sampling the driver's JVM heap the way
-bench/run.py's HeapSampler does. Prints one JSON object as its last line of standard output.
+only `DataContract(...).test()` under its own Spark job group, sampling the driver's JVM heap with
+bench/heap.py, as bench/run.py does. Prints one JSON object as its last line of standard output.
 
     python bench/datacontract_cli_runner.py --contract C.yaml --data T.parquet --view orders \
         --master local[2] --driver-memory 6g --shuffle-partitions 8
@@ -16,33 +16,9 @@ import argparse
 import json
 import os
 import sys
-import threading
 import time
 
-
-class HeapSampler:
-    """Peak JVM heap in use on the driver (a copy of bench/run.py's, which this venv cannot import)."""
-
-    def __init__(self, spark):
-        self._bean = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getMemoryMXBean()
-        self.peak = 0
-        self._stop = threading.Event()
-
-    def __enter__(self):
-        self._bean.gc()
-        self.peak = 0
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def _sample(self):
-        while not self._stop.is_set():
-            self.peak = max(self.peak, self._bean.getHeapMemoryUsage().getUsed())
-            self._stop.wait(0.2)
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
+from heap import HeapSampler  # bench/heap.py: this script's folder is first on sys.path
 
 
 def check_record(check) -> dict:

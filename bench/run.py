@@ -19,44 +19,17 @@ import os
 import platform
 import re
 import tempfile
-import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 from bench import datacontract_cli
+from bench.heap import HeapSampler
 from bench.workload import WORKLOADS, Workload, generate
 
 SYSTEMS = ("floor", "gx_alone", "soda_alone", "bridge_spark", "bridge_gx", "bridge_soda", "bridge_both",
            "bridge_both_cached", "bridge_both_one_by_one",
            "datacontract_cli")  # the peer: its own venv and process (bench/datacontract_cli.py), run last
-
-
-class HeapSampler:
-    """Peak JVM heap in use on the driver while a system runs (local mode: the driver is the executor)."""
-
-    def __init__(self, spark):
-        jvm = spark.sparkContext._jvm
-        self._bean = jvm.java.lang.management.ManagementFactory.getMemoryMXBean()
-        self.peak = 0
-        self._stop = threading.Event()
-
-    def __enter__(self):
-        self._bean.gc()
-        self.peak = 0
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def _sample(self):
-        while not self._stop.is_set():
-            self.peak = max(self.peak, self._bean.getHeapMemoryUsage().getUsed())
-            self._stop.wait(0.2)
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self._stop.clear()
 
 
 def measure(spark, name: str, action):
