@@ -7,6 +7,7 @@ rules and service levels each have one small function. Elements that cannot run 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Callable, Iterable
 
@@ -16,7 +17,7 @@ from dc_bridge import checks as c
 from dc_bridge.checks import Check, CheckPlan
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, ServiceLevel, Threshold
 from dc_bridge.formats import format_regex
-from dc_bridge.sql import TABLE_MARKER, SqlProblem, check_read_only, substitute
+from dc_bridge.sql import TABLE_MARKER, SqlProblem, check_read_only, quote_identifier, substitute
 
 # classifications whose values must not appear in reports (samples are dropped for them)
 SENSITIVE_CLASSIFICATIONS = {"sensitive", "restricted", "confidential", "secret", "pii", "4", "5"}
@@ -243,9 +244,20 @@ def normalise_query(query: str, model: Model, column: str | None) -> str:
     Contracts often name the table directly (`FROM orders`); the engines run on their own views,
     so every reference to the model (by name or physical name) becomes TABLE_MARKER.
     """
-    filled = substitute(query, table=TABLE_MARKER, column=column)
+    names = frozenset({model.name.lower(), (model.physical_name or model.name).lower()})
+    normalised = _normalised_template(query, names, column is not None)
+    return normalised if column is None else normalised.replace(_STAND_IN, quote_identifier(column))
+
+
+# a contract repeats one query on many fields: it is parsed and rewritten once, with this column
+# in the field's place, which the field's own quoted name then replaces in the generated SQL
+_STAND_IN = quote_identifier("__dc_bridge_field__")
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalised_template(query: str, names: frozenset[str], has_column: bool) -> str:
+    filled = substitute(query, table=TABLE_MARKER, column="__dc_bridge_field__" if has_column else None)
     statement = check_read_only(filled)
-    names = {model.name.lower(), (model.physical_name or model.name).lower()}
 
     def retarget(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Table) and not node.args.get("db") and node.name.lower() in names:
