@@ -53,7 +53,7 @@ def main() -> None:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
-    # the settings of dc_bridge.spark.get_session, as the bench's own session has them
+    # the settings of dc_bridge.runner.data.get_session, as the bench's own session has them
     builder = (SparkSession.builder.appName("bench-datacontract-cli").master(args.master)
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")

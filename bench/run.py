@@ -74,9 +74,9 @@ def floor(spark, frame, plan, view):
     uniqueness key, the SQL metrics each as their own query. No translation, no engine, no verdict."""
     from pyspark.sql import functions as F
 
-    from dc_bridge import checks as c
-    from dc_bridge.engines.spark import VIOLATIONS, aggregate, column
-    from dc_bridge.sql import TABLE_MARKER
+    from dc_bridge.plan import checks as c
+    from dc_bridge.engines.native.run import VIOLATIONS, aggregate, column
+    from dc_bridge.contract.sql import TABLE_MARKER
 
     now = datetime.now(timezone.utc)
     row_level = [k for k in plan.checks if type(k.params) in VIOLATIONS]
@@ -112,13 +112,13 @@ def gx_alone(spark, frame, compiled, model):
 
 def soda_alone(spark, frame, compiled, model, view):
     """Soda as a user runs it: one scan with the SodaCL, failed-row samples at Soda's default."""
-    from dc_bridge import artifacts
-    from dc_bridge.engines.soda import disable_soda_telemetry
+    from dc_bridge import compiler
+    from dc_bridge.engines.soda.run import disable_soda_telemetry
 
     disable_soda_telemetry()
     from soda.scan import Scan
 
-    text = "\n".join(line for line in artifacts.sodacl_text(compiled.sodacl[model], compiled.contract).splitlines()
+    text = "\n".join(line for line in compiler.sodacl_text(compiled.sodacl[model], compiled.contract).splitlines()
                      if "samples limit" not in line)
     frame.createOrReplaceTempView(view)
     scan = Scan()
@@ -152,14 +152,14 @@ def check_truth(system: str, counts: dict, truth: dict) -> list[str]:
 
 def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tuple[str, ...],
                  peer_venv: Path = datacontract_cli.DEFAULT_VENV) -> dict:
-    from dc_bridge import artifacts
+    from dc_bridge import compiler
     from dc_bridge.contract.load import load_contract
-    from dc_bridge.sql import view_name
+    from dc_bridge.contract.sql import view_name
 
     contract_path = folder / f"{workload.name}.yaml"
     contract_path.write_text(workload.contract)
     contract = load_contract(contract_path).contract
-    compiled = artifacts.compile_contract(contract)
+    compiled = compiler.compile_contract(contract)
     view = view_name(contract.id, "orders")
     data = str(folder / f"{workload.name}_{rows}.parquet")
     started = time.perf_counter()
@@ -257,7 +257,7 @@ def main() -> None:
                         help="virtualenv for datacontract-cli, made on first use from bench/datacontract-cli.txt")
     args = parser.parse_args()
 
-    from dc_bridge.spark import get_session
+    from dc_bridge.runner.data import get_session
 
     spark, _ = get_session(args.master, {"spark.driver.memory": args.driver_memory, "spark.sql.shuffle.partitions": "8"})
     folder = Path(args.data or tempfile.mkdtemp(prefix="dc-bridge-bench-"))

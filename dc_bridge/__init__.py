@@ -13,7 +13,7 @@ __all__ = ["run", "fold_gx", "fold_soda", "__version__"]
 def __getattr__(name: str):
     # imported on first use: `import dc_bridge` stays cheap for `dc-bridge lint`
     if name == "run":
-        from dc_bridge.runner import run
+        from dc_bridge.runner.pipeline import run
 
         return run
     if name in ("fold_gx", "fold_soda"):

@@ -15,9 +15,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from dc_bridge import checks as c
-from dc_bridge.checks import Check, CheckPlan
-from dc_bridge.engines.report import CheckResult, EngineReport
+from dc_bridge.plan import checks as c
+from dc_bridge.plan.checks import Check, CheckPlan
+from dc_bridge.engines.results import CheckResult, EngineReport
 
 Outcome = Literal["passed", "warning", "failed", "error", "not_executable", "skipped"]
 _RANK = {"passed": 0, "warning": 1, "failed": 2, "error": 3}

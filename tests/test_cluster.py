@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 import dc_bridge
-from dc_bridge.spark import parse_data_option
+from dc_bridge.runner.data import parse_data_option
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT = ROOT / "contracts" / "orders.yaml"
@@ -275,7 +275,7 @@ def test_cluster_run_gives_the_local_verdict(cluster, spark, tmp_path):
 def test_a_session_is_never_taken_for_another_master(spark):
     """A process holds one SparkContext: asking for another master while one runs is a clear error,
     never the running session silently used (and stopped at the end, as if dc-bridge had made it)."""
-    from dc_bridge.spark import get_session
+    from dc_bridge.runner.data import get_session
 
     assert get_session() == (spark, False)
     assert get_session(spark.sparkContext.master) == (spark, False)

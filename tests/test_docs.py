@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from dc_bridge.findings import CODES
+from dc_bridge.contract.findings import CODES
 
 LINT_CODES = Path(__file__).resolve().parent.parent / "docs" / "lint-codes.md"
 

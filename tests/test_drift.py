@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from dc_bridge.cli import main
 from dc_bridge.contract.load import load_contract
-from dc_bridge.drift import schema_drift
+from dc_bridge.runner.drift import schema_drift
 
 # the data as the producer writes it
 DATA = ("order_id string, amount bigint, customer struct<id: string, address: struct<city: string, zip: string>>, "

@@ -31,11 +31,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from dc_bridge import checks as c
-from dc_bridge.artifacts import compile_contract, sodacl_text
+from dc_bridge.plan import checks as c
+from dc_bridge.compiler import compile_contract, sodacl_text
 from dc_bridge.contract.load import load_contract
-from dc_bridge.formats import FORMATS
-from dc_bridge.sql import view_name
+from dc_bridge.contract.formats import FORMATS
+from dc_bridge.contract.sql import view_name
 
 NOW = datetime.now(timezone.utc)
 
@@ -436,8 +436,8 @@ class Run:
 
 @pytest.fixture(scope="module")
 def runs(spark, tmp_path_factory):
-    from dc_bridge.engines.gx import GX_BATCH_VIEW, run_gx
-    from dc_bridge.engines.soda import run_soda
+    from dc_bridge.engines.gx.run import GX_BATCH_VIEW, run_gx
+    from dc_bridge.engines.soda.run import run_soda
 
     folder = tmp_path_factory.mktemp("contracts")
     compiled = {}
@@ -713,7 +713,7 @@ def test_missing_column_fails_exists_and_errors_the_rest(runs):
 def test_runs_leave_the_session_as_they_found_it(spark, runs):
     """No temp view of a run is left behind, a user's `tmp_view` (GX's batch view name) survives,
     and GX did not persist the caller's DataFrames (persist=False)."""
-    from dc_bridge.engines.gx import GX_BATCH_VIEW
+    from dc_bridge.engines.gx.run import GX_BATCH_VIEW
 
     leftovers = [t.name for t in spark.catalog.listTables() if t.isTemporary and t.name.startswith("dcb_")]
     assert leftovers == []
@@ -731,7 +731,8 @@ def test_engines_write_nothing_to_home_and_send_nothing(tmp_path):
     home.mkdir()
     code = textwrap.dedent("""
         import os
-        from dc_bridge.engines import gx as bridge_gx, soda as bridge_soda
+        from dc_bridge.engines.gx import run as bridge_gx
+from dc_bridge.engines.soda import run as bridge_soda
         bridge_soda.disable_soda_telemetry()
         import soda.scan
         from soda.telemetry.soda_telemetry import SodaTelemetry
@@ -752,7 +753,7 @@ def test_a_wide_aggregation_is_split_in_compiled_passes_and_merged(spark):
     """Past 100 fields Spark stops compiling a plan; the native engine splits its one aggregation."""
     from pyspark.sql import functions as F
 
-    from dc_bridge.engines.spark import AGGREGATES_PER_PASS, aggregate
+    from dc_bridge.engines.native.run import AGGREGATES_PER_PASS, aggregate
 
     frame = spark.range(10)
     columns = [F.sum(F.col("id") * i).alias(f"c{i}") for i in range(2 * AGGREGATES_PER_PASS + 5)]

@@ -27,7 +27,7 @@ import pytest
 from click.testing import CliRunner
 
 from dc_bridge.cli import main
-from dc_bridge.sql import view_name
+from dc_bridge.contract.sql import view_name
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 import dc_bridge
 from dc_bridge.cli import main
 from dc_bridge.integrations.fold import compile_for_run
-from dc_bridge.sql import view_name
+from dc_bridge.contract.sql import view_name
 
 NOW = datetime.now().replace(microsecond=0)
 # Debian's `chromium` package
@@ -290,7 +290,7 @@ def test_gx_init_again_updates_and_keeps_what_the_user_added(shop, spark, tmp_pa
 
 
 def test_plain_soda_scan_folds_into_the_run_verdict(shop, spark, tmp_path):
-    import dc_bridge.engines.soda  # noqa: F401  (Soda telemetry off in this test process, as in every dc-bridge run)
+    import dc_bridge.engines.soda.run  # noqa: F401  (Soda telemetry off in this test process, as in every dc-bridge run)
     from soda.scan import Scan
 
     contract = shop / "shop.yaml"
@@ -357,7 +357,7 @@ def test_html_report_in_headless_chromium(shop, tmp_path):
 
 
 def test_html_marks_engines_that_disagree():
-    from dc_bridge.engines.report import CheckResult
+    from dc_bridge.engines.results import CheckResult
     from dc_bridge.report.html import as_html
     from dc_bridge.verdict import CheckVerdict, ModelVerdict, Verdict
 

@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import dc_bridge  # noqa: E402
-from dc_bridge import checks as c  # noqa: E402
+from dc_bridge.plan import checks as c  # noqa: E402
 from dc_bridge.contract.load import load_contract  # noqa: E402
-from dc_bridge.runner import ENGINES  # noqa: E402
+from dc_bridge.runner.pipeline import ENGINES  # noqa: E402
 
 EXAMPLES = int(__import__("os").environ.get("DCB_PROPERTY_EXAMPLES", "12"))
 NAN, INF = float("nan"), float("inf")
@@ -200,7 +200,7 @@ def test_engines_agree_with_pyspark(spark, data, contract):
         df = spark.createDataFrame(data, "i int, s string, x double").localCheckpoint()
         verdict = dc_bridge.run(loaded.contract, dataframes={"t": df}, spark=spark, engines=list(ENGINES), samples=False)
     total = df.count()
-    plan = {check.id: check for check in dc_bridge.artifacts.compile_contract(loaded.contract).plan.checks}
+    plan = {check.id: check for check in dc_bridge.compiler.compile_contract(loaded.contract).plan.checks}
     problems = []
     for found in verdict.checks():
         check = plan[found.check_id]

@@ -38,7 +38,7 @@ from click.testing import CliRunner
 import dc_bridge
 from dc_bridge.cli import main
 from dc_bridge.contract.lint import lint_file
-from dc_bridge.findings import CODES
+from dc_bridge.contract.findings import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 HAS_JAVA = __import__("shutil").which("java") is not None
@@ -479,7 +479,7 @@ def data_run(spark, tmp_path_factory):
     contract.write_text(DATA_CONTRACT, encoding="utf-8")
     (folder / "csv.csv").write_text(CSV_TEXT)
     frames = {name: frame.localCheckpoint() for name, frame in _frames(spark).items()}
-    from dc_bridge.spark import DataLocation
+    from dc_bridge.runner.data import DataLocation
 
     verdict = dc_bridge.run(str(contract), dataframes=frames, data={"csv": DataLocation(str(folder / "csv.csv"), "csv")},
                             spark=spark, samples=False)
@@ -534,7 +534,7 @@ def test_nothing_passes_unevaluated_and_the_exit_code_says_error(data_run):
 def test_csv_columns_are_read_by_name(data_run, spark):
     _, _, folder = data_run
     from dc_bridge.contract.load import load_contract
-    from dc_bridge.spark import DataLocation, read_location
+    from dc_bridge.runner.data import DataLocation, read_location
 
     model = load_contract(folder / "contract.yaml").contract.model("csv")
     frame = read_location(spark, model, DataLocation(str(folder / "csv.csv"), "csv"))
@@ -623,7 +623,7 @@ def test_missing_data_is_a_clear_error(name, spark, tmp_path):
 def test_a_model_without_data_is_a_data_error_in_the_api(spark, tmp_path):
     contract = tmp_path / "contract.yaml"
     contract.write_text(MISSING.replace("servers:\n  local: {type: local, format: parquet, path: './nowhere/{model}.parquet'}\n  tables: {type: dataframe}\n", ""))
-    from dc_bridge.spark import DataError
+    from dc_bridge.runner.data import DataError
 
     with pytest.raises(DataError, match="model `orders`: no data. Pass --data orders=PATH"):
         dc_bridge.run(str(contract), spark=spark)

@@ -23,7 +23,7 @@ import pytest
 import dc_bridge
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.contract.load import load_contract
-from dc_bridge.sql import SqlProblem, check_read_only
+from dc_bridge.contract.sql import SqlProblem, check_read_only
 
 PWNED_FILE = "/tmp/dcb-sql-safety-pwned"
 

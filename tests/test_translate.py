@@ -30,14 +30,14 @@ from great_expectations.expectations.metrics.query_metric_provider import QueryM
 from soda.data_sources.spark_data_source import SparkSQLBase
 from soda.scan import Scan
 
-from dc_bridge import checks as c
-from dc_bridge.artifacts import Compiled, compile_contract, sodacl_text, suite_text
+from dc_bridge.plan import checks as c
+from dc_bridge.compiler import Compiled, compile_contract, sodacl_text, suite_text
 from dc_bridge.cli import main
 from dc_bridge.contract.lint import lint_file
-from dc_bridge.formats import FORMATS
-from dc_bridge.sql import view_name
-from dc_bridge.translate import gx as gx_translate
-from dc_bridge.translate import soda as soda_translate
+from dc_bridge.contract.formats import FORMATS
+from dc_bridge.contract.sql import view_name
+from dc_bridge.engines.gx import translate as gx_translate
+from dc_bridge.engines.soda import translate as soda_translate
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = ROOT / "tests" / "translate_corpus"

@@ -11,7 +11,7 @@ from dc_bridge.contract.model import Contract, Field, ForeignKey, Model, Server,
 from dc_bridge.contract.quality import read_quality_rule
 from dc_bridge.contract.reader import Reader, describe
 from dc_bridge.contract.types import DCS_TYPES
-from dc_bridge.findings import Finding
+from dc_bridge.contract.findings import Finding
 
 # field keys copied as they are: DCS key -> (Field attribute, kind)
 _FIELD_VALUES: dict[str, tuple[str, str]] = {

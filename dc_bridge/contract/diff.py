@@ -30,9 +30,9 @@ from typing import Any, Callable, Literal, Mapping, Sequence, TypeVar
 from dc_bridge.contract.document import format_path
 from dc_bridge.contract.durations import parse_duration
 from dc_bridge.contract.model import Contract, Field, Model, QualityObjective, QualityRule, Server, ServiceLevel, Source, Threshold
-from dc_bridge.findings import Finding
-from dc_bridge.plan import spark_physical_type
-from dc_bridge.sql import PLACEHOLDERS
+from dc_bridge.contract.findings import Finding
+from dc_bridge.plan.build import spark_physical_type
+from dc_bridge.contract.sql import PLACEHOLDERS
 
 Kind = Literal["breaking", "non-breaking", "patch"]
 Direction = Literal["same", "stronger", "weaker", "different"]

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from dc_bridge.findings import FatalFinding, Finding
+from dc_bridge.contract.findings import FatalFinding, Finding
 
 # A contract is text written by people; anything this large is a mistake or an attack.
 MAX_CONTRACT_BYTES = int(os.environ.get("DC_BRIDGE_MAX_CONTRACT_BYTES", 10 * 1024 * 1024))

@@ -35,7 +35,7 @@ from dc_bridge.contract.document import Document, format_path
 from dc_bridge.contract.load import LoadResult, load_contract
 from dc_bridge.contract.model import Contract, Field, QualityRule, Source
 from dc_bridge.contract.reader import describe
-from dc_bridge.findings import Finding
+from dc_bridge.contract.findings import Finding
 
 EXTENDS = "x-dc-bridge-extends"
 _NOT_WEAKER = ("same", "stronger")

@@ -19,16 +19,16 @@ from typing import Any, Iterable
 import jsonschema
 import yaml
 
-from dc_bridge import gx_catalog
+from dc_bridge.contract import gx_catalog
 from dc_bridge.contract.document import Document, format_path
 from dc_bridge.contract.inheritance import inheritance_findings
 from dc_bridge.contract.load import LoadResult, load_contract
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, Source, walk_fields
 from dc_bridge.contract.redos import nested_quantifier
 from dc_bridge.contract.types import NUMERIC_TYPES, STRING_TYPES, TEMPORAL_TYPES
-from dc_bridge.findings import Finding
-from dc_bridge.formats import format_regex
-from dc_bridge.sql import SqlProblem, check_read_only, substitute, unknown_placeholders
+from dc_bridge.contract.findings import Finding
+from dc_bridge.contract.formats import format_regex
+from dc_bridge.contract.sql import SqlProblem, check_read_only, substitute, unknown_placeholders
 
 # (standard, version prefix) -> bundled official schema; the packages carry the newest ones
 _SCHEMAS = {

@@ -13,7 +13,7 @@ from typing import Any
 
 from dc_bridge.contract.document import MAX_NESTING, Document, format_path, read_document
 from dc_bridge.contract.model import Contract
-from dc_bridge.findings import FatalFinding, Finding
+from dc_bridge.contract.findings import FatalFinding, Finding
 
 DCS_VERSIONS = re.compile(r"^1\.[0-2]\.\d+$")
 ODCS_VERSIONS = re.compile(r"^v?3\.[0-2]\.\d+$")

@@ -21,7 +21,7 @@ from dc_bridge.contract.model import (
 from dc_bridge.contract.quality import read_quality_rule
 from dc_bridge.contract.reader import Reader, describe
 from dc_bridge.contract.types import ODCS_TYPES
-from dc_bridge.findings import Finding
+from dc_bridge.contract.findings import Finding
 
 # logicalTypeOptions key -> Field attribute
 _TYPE_OPTIONS = {

@@ -10,7 +10,7 @@ from typing import Any
 
 from dc_bridge.contract.document import Document, format_path
 from dc_bridge.contract.model import Source
-from dc_bridge.findings import Finding
+from dc_bridge.contract.findings import Finding
 
 # expected-type name -> (python types, phrase for messages); bool is excluded from numbers on purpose
 _KINDS: dict[str, tuple[tuple[type, ...], str]] = {

@@ -17,24 +17,24 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
-from dc_bridge import __version__, artifacts
+from dc_bridge import __version__, compiler
 from dc_bridge.contract.model import Contract
-from dc_bridge.engines.report import CheckResult, EngineReport
-from dc_bridge.plan import build_plan
+from dc_bridge.engines.results import CheckResult, EngineReport
+from dc_bridge.plan.build import build_plan
 from dc_bridge.report.explain import coverage
-from dc_bridge.sql import view_name
+from dc_bridge.contract.sql import view_name
 from dc_bridge.verdict import Verdict, fold
 
 
-def compile_for_run(contract: str | Path | Contract) -> tuple[artifacts.Compiled, dict[str, str]]:
+def compile_for_run(contract: str | Path | Contract) -> tuple[compiler.Compiled, dict[str, str]]:
     """The contract compiled as `dc-bridge run` compiles it: checks with check-local lint errors stay
     in the plan (as `error`, reason in the second value) but get no engine artifact. Raises
     `runner.ContractError` for errors that stop a run."""
-    from dc_bridge.runner import invalid_checks, load_for_run
+    from dc_bridge.runner.pipeline import invalid_checks, load_for_run
 
     loaded, local_errors = load_for_run(contract)
     invalid = invalid_checks(build_plan(loaded), local_errors)
-    return artifacts.compile_contract(loaded, exclude=frozenset(invalid)), invalid
+    return compiler.compile_contract(loaded, exclude=frozenset(invalid)), invalid
 
 
 def fold_gx(checkpoint_result, contract: str | Path | Contract) -> Verdict:
@@ -46,7 +46,7 @@ def fold_gx(checkpoint_result, contract: str | Path | Contract) -> Verdict:
     (added to a suite by hand) are ignored. Freshness ages are measured from each validation's run time.
     A model validated more than once counts with its newest validation.
     """
-    from dc_bridge.engines.gx import read_results
+    from dc_bridge.engines.gx.run import read_results
 
     compiled, invalid = compile_for_run(contract)
     checks = {check.id: check for check in compiled.plan.checks}
@@ -76,14 +76,14 @@ def fold_soda(scan_results, contract: str | Path | Contract) -> Verdict:
     The Scan object is needed, not only `scan.get_scan_results()`: that dict rounds percents to two
     decimals and freshness to milliseconds, and the verdict holds the exact numbers, as a run does.
     """
-    from dc_bridge.engines.soda import named_lines, read_scan
+    from dc_bridge.engines.soda.run import named_lines, read_scan
 
     scans = _scans(scan_results)
     compiled, invalid = compile_for_run(contract)
     found: dict[str, dict[str, CheckResult]] = {}
     for model, document in compiled.sodacl.items():
         own = {check.id: check for check in compiled.plan.for_model(model)}
-        expected = {name: lines for name, lines in named_lines(artifacts.sodacl_text(document, compiled.contract)).items() if name in own}
+        expected = {name: lines for name, lines in named_lines(compiler.sodacl_text(document, compiled.contract)).items() if name in own}
         # the scan that ran this model's checks: Soda keeps a check object for every check it parsed
         scan = next((s for s in scans if expected.keys() & {getattr(o, "name", None) for o in getattr(s, "_checks", [])}), None)
         if scan is not None and expected:
@@ -94,7 +94,7 @@ def fold_soda(scan_results, contract: str | Path | Contract) -> Verdict:
                  started_at=min((s for s in started if s), default=None), versions=versions)
 
 
-def _fold(compiled: artifacts.Compiled, invalid: dict[str, str], engine: str, found: dict[str, dict[str, CheckResult]],
+def _fold(compiled: compiler.Compiled, invalid: dict[str, str], engine: str, found: dict[str, dict[str, CheckResult]],
           missing: str, **run_facts: Any) -> Verdict:
     """`verdict.fold` with one engine selected, as `dc-bridge run --engines <engine>` folds."""
     runs_in = {row["check_id"]: {"gx": row["gx"], "soda": row["soda"]} for row in coverage(compiled)}

@@ -34,11 +34,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dc_bridge import artifacts
-from dc_bridge import checks as c
+from dc_bridge import compiler
+from dc_bridge.plan import checks as c
 from dc_bridge.contract.model import Contract
-from dc_bridge.sql import view_name
-from dc_bridge.translate.gx import freshness_parameter
+from dc_bridge.contract.sql import view_name
+from dc_bridge.engines.gx.translate import freshness_parameter
 
 BATCH_DEFINITION = "whole dataframe"
 DOCS_ACTION = "update_data_docs"
@@ -79,7 +79,7 @@ def suite_name(contract_id: str, model: str) -> str:
 
 def init_project(contract: str | Path | Contract, project_dir: str | Path = ".", result_format: str = "summary") -> InitReport:
     """Create or update the GX project under `project_dir` (GX puts it in `project_dir/gx`)."""
-    import dc_bridge.engines.gx  # noqa: F401  (GX analytics off before GX is imported)
+    import dc_bridge.engines.gx.run  # noqa: F401  (GX analytics off before GX is imported)
     import great_expectations as gx
 
     from dc_bridge.integrations.fold import compile_for_run
@@ -94,7 +94,7 @@ def init_project(contract: str | Path | Contract, project_dir: str | Path = ".",
     return report
 
 
-def expectation_parameters(compiled: artifacts.Compiled) -> dict[str, str]:
+def expectation_parameters(compiled: compiler.Compiled) -> dict[str, str]:
     """The run-time suite parameters a checkpoint needs (`expectation_parameters=`), with what each holds."""
     # as Python a user can paste: naive local time is how PySpark hands GX the column's max
     return {freshness_parameter(check): f"datetime.now() - timedelta(seconds={check.params.max_age.total_seconds():g}), "
@@ -102,7 +102,7 @@ def expectation_parameters(compiled: artifacts.Compiled) -> dict[str, str]:
             for check in compiled.plan.checks if isinstance(check.params, c.Freshness) and check.model in compiled.suites}
 
 
-def sync(context, compiled: artifacts.Compiled, result_format: dict) -> list[Change]:
+def sync(context, compiled: compiler.Compiled, result_format: dict) -> list[Change]:
     """Bring dc-bridge's objects for the contract in `context` up to date; returns what changed."""
     from great_expectations.core import ExpectationSuite
 
@@ -169,7 +169,7 @@ def _data_source(context, name: str, changes: list[Change]):
     if source is not None:
         changes.append(Change("data source", name, "unchanged"))
         return source
-    from dc_bridge.spark import get_session
+    from dc_bridge.runner.data import get_session
 
     changes.append(Change("data source", name, "created"))
     # GX starts a Spark session to test a new Spark data source: let it find a quiet one (UI off,
@@ -253,15 +253,15 @@ def _checkpoint(context, name: str, definition, result_format: dict, changes: li
 # ---------------------------------------------------------------------------------------------
 # `dc-bridge run --data-docs DIR`: the checkpoints above, in memory, with one Data Docs site at DIR
 
-def build_data_docs(spark, frames: dict, compiled: artifacts.Compiled, directory: str | Path, now: datetime) -> dict[str, str]:
+def build_data_docs(spark, frames: dict, compiled: compiler.Compiled, directory: str | Path, now: datetime) -> dict[str, str]:
     """Validate each model's DataFrame with its checkpoint (as a team's GX project would) and build
     a Data Docs site in `directory`; returns model -> page URL. Runs while the models' temp views are
     registered (foreign-key expectations read them). GX's own pass/fail is what the pages show; the
     verdict is the run's. This is a second GX pass over the data: `--data-docs` costs GX's time again."""
-    import dc_bridge.engines.gx  # noqa: F401  (GX analytics off before GX is imported)
+    import dc_bridge.engines.gx.run  # noqa: F401  (GX analytics off before GX is imported)
     from great_expectations.core.run_identifier import RunIdentifier
 
-    from dc_bridge.engines.gx import GX_BATCH_VIEW, freshness_parameters
+    from dc_bridge.engines.gx.run import GX_BATCH_VIEW, freshness_parameters
     from dc_bridge.engines.views import temp_views
 
     context = _docs_context(Path(directory))

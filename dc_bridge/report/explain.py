@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dc_bridge import checks as c
-from dc_bridge.artifacts import Compiled
-from dc_bridge.translate import gx as gx_translate
-from dc_bridge.translate import soda as soda_translate
+from dc_bridge.plan import checks as c
+from dc_bridge.compiler import Compiled
+from dc_bridge.engines.gx import translate as gx_translate
+from dc_bridge.engines.soda import translate as soda_translate
 
 _NO_SODA = {c.CustomGx: "a custom GX check runs in GX only", c.ColumnType: "Soda's schema check takes one exact type"}
 _NO_GX = {c.CustomSoda: "a custom Soda check runs in Soda only"}

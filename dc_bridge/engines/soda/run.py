@@ -34,10 +34,10 @@ from typing import Any
 
 import yaml
 
-from dc_bridge import checks as c
-from dc_bridge.checks import Check
+from dc_bridge.plan import checks as c
+from dc_bridge.plan.checks import Check
 from dc_bridge.engines.columns import PRESENCE_KINDS, missing_columns, missing_message, unfit_message
-from dc_bridge.engines.report import CheckResult, EngineReport
+from dc_bridge.engines.results import CheckResult, EngineReport
 from dc_bridge.engines.views import temp_views
 
 DATA_SOURCE = "dc_bridge_spark"

@@ -40,12 +40,12 @@ from typing import Any, Iterable
 # before great_expectations is imported anywhere in this process: analytics off, in-process only
 os.environ["GX_ANALYTICS_ENABLED"] = "false"
 
-from dc_bridge import checks as c  # noqa: E402
-from dc_bridge.checks import Check  # noqa: E402
+from dc_bridge.plan import checks as c  # noqa: E402
+from dc_bridge.plan.checks import Check  # noqa: E402
 from dc_bridge.engines.columns import PRESENCE_KINDS, gx_column_name, missing_columns, missing_message, unfit_message  # noqa: E402
-from dc_bridge.engines.report import CheckResult, EngineReport, age_seconds  # noqa: E402
+from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds  # noqa: E402
 from dc_bridge.engines.views import temp_views  # noqa: E402
-from dc_bridge.translate.gx import freshness_parameter  # noqa: E402
+from dc_bridge.engines.gx.translate import freshness_parameter  # noqa: E402
 
 SUMMARY = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
 # scalar metrics need the returned row's value; GX puts it into the result only in COMPLETE

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from dc_bridge import checks as c
-from dc_bridge.checks import Check, CheckPlan
+from dc_bridge.plan import checks as c
+from dc_bridge.plan.checks import Check, CheckPlan
 from dc_bridge.contract.model import Threshold
-from dc_bridge.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
-from dc_bridge.translate.gx import epoch_seconds, foreign_key_query, number_text
+from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
+from dc_bridge.engines.gx.translate import epoch_seconds, foreign_key_query, number_text
 
 
 def threshold_text(t: Threshold) -> str:

@@ -15,8 +15,8 @@ from typing import Sequence
 
 import click
 
-from dc_bridge.findings import Finding
-from dc_bridge.report.findings import FORMATTERS
+from dc_bridge.contract.findings import Finding
+from dc_bridge.report.finding_formats import FORMATTERS
 
 # the exit codes of every command (dc_bridge/cli.py); not imported from there, which imports this module
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
@@ -167,8 +167,8 @@ def drift_command(contract: str, data_options: tuple[str, ...], server: str | No
     not describe is info (an error with --strict). Exit 0 without errors, 1 with, 2 on bad input.
     """
     from dc_bridge.contract.lint import lint_file
-    from dc_bridge.drift import schema_drift
-    from dc_bridge.spark import DataError, get_session, parse_data_option
+    from dc_bridge.runner.drift import schema_drift
+    from dc_bridge.runner.data import DataError, get_session, parse_data_option
 
     loaded = lint_file(contract)
     errors = [f for f in loaded.findings if f.level == "error"]
@@ -204,7 +204,7 @@ def _pair(option: str) -> tuple[str, str]:
 
 def _drift_sources(contract, data: dict, server_name: str | None) -> dict:
     """model -> where to read it: a DataLocation, or a table name. Models without a source are not read."""
-    from dc_bridge.spark import DataError, choose_server, server_location
+    from dc_bridge.runner.data import DataError, choose_server, server_location
 
     unknown = set(data) - {m.name for m in contract.models}
     if unknown:
@@ -224,7 +224,7 @@ def _drift_sources(contract, data: dict, server_name: str | None) -> dict:
 def _read(spark, model: str, source):
     """The data with its own schema. Unlike `run`, CSV and JSON are not read with the contract's schema
     (that would hide the drift): Spark infers their types."""
-    from dc_bridge.spark import DataError
+    from dc_bridge.runner.data import DataError
 
     if isinstance(source, str):
         try:

@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from dc_bridge.contract.model import Contract, Field, Model, Source
-from dc_bridge.findings import Finding
-from dc_bridge.plan import SPARK_TYPES, spark_physical_type
+from dc_bridge.contract.findings import Finding
+from dc_bridge.plan.build import SPARK_TYPES, spark_physical_type
 
 # complex Spark types written as physical types (`array<string>`): compared as Spark prints them
 _COMPLEX_PREFIXES = ("array<", "map<", "struct<")

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import yaml
 
-from dc_bridge.checks import CheckPlan
+from dc_bridge.plan.checks import CheckPlan
 from dc_bridge.contract.model import Contract
-from dc_bridge.plan import build_plan
-from dc_bridge.translate import gx as gx_translate
-from dc_bridge.translate import soda as soda_translate
+from dc_bridge.plan.build import build_plan
+from dc_bridge.engines.gx import translate as gx_translate
+from dc_bridge.engines.soda import translate as soda_translate
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from dc_bridge import __version__
-from dc_bridge.findings import CODES, Finding
+from dc_bridge.contract.findings import CODES, Finding
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 

@@ -8,7 +8,7 @@ import click
 
 from dc_bridge import __version__
 from dc_bridge.contract.lint import lint_file
-from dc_bridge.report.findings import FORMATTERS
+from dc_bridge.report.finding_formats import FORMATTERS
 
 # exit codes shared by every command
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
@@ -57,7 +57,7 @@ def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, che
     """
     from pathlib import Path
 
-    from dc_bridge import artifacts
+    from dc_bridge import compiler
     from dc_bridge.report import explain as explain_report
 
     stale: list[Path] = []
@@ -66,12 +66,12 @@ def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, che
         if loaded.kind == "library":
             click.echo(f"{path}: a shared quality-rule library; its rules compile where a contract imports them")
             continue
-        compiled = artifacts.compile_contract(loaded.contract)
-        files = artifacts.rendered(compiled, Path(out_dir))
+        compiled = compiler.compile_contract(loaded.contract)
+        files = compiler.rendered(compiled, Path(out_dir))
         if check_only:
             stale += [p for p, text in files.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
         else:
-            written = artifacts.write(files)
+            written = compiler.write(files)
             click.echo(f"{path}: {len(compiled.plan.checks)} checks, {len(files)} files ({len(written)} changed) under {out_dir}")
         if explain:
             click.echo(explain_report.as_text(compiled))
@@ -124,8 +124,8 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
     from rich.console import Console
 
     from dc_bridge.report import verdict_formats
-    from dc_bridge.runner import ContractError, run
-    from dc_bridge.spark import DataError, parse_data_option
+    from dc_bridge.runner.pipeline import ContractError, run
+    from dc_bridge.runner.data import DataError, parse_data_option
 
     console = Console(stderr=output_format != "console" and not output_file)
     try:
@@ -162,7 +162,7 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
     sys.exit(verdict.exit_code(fail_on))
 
 
-from dc_bridge.governance_cli import register as _register_governance
+from dc_bridge.cli.evolution import register as _register_governance
 _register_governance(main)
-from dc_bridge.integrations.commands import register as _register_integrations
+from dc_bridge.cli.integrations import register as _register_integrations
 _register_integrations(main)

@@ -24,9 +24,9 @@ import operator
 from datetime import datetime
 from typing import Any
 
-from dc_bridge import checks as c
-from dc_bridge.checks import Check, CheckPlan
-from dc_bridge.engines.spark import VIOLATIONS, aggregate, column, duplicates
+from dc_bridge.plan import checks as c
+from dc_bridge.plan.checks import Check, CheckPlan
+from dc_bridge.engines.native.run import VIOLATIONS, aggregate, column, duplicates
 from dc_bridge.verdict import Verdict
 
 SAMPLE_LIMIT = 5

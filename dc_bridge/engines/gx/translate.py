@@ -12,10 +12,10 @@ import math
 from decimal import Decimal
 from typing import Callable
 
-from dc_bridge import checks as c
-from dc_bridge.checks import Check, CheckPlan
+from dc_bridge.plan import checks as c
+from dc_bridge.plan.checks import Check, CheckPlan
 from dc_bridge.contract.model import Threshold
-from dc_bridge.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
+from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
 
 # GX 1.x expectation severity names
 SEVERITY = {"error": "critical", "warning": "warning", "info": "info"}

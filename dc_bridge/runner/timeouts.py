@@ -17,7 +17,7 @@ import time
 import uuid
 from typing import Callable, TypeVar
 
-from dc_bridge.threads import spark_thread
+from dc_bridge.runner.threads import spark_thread
 
 Report = TypeVar("Report")
 

@@ -21,7 +21,7 @@ def register(main: click.Group) -> None:
 
 
 def _contract_errors(contract: str, exc) -> None:
-    from dc_bridge.report.findings import FORMATTERS
+    from dc_bridge.report.finding_formats import FORMATTERS
 
     click.echo(FORMATTERS["text"](exc.findings, [contract]), err=True)
     sys.exit(EXIT_UNREADABLE)
@@ -46,7 +46,7 @@ def gx_init(contract: str, project_dir: str, result_format: str) -> None:
     a validation definition and a checkpoint that updates Data Docs. Objects you added are kept.
     """
     from dc_bridge.integrations.gx_project import ProjectConflict, init_project
-    from dc_bridge.runner import ContractError
+    from dc_bridge.runner.pipeline import ContractError
 
     try:
         report = init_project(contract, project_dir, result_format)
@@ -92,7 +92,7 @@ def soda_config_command(contract: str, out_dir: str, output_file: str | None) ->
     Exit 1 when a SodaCL file is missing or stale (run `dc-bridge compile`).
     """
     from dc_bridge.integrations.soda_config import config_text, soda_config
-    from dc_bridge.runner import ContractError
+    from dc_bridge.runner.pipeline import ContractError
 
     try:
         config, stale = soda_config(contract, out_dir)

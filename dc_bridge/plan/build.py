@@ -13,11 +13,11 @@ from typing import Callable, Iterable
 
 from sqlglot import exp
 
-from dc_bridge import checks as c
-from dc_bridge.checks import Check, CheckPlan
+from dc_bridge.plan import checks as c
+from dc_bridge.plan.checks import Check, CheckPlan
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, ServiceLevel, Threshold
-from dc_bridge.formats import format_regex
-from dc_bridge.sql import TABLE_MARKER, SqlProblem, check_read_only, quote_identifier, substitute
+from dc_bridge.contract.formats import format_regex
+from dc_bridge.contract.sql import TABLE_MARKER, SqlProblem, check_read_only, quote_identifier, substitute
 
 # classifications whose values must not appear in reports (samples are dropped for them)
 SENSITIVE_CLASSIFICATIONS = {"sensitive", "restricted", "confidential", "secret", "pii", "4", "5"}
@@ -270,7 +270,7 @@ def _normalised_template(query: str, names: frozenset[str], has_column: bool) ->
 
 def gx_expectation(implementation: dict, column: str | None) -> dict:
     """A custom GX check as a GX 1.x expectation: 0.x `expectation_type` and camelCase kwargs mapped."""
-    from dc_bridge.gx_catalog import to_snake_case
+    from dc_bridge.contract.gx_catalog import to_snake_case
 
     body = dict(implementation) if isinstance(implementation, dict) else {}
     kind = to_snake_case(str(body.get("type") or body.get("expectation_type") or ""))

@@ -15,11 +15,11 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from dc_bridge import checks as c
-from dc_bridge.checks import Check
+from dc_bridge.plan import checks as c
+from dc_bridge.plan.checks import Check
 from dc_bridge.engines.columns import PRESENCE_KINDS, missing_columns, missing_message
-from dc_bridge.engines.report import CheckResult, EngineReport, age_seconds
-from dc_bridge.sql import TABLE_MARKER, quote_identifier
+from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds
+from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier
 
 
 def column(name: str):

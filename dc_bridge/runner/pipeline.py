@@ -11,21 +11,21 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from dc_bridge import __version__, artifacts
+from dc_bridge import __version__, compiler
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.contract.model import Contract
-from dc_bridge.drift import schema_drift
-from dc_bridge.engines import spark as spark_engine
-from dc_bridge.engines.report import EngineReport
-from dc_bridge.findings import Finding
-from dc_bridge.plan import build_plan
+from dc_bridge.runner.drift import schema_drift
+from dc_bridge.engines.native import run as spark_engine
+from dc_bridge.engines.results import EngineReport
+from dc_bridge.contract.findings import Finding
+from dc_bridge.plan.build import build_plan
 from dc_bridge.report.explain import coverage
-from dc_bridge.samples import attach_samples
-from dc_bridge.spark import DataError, DataLocation, choose_server, get_session, model_dataframe
-from dc_bridge.sql import view_name
-from dc_bridge.threads import run_side_by_side
-from dc_bridge.timeouts import within
-from dc_bridge.vacuous import note_vacuous
+from dc_bridge.runner.samples import attach_samples
+from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, model_dataframe
+from dc_bridge.contract.sql import view_name
+from dc_bridge.runner.threads import run_side_by_side
+from dc_bridge.runner.timeouts import within
+from dc_bridge.runner.vacuous import note_vacuous
 from dc_bridge.verdict import Verdict, fold
 
 ENGINES = ("gx", "soda", "spark")
@@ -108,7 +108,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     loaded, local_errors = load_for_run(contract)
     plan = build_plan(loaded)
     invalid = invalid_checks(plan, local_errors)
-    compiled = artifacts.compile_contract(loaded, exclude=frozenset(invalid), plan=plan)
+    compiled = compiler.compile_contract(loaded, exclude=frozenset(invalid), plan=plan)
     native = {check.id: spark_engine.supports(check) for check in compiled.plan.checks}
     runs_in = {row["check_id"]: {"gx": row["gx"], "soda": row["soda"], "spark": native[row["check_id"]]} for row in coverage(compiled)}
 
@@ -198,7 +198,7 @@ def _persist(frames: dict) -> list:
     return persisted
 
 
-def _timed_engine(engine: str, spark, frames: dict, compiled: artifacts.Compiled, model: str, now: datetime,
+def _timed_engine(engine: str, spark, frames: dict, compiled: compiler.Compiled, model: str, now: datetime,
                   timeout: float | None, say: Callable[[str], None]) -> tuple[EngineReport, float]:
     """One engine on one model within the time limit, and the seconds it took."""
     say(f"{engine}: {model}")
@@ -210,7 +210,7 @@ def _timed_engine(engine: str, spark, frames: dict, compiled: artifacts.Compiled
     return report, time.perf_counter() - began
 
 
-def _run_engine(engine: str, spark, frames: dict, compiled: artifacts.Compiled, model: str, checks, now: datetime) -> EngineReport:
+def _run_engine(engine: str, spark, frames: dict, compiled: compiler.Compiled, model: str, checks, now: datetime) -> EngineReport:
     """One engine on one model. An engine that raises becomes a report with the error, never a crash."""
     began = time.perf_counter()
     frame = frames[model]
@@ -218,12 +218,12 @@ def _run_engine(engine: str, spark, frames: dict, compiled: artifacts.Compiled, 
         if engine == "spark":
             return spark_engine.run_spark(spark, frame, checks, now, view=view_name(compiled.plan.contract_id, model), frames=frames)
         if engine == "gx":
-            from dc_bridge.engines.gx import run_gx
+            from dc_bridge.engines.gx.run import run_gx
 
             return run_gx(spark, frame, compiled.suites[model], checks, now)
-        from dc_bridge.engines.soda import run_soda
+        from dc_bridge.engines.soda.run import run_soda
 
-        text = artifacts.sodacl_text(compiled.sodacl[model], compiled.contract)
+        text = compiler.sodacl_text(compiled.sodacl[model], compiled.contract)
         return run_soda(spark, frame, text, view_name(compiled.plan.contract_id, model), checks, now=now)
     except Exception as exc:  # fail closed: every check of this engine becomes `error` in the fold
         message = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
