@@ -74,22 +74,22 @@ def floor(spark, frame, plan, view):
     uniqueness key, the SQL metrics each as their own query. No translation, no engine, no verdict."""
     from pyspark.sql import functions as F
 
-    from dc_bridge.plan import checks as c
-    from dc_bridge.engines.native.run import VIOLATIONS, aggregate, column
     from dc_bridge.contract.sql import TABLE_MARKER
+    from dc_bridge.engines.native.run import aggregate
+    from dc_bridge.engines.native.translate import VIOLATIONS, column
 
     now = datetime.now(timezone.utc)
-    row_level = [k for k in plan.checks if type(k.params) in VIOLATIONS]
+    row_level = [k for k in plan.checks if k.kind in VIOLATIONS]
     # one aggregation, in passes of at most 90 columns: past 100 fields Spark stops compiling the plan
     totals = aggregate(frame, [F.count(F.lit(1)).alias("rows"),
-                               *[F.sum(F.when(VIOLATIONS[type(k.params)](k, k.params, now), 1).otherwise(0)).alias(f"v{i}")
+                               *[F.sum(F.when(VIOLATIONS[k.kind](k, k.params, now), 1).otherwise(0)).alias(f"v{i}")
                                  for i, k in enumerate(row_level)]])
     counts = {k.id: totals[f"v{i}"] for i, k in enumerate(row_level)}
     for check in plan.checks:
-        if isinstance(check.params, c.Unique):
+        if check.kind == "unique":
             groups = frame.where(column(check.column).isNotNull()).groupBy(column(check.column)).count().where("count > 1")
             counts[check.id] = groups.agg(F.coalesce(F.sum("count"), F.lit(0))).first()[0]
-        elif isinstance(check.params, c.SqlMetric):
+        elif check.kind == "sql_metric":
             counts[check.id] = spark.sql(check.params.query.replace(f"`{TABLE_MARKER}`", view).replace(TABLE_MARKER, view)).first()[0]
     return counts
 
@@ -112,13 +112,13 @@ def gx_alone(spark, frame, compiled, model):
 
 def soda_alone(spark, frame, compiled, model, view):
     """Soda as a user runs it: one scan with the SodaCL, failed-row samples at Soda's default."""
-    from dc_bridge import compiler
     from dc_bridge.engines.soda.run import disable_soda_telemetry
+    from dc_bridge.engines.soda.translate import sodacl_text
 
     disable_soda_telemetry()
     from soda.scan import Scan
 
-    text = "\n".join(line for line in compiler.sodacl_text(compiled.sodacl[model], compiled.contract).splitlines()
+    text = "\n".join(line for line in sodacl_text(compiled.sodacl[model], compiled.meta).splitlines()
                      if "samples limit" not in line)
     frame.createOrReplaceTempView(view)
     scan = Scan()

@@ -1,32 +1,41 @@
 """Fold engine reports into one verdict: per check, per model, per contract (DESIGN.md section 4).
 
-A pure function of the plan and the engine reports. The rules:
+A pure function of the plan, the coverage (which engine runs which check), the engine reports and
+the evidence the runner read from the data besides them (which models are empty, failing values).
+The rules:
 - a check's outcome is the worst of the engines that ran it; a failure of a `warning`/`info`
   check is a `warning`;
 - two engines that both measured a check and disagree on the number make it `error`;
 - fail closed: a check an engine should have returned but did not is `error`;
-- `not_executable` and `skipped` never make a verdict better or worse.
+- `not_executable` and `skipped` never make a verdict better or worse;
+- a check that passed only because its model has no rows says so in its reason;
+- failed and warning checks carry the failing values the runner found (never for sensitive fields).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from dc_bridge.plan import checks as c
-from dc_bridge.plan.checks import Check, CheckPlan
 from dc_bridge.engines.results import CheckResult, EngineReport
+from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, NOT_EVALUATED, ORDER, Outcome, worst
+from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 
-Outcome = Literal["passed", "warning", "failed", "error", "not_executable", "skipped"]
-_RANK = {"passed": 0, "warning": 1, "failed": 2, "error": 3}
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the runner read from the data besides the engines' reports (runner/vacuous.py, runner/samples.py)."""
+    # models whose DataFrame has no rows
+    empty_models: frozenset[str] = frozenset()
+    # check id -> {"samples": [...], "duplicated_values": n} or {"samples_note": why there are none}
+    samples: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def worst(outcomes: list[str]) -> str:
-    """Worst of the evaluated outcomes; `not_executable` when nothing was evaluated at all."""
-    ranked = [o for o in outcomes if o in _RANK]
-    return max(ranked, key=_RANK.__getitem__) if ranked else "not_executable"
+def vacuous_reason(model: str) -> str:
+    return f"passed vacuously: `{model}` has no rows, so no value could violate the check"
 
 
 class CheckVerdict(BaseModel):
@@ -77,18 +86,13 @@ class Verdict(BaseModel):
     def exit_code(self, fail_on: str = "failed") -> int:
         """0 passed (and warnings unless fail_on is warning), 1 failed, 2 error."""
         if self.outcome == "error":
-            return 2
+            return EXIT_UNREADABLE
         if self.outcome == "failed" or (self.outcome == "warning" and fail_on == "warning"):
-            return 1
-        return 0
+            return EXIT_FINDINGS
+        return EXIT_OK
 
     def checks(self) -> list[CheckVerdict]:
         return [check for model in self.models for check in model.checks]
-
-
-def engines_for(check: Check, selected: tuple[str, ...], runs_in: dict[str, bool]) -> list[str]:
-    """The selected engines that run this check (custom checks run in their own engine only)."""
-    return [engine for engine in selected if runs_in.get(engine)]
 
 
 def describe_threshold(check: Check) -> str | None:
@@ -106,7 +110,7 @@ def fold_check(check: Check, expected_engines: list[str], reports: dict[str, Eng
     base = dict(check_id=check.id, model=check.model, kind=check.kind, columns=list(check.columns), severity=check.severity,
                 expected=describe_threshold(check), unit=check.unit, description=check.description,
                 source={"file": check.source.file, "path": check.source.path, "line": check.source.line})
-    if isinstance(check.params, c.NotExecutable):
+    if check.kind == "not_executable":
         return CheckVerdict(outcome="not_executable", reason=check.params.reason, **base)
     if not expected_engines:
         return CheckVerdict(outcome="skipped", reason=skip_reason, **base)
@@ -142,10 +146,10 @@ def engines_agree(values: list[float]) -> bool:
     return all(math.isclose(v, first, rel_tol=1e-9, abs_tol=1e-6) for v in values[1:])
 
 
-def fold(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], runs_in: dict[str, dict[str, bool]],
-         selected: tuple[str, ...], invalid: dict[str, str] | None = None, **run_facts: Any) -> Verdict:
-    """`reports[model][engine]`; `runs_in[check_id][engine]` says which engines translate a check;
-    `invalid[check_id]` is why a check could not be sent to any engine (it is `error`)."""
+def fold(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], coverage: dict[str, dict[str, str | None]],
+         selected: tuple[str, ...], invalid: dict[str, str] | None = None, evidence: Evidence = Evidence(), **run_facts: Any) -> Verdict:
+    """`reports[model][engine]`; `coverage[check_id][engine]` is None where the engine runs the check
+    (else why not); `invalid[check_id]` is why a check could not be sent to any engine (it is `error`)."""
     invalid = invalid or {}
     models = []
     unplaced = sorted({check.model for check in plan.checks} - set(plan.models))
@@ -155,19 +159,27 @@ def fold(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], runs_in: 
             if check.id in invalid:
                 verdicts.append(fold_check(check, [], {}, None).model_copy(update={"outcome": "error", "reason": invalid[check.id]}))
                 continue
-            expected = engines_for(check, selected, runs_in.get(check.id, {}))
-            translatable = [e for e, ok in runs_in.get(check.id, {}).items() if ok]
-            skip_reason = f"runs in {' and '.join(translatable)} only, which was not selected" if translatable else \
+            runs_in = [engine for engine, reason in coverage.get(check.id, {}).items() if reason is None]
+            expected = [engine for engine in selected if engine in runs_in]
+            skip_reason = f"runs in {' and '.join(runs_in)} only, which was not selected" if runs_in else \
                 "no selected engine runs this check"
-            verdicts.append(fold_check(check, expected, reports.get(model, {}), skip_reason))
+            verdicts.append(_with_evidence(fold_check(check, expected, reports.get(model, {}), skip_reason), check, evidence))
         models.append(ModelVerdict(name=model, outcome=worst([v.outcome for v in verdicts]), counts=_counts(verdicts), checks=verdicts))
     all_checks = [v for m in models for v in m.checks]
     return Verdict(contract_id=plan.contract_id, contract_version=plan.contract_version, outcome=worst([m.outcome for m in models]),
                    counts=_counts(all_checks), models=models, engines=list(selected), **run_facts)
 
 
+def _with_evidence(verdict: CheckVerdict, check: Check, evidence: Evidence) -> CheckVerdict:
+    if verdict.outcome == "passed" and not verdict.reason and kind_of(check).vacuous_on_empty and check.model in evidence.empty_models:
+        return verdict.model_copy(update={"reason": vacuous_reason(check.model)})
+    if verdict.outcome in ("failed", "warning") and check.id in evidence.samples:
+        return verdict.model_copy(update=evidence.samples[check.id])
+    return verdict
+
+
 def _counts(verdicts: list[CheckVerdict]) -> dict[str, int]:
-    counts = {o: 0 for o in ("passed", "warning", "failed", "error", "not_executable", "skipped")}
+    counts = {o: 0 for o in ORDER + NOT_EVALUATED}
     for v in verdicts:
         counts[v.outcome] += 1
     return counts

@@ -32,7 +32,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from dc_bridge.plan import checks as c
-from dc_bridge.compiler import compile_contract, sodacl_text
+from dc_bridge.compiler import compile_contract
+from dc_bridge.engines.soda.translate import sodacl_text
 from dc_bridge.contract.load import load_contract
 from dc_bridge.contract.formats import FORMATS
 from dc_bridge.contract.sql import view_name
@@ -460,7 +461,7 @@ def runs(spark, tmp_path_factory):
         extra = {view_name(contract_id, m): frames[m] for m in models if m != table.model}
         checks = comp.plan.for_model(table.model)
         suite = comp.suites[table.model]
-        text = sodacl_text(comp.sodacl[table.model], comp.contract)
+        text = sodacl_text(comp.sodacl[table.model], comp.meta)
         df = frames[table.model]
         gx = run_gx(spark, df, suite, checks, NOW, extra_views=extra)
         soda = run_soda(spark, df, text, view_name(contract_id, table.model), checks, extra_views=extra, now=NOW)

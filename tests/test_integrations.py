@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 import dc_bridge
 from dc_bridge.cli import main
-from dc_bridge.integrations.fold import compile_for_run
+from dc_bridge.compiler import compile_for_run
 from dc_bridge.contract.sql import view_name
 
 NOW = datetime.now().replace(microsecond=0)
@@ -268,7 +268,7 @@ def test_gx_init_again_updates_and_keeps_what_the_user_added(shop, spark, tmp_pa
     contract.write_text(SHOP.replace("mustBeLessThan: 1", "mustBeLessThan: 2"))     # the contract changes
 
     code, output = cli("gx", "init", contract, "--project-dir", tmp_path)
-    compiled = len(compile_for_run(contract)[0].suites["orders"]["expectations"])
+    compiled = len(compile_for_run(contract).suites["orders"]["expectations"])
     assert code == 0 and f"{name}  updated ({compiled} expectations, kept 1 added by hand)" in output, output
     context = gx.get_context(mode="file", project_root_dir=str(tmp_path))
     suite = context.suites.get(name)
@@ -339,7 +339,7 @@ def test_html_report_in_headless_chromium(shop, tmp_path):
                               f"--screenshot={shot}", "--dump-dom", report.as_uri()],
                              capture_output=True, text=True, timeout=120)
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", browser.stdout))
-    compiled, _ = compile_for_run(shop / "shop.yaml")
+    compiled = compile_for_run(shop / "shop.yaml")
     missing = sorted(check.id for check in compiled.plan.checks if check.id not in text)
     assert not missing, (missing, browser.stderr[-2000:])
     assert shot.exists() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

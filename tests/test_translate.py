@@ -31,7 +31,10 @@ from soda.data_sources.spark_data_source import SparkSQLBase
 from soda.scan import Scan
 
 from dc_bridge.plan import checks as c
-from dc_bridge.compiler import Compiled, compile_contract, sodacl_text, suite_text
+from dc_bridge.compiler import Compiled, compile_contract
+from dc_bridge.engines.engine import Unsupported
+from dc_bridge.engines.gx.translate import suite_text
+from dc_bridge.engines.soda.translate import sodacl_text
 from dc_bridge.cli import main
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.contract.formats import FORMATS
@@ -591,11 +594,17 @@ def _one(values: list | None):
     return values[0] if len(values) == 1 else tuple(values)
 
 
+def _translated(engine, check, comp: Compiled):
+    """An engine's form of a check, or None where the engine does not run it."""
+    made = engine.translate_check(check, comp.plan.contract_id)
+    return None if isinstance(made, Unsupported) else made
+
+
 def translation_rows(comp: Compiled) -> list[Row]:
     rows = []
     for check in comp.plan.checks:
-        expectations = gx_translate.translate_check(check, comp.plan.contract_id)
-        soda_items = soda_translate.translate_check(check, comp.plan.contract_id)
+        expectations = _translated(gx_translate, check, comp)
+        soda_items = _translated(soda_translate, check, comp)
         rows.append((check.id, check.kind,
                      _one(None if expectations is None else [e["type"] for e in expectations]),
                      _one(None if soda_items is None else [next(iter(item)) for item in soda_items])))
@@ -620,7 +629,7 @@ def _gx_queries(comp: Compiled):
 def _soda_items(comp: Compiled):
     """(check, SodaCL check line, configuration) for every Soda check of the contract."""
     for check in comp.plan.checks:
-        for item in soda_translate.translate_check(check, comp.plan.contract_id) or []:
+        for item in _translated(soda_translate, check, comp) or []:
             line, config = next(iter(item.items()))
             yield check, line, config or {}
 
@@ -654,7 +663,7 @@ def test_gx_suites_load_and_every_expectation_names_its_check(path):
         assert len(loaded.expectations) == len(suite["expectations"])
         named = [e.meta["dc_bridge"]["check_id"] for e in loaded.expectations]
         expected = {check.id for check in comp.plan.for_model(model)
-                    if gx_translate.translate_check(check, comp.plan.contract_id) is not None}
+                    if _translated(gx_translate, check, comp) is not None}
         assert set(named) == expected
         for expectation in loaded.expectations:
             assert expectation.meta["dc_bridge"]["model"] == model
@@ -705,13 +714,13 @@ def test_sodacl_parses_in_soda_core_and_every_check_is_named_by_its_id(path):
     if comp is None:
         pytest.skip("library")
     for model, document in comp.sodacl.items():
-        names, problems = _parsed_soda_checks(sodacl_text(document, comp.contract))
+        names, problems = _parsed_soda_checks(sodacl_text(document, comp.meta))
         assert not problems
         (header, items), = document.items()
         assert header == f"checks for {view_name(comp.plan.contract_id, model)}"
         assert len(names) == len(items), "Soda dropped a check"
         expected = {check.id for check in comp.plan.for_model(model)
-                    if soda_translate.translate_check(check, comp.plan.contract_id) is not None}
+                    if _translated(soda_translate, check, comp) is not None}
         assert set(names) == expected
 
 

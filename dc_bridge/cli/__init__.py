@@ -6,12 +6,12 @@ import sys
 
 import click
 
+from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
+
 from dc_bridge import __version__
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 
-# exit codes shared by every command
-EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 _UNREADABLE_CODES = {"DCB001", "DCB002", "DCB006"}
 
 
@@ -124,7 +124,8 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
     from rich.console import Console
 
     from dc_bridge.report import verdict_formats
-    from dc_bridge.runner.pipeline import ContractError, run
+    from dc_bridge.compiler import ContractError
+    from dc_bridge.runner.pipeline import run
     from dc_bridge.runner.data import DataError, parse_data_option
 
     console = Console(stderr=output_format != "console" and not output_file)

@@ -15,11 +15,11 @@ from typing import Sequence
 
 import click
 
+from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
+
 from dc_bridge.contract.findings import Finding
 from dc_bridge.report.finding_formats import FORMATTERS
 
-# the exit codes of every command (dc_bridge/cli.py); not imported from there, which imports this module
-EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 _KIND_ORDER = ("patch", "non-breaking", "breaking")
 
 

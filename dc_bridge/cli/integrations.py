@@ -12,7 +12,8 @@ from pathlib import Path
 
 import click
 
-EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
+
 
 
 def register(main: click.Group) -> None:
@@ -46,7 +47,7 @@ def gx_init(contract: str, project_dir: str, result_format: str) -> None:
     a validation definition and a checkpoint that updates Data Docs. Objects you added are kept.
     """
     from dc_bridge.integrations.gx_project import ProjectConflict, init_project
-    from dc_bridge.runner.pipeline import ContractError
+    from dc_bridge.compiler import ContractError
 
     try:
         report = init_project(contract, project_dir, result_format)
@@ -92,7 +93,7 @@ def soda_config_command(contract: str, out_dir: str, output_file: str | None) ->
     Exit 1 when a SodaCL file is missing or stale (run `dc-bridge compile`).
     """
     from dc_bridge.integrations.soda_config import config_text, soda_config
-    from dc_bridge.runner.pipeline import ContractError
+    from dc_bridge.compiler import ContractError
 
     try:
         config, stale = soda_config(contract, out_dir)

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-# checks that are about the column's presence itself: they run, and fail, when it is missing
-PRESENCE_KINDS = ("column_exists",)
-
+from dc_bridge.plan.checks import kind_of
 
 def has_column(schema, path: str, case_sensitive: bool = False) -> bool:
     """Whether a Spark StructType has `path`: a top-level name, or a dotted path into structs."""
@@ -42,17 +40,13 @@ def _case_sensitive(df) -> bool:
         return False
 
 
-# kinds that compare one value per row: a struct, array or map column cannot take them
-_SINGLE_VALUE_KINDS = ("regex", "in_set", "length_between", "value_between")
-
-
 def unfit_message(df, check) -> str | None:
     """Why `check` cannot run on its column's type (a pattern on an array column), or None. Spark
     rejects such a comparison for the whole query, and Soda fuses the metrics of all columns into
     one query: reported up front, it stays this check's error."""
     from pyspark.sql.types import ArrayType, MapType, StructType
 
-    if check.kind not in _SINGLE_VALUE_KINDS or check.column is None:
+    if not kind_of(check).single_value or check.column is None:
         return None
     data_type = _column_type(df.schema, check.column, _case_sensitive(df))
     if isinstance(data_type, (ArrayType, MapType, StructType)):
@@ -73,6 +67,13 @@ def _column_type(schema, path: str, case_sensitive: bool):
             if found is not None:
                 return found
     return None
+
+
+def unrunnable_message(df, check) -> str | None:
+    """Why an engine cannot send `check` to the data: a column it names is missing (unless the check
+    is about presence itself), or its column's type takes no single-value comparison. None: it can."""
+    missing = [] if kind_of(check).presence else missing_columns(df, check.columns)
+    return missing_message(missing) if missing else unfit_message(df, check)
 
 
 def missing_message(columns: list[str]) -> str:

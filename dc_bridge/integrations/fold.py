@@ -17,24 +17,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
-from dc_bridge import __version__, compiler
+from dc_bridge import __version__
+from dc_bridge.compiler import Compiled, compile_for_run
 from dc_bridge.contract.model import Contract
-from dc_bridge.engines.results import CheckResult, EngineReport
-from dc_bridge.plan.build import build_plan
-from dc_bridge.report.explain import coverage
 from dc_bridge.contract.sql import view_name
+from dc_bridge.engines.results import CheckResult, EngineReport
 from dc_bridge.verdict import Verdict, fold
-
-
-def compile_for_run(contract: str | Path | Contract) -> tuple[compiler.Compiled, dict[str, str]]:
-    """The contract compiled as `dc-bridge run` compiles it: checks with check-local lint errors stay
-    in the plan (as `error`, reason in the second value) but get no engine artifact. Raises
-    `runner.ContractError` for errors that stop a run."""
-    from dc_bridge.runner.pipeline import invalid_checks, load_for_run
-
-    loaded, local_errors = load_for_run(contract)
-    invalid = invalid_checks(build_plan(loaded), local_errors)
-    return compiler.compile_contract(loaded, exclude=frozenset(invalid)), invalid
 
 
 def fold_gx(checkpoint_result, contract: str | Path | Contract) -> Verdict:
@@ -48,7 +36,7 @@ def fold_gx(checkpoint_result, contract: str | Path | Contract) -> Verdict:
     """
     from dc_bridge.engines.gx.run import read_results
 
-    compiled, invalid = compile_for_run(contract)
+    compiled = compile_for_run(contract)
     checks = {check.id: check for check in compiled.plan.checks}
     found: dict[str, dict[str, CheckResult]] = {}
     run_times = []
@@ -65,7 +53,7 @@ def fold_gx(checkpoint_result, contract: str | Path | Contract) -> Verdict:
             own = {check.id: check for check in compiled.plan.for_model(model)}
             found.setdefault(model, {}).update(read_results(results, own, run_time))
     versions = {"dc-bridge": __version__, **_version("great-expectations")}
-    return _fold(compiled, invalid, "gx", found, "no GX validation result of this model was given to fold_gx",
+    return _fold(compiled, "gx", found, "no GX validation result of this model was given to fold_gx",
                  started_at=min(run_times).isoformat() if run_times else None, versions=versions)
 
 
@@ -77,32 +65,33 @@ def fold_soda(scan_results, contract: str | Path | Contract) -> Verdict:
     decimals and freshness to milliseconds, and the verdict holds the exact numbers, as a run does.
     """
     from dc_bridge.engines.soda.run import named_lines, read_scan
+    from dc_bridge.engines.soda.translate import sodacl_text
 
     scans = _scans(scan_results)
-    compiled, invalid = compile_for_run(contract)
+    compiled = compile_for_run(contract)
     found: dict[str, dict[str, CheckResult]] = {}
     for model, document in compiled.sodacl.items():
         own = {check.id: check for check in compiled.plan.for_model(model)}
-        expected = {name: lines for name, lines in named_lines(compiler.sodacl_text(document, compiled.contract)).items() if name in own}
+        expected = {name: lines for name, lines in named_lines(sodacl_text(document, compiled.meta)).items() if name in own}
         # the scan that ran this model's checks: Soda keeps a check object for every check it parsed
         scan = next((s for s in scans if expected.keys() & {getattr(o, "name", None) for o in getattr(s, "_checks", [])}), None)
         if scan is not None and expected:
             found[model] = read_scan(scan, expected, own, table=view_name(compiled.plan.contract_id, model))
     started = [s.get_scan_results().get("scanStartTimestamp") for s in scans]
     versions = {"dc-bridge": __version__, **_version("soda-core-spark-df")}
-    return _fold(compiled, invalid, "soda", found, "no Soda scan given to fold_soda ran this model's checks",
+    return _fold(compiled, "soda", found, "no Soda scan given to fold_soda ran this model's checks",
                  started_at=min((s for s in started if s), default=None), versions=versions)
 
 
-def _fold(compiled: compiler.Compiled, invalid: dict[str, str], engine: str, found: dict[str, dict[str, CheckResult]],
-          missing: str, **run_facts: Any) -> Verdict:
-    """`verdict.fold` with one engine selected, as `dc-bridge run --engines <engine>` folds."""
-    runs_in = {row["check_id"]: {"gx": row["gx"], "soda": row["soda"]} for row in coverage(compiled)}
+def _fold(compiled: Compiled, engine: str, found: dict[str, dict[str, CheckResult]], missing: str, **run_facts: Any) -> Verdict:
+    """`verdict.fold` with one engine selected, as `dc-bridge run --engines <engine>` folds. The
+    coverage is GX's and Soda's only: results from outside dc-bridge come from those two."""
+    coverage = {check_id: {e: reason for e, reason in engines.items() if e in ("gx", "soda")}
+                for check_id, engines in compiled.coverage.items()}
     reports = {model: {engine: EngineReport(engine, model, found[model], 0.0) if model in found else
                        EngineReport(engine, model, {}, 0.0, error=missing)}
                for model in compiled.plan.models}
-    return fold(compiled.plan, reports, runs_in, (engine,), invalid=invalid,
-                contract_file=compiled.contract.file, **run_facts)
+    return fold(compiled.plan, reports, coverage, (engine,), compiled.invalid, contract_file=compiled.contract.file, **run_facts)
 
 
 def _validations(result) -> list:

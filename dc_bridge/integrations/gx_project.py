@@ -34,8 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dc_bridge import compiler
-from dc_bridge.plan import checks as c
+from dc_bridge.compiler import Compiled, compile_for_run
 from dc_bridge.contract.model import Contract
 from dc_bridge.contract.sql import view_name
 from dc_bridge.engines.gx.translate import freshness_parameter
@@ -82,11 +81,9 @@ def init_project(contract: str | Path | Contract, project_dir: str | Path = ".",
     import dc_bridge.engines.gx.run  # noqa: F401  (GX analytics off before GX is imported)
     import great_expectations as gx
 
-    from dc_bridge.integrations.fold import compile_for_run
-
-    compiled, invalid = compile_for_run(contract)
+    compiled = compile_for_run(contract)
     context = gx.get_context(mode="file", project_root_dir=str(project_dir))
-    report = InitReport(project=Path(context.root_directory), left_out=dict(invalid))
+    report = InitReport(project=Path(context.root_directory), left_out=dict(compiled.invalid))
     report.changes = sync(context, compiled, RESULT_FORMATS[result_format])
     report.checkpoints = {model: suite["name"] for model, suite in compiled.suites.items()}
     report.views = {model: view_name(compiled.plan.contract_id, model) for model in compiled.suites}
@@ -94,15 +91,15 @@ def init_project(contract: str | Path | Contract, project_dir: str | Path = ".",
     return report
 
 
-def expectation_parameters(compiled: compiler.Compiled) -> dict[str, str]:
+def expectation_parameters(compiled: Compiled) -> dict[str, str]:
     """The run-time suite parameters a checkpoint needs (`expectation_parameters=`), with what each holds."""
     # as Python a user can paste: naive local time is how PySpark hands GX the column's max
     return {freshness_parameter(check): f"datetime.now() - timedelta(seconds={check.params.max_age.total_seconds():g}), "
             f"the oldest allowed max({check.column}) (for a date column: its date())"
-            for check in compiled.plan.checks if isinstance(check.params, c.Freshness) and check.model in compiled.suites}
+            for check in compiled.plan.checks if check.kind == "freshness" and check.model in compiled.suites}
 
 
-def sync(context, compiled: compiler.Compiled, result_format: dict) -> list[Change]:
+def sync(context, compiled: Compiled, result_format: dict) -> list[Change]:
     """Bring dc-bridge's objects for the contract in `context` up to date; returns what changed."""
     from great_expectations.core import ExpectationSuite
 
@@ -253,7 +250,7 @@ def _checkpoint(context, name: str, definition, result_format: dict, changes: li
 # ---------------------------------------------------------------------------------------------
 # `dc-bridge run --data-docs DIR`: the checkpoints above, in memory, with one Data Docs site at DIR
 
-def build_data_docs(spark, frames: dict, compiled: compiler.Compiled, directory: str | Path, now: datetime) -> dict[str, str]:
+def build_data_docs(spark, frames: dict, compiled: Compiled, directory: str | Path, now: datetime) -> dict[str, str]:
     """Validate each model's DataFrame with its checkpoint (as a team's GX project would) and build
     a Data Docs site in `directory`; returns model -> page URL. Runs while the models' temp views are
     registered (foreign-key expectations read them). GX's own pass/fail is what the pages show; the

@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from dc_bridge import compiler
+from dc_bridge.compiler import compile_for_run
 from dc_bridge.contract.model import Contract
 from dc_bridge.contract.sql import view_name
 
@@ -27,9 +28,7 @@ from dc_bridge.contract.sql import view_name
 def soda_config(contract: str | Path | Contract, out: str | Path = ".") -> tuple[dict, list[Path]]:
     """(the config, compiled SodaCL files under `out` that are missing or stale)."""
     from dc_bridge.engines.soda.run import DATA_SOURCE
-    from dc_bridge.integrations.fold import compile_for_run
-
-    compiled, _ = compile_for_run(contract)
+    compiled = compile_for_run(contract)
     # the files as `dc-bridge compile` writes them, so a stale one is caught here rather than by a wrong scan
     compiled_files = compiler.rendered(compiler.compile_contract(compiled.contract), Path(out))
     paths = {path.stem: path for path in compiled_files if path.parts[-3] == "soda_checks"}

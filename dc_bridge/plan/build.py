@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 from sqlglot import exp
 
 from dc_bridge.plan import checks as c
-from dc_bridge.plan.checks import Check, CheckPlan
+from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, ServiceLevel, Threshold
 from dc_bridge.contract.formats import format_regex
 from dc_bridge.contract.sql import TABLE_MARKER, SqlProblem, check_read_only, quote_identifier, substitute
@@ -187,11 +187,10 @@ def quality_check(model: Model, field: Field | None, column: str | None, rule: Q
     check_id = rule.id if rule.id and not rule.imported_from else f"{model.name}.{column}.{rule.id}" if rule.id else path_id
     columns = (column,) if column else ()
     params, columns = _RULE_TYPES[rule.type](model, field, column, rule, columns)
-    threshold = rule.threshold
-    if isinstance(params, (c.CustomGx, c.CustomSoda, c.NotExecutable, c.ColumnExists)):
-        threshold = None
-    return Check(check_id, model.name, columns, params, rule.source, threshold=threshold, unit=rule.unit,
-                 severity=rule.severity, dimension=rule.dimension, description=rule.description or rule.name)
+    check = Check(check_id, model.name, columns, params, rule.source, threshold=rule.threshold, unit=rule.unit,
+                  severity=rule.severity, dimension=rule.dimension, description=rule.description or rule.name)
+    # a kind the engine's own success judges has no threshold, whatever the rule wrote
+    return check if kind_of(check).judged_by_threshold else replace(check, threshold=None)
 
 
 def _text_rule(model, field, column, rule, columns):

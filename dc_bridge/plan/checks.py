@@ -139,13 +139,77 @@ class NotExecutable:
 Params = Union[NotNull, Unique, Regex, InSet, LengthBetween, ValueBetween, RowCount, ColumnExists, ColumnType,
                SqlMetric, Freshness, Latency, Retention, ForeignKey, CustomGx, CustomSoda, NotExecutable]
 
-# params class -> kind name, the closed set of DESIGN.md section 2
-KINDS: dict[type, str] = {
-    NotNull: "not_null", Unique: "unique", Regex: "regex", InSet: "in_set", LengthBetween: "length_between",
-    ValueBetween: "value_between", RowCount: "row_count", ColumnExists: "column_exists", ColumnType: "column_type",
-    SqlMetric: "sql_metric", Freshness: "freshness", Latency: "latency", Retention: "retention",
-    ForeignKey: "foreign_key", CustomGx: "custom_gx", CustomSoda: "custom_soda", NotExecutable: "not_executable",
-}
+# What the number an engine returns for a check is, and so how the check is judged:
+# - rows: the rows that violate the check (or their percent of all rows), judged by the threshold;
+# - value: one measured value (a row count, a SQL metric), judged by the threshold;
+# - seconds: the age of the newest row, judged by the threshold;
+# - outcome: no number to judge; the engine's own success decides (presence, type, custom checks);
+# - none: no engine evaluates the check (not_executable).
+Measure = Literal["rows", "value", "seconds", "outcome", "none"]
+# Where the failing values of a failed check come from (runner/samples.py):
+# - failing_rows: the check's column in the first rows that violate it;
+# - duplicate_keys: the repeated values (or key combinations), with how many repeat;
+# - orphan_keys: the keys without a match in the referenced model.
+Samples = Literal["failing_rows", "duplicate_keys", "orphan_keys"]
+
+# lint codes of errors confined to one check (docs/lint-codes.md): the run goes on, the check is `error`
+_SQL_CODES = frozenset({"DCB160", "DCB161", "DCB170", "DCB171", "DCB172"})
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    params: type
+    measure: Measure
+    # compares one value per row: a struct, array or map column cannot take it
+    single_value: bool = False
+    # about the column's presence itself: evaluated (and failing) when the column is missing
+    presence: bool = False
+    samples: Samples | None = None
+    # lint errors that make one check of this kind `error` instead of stopping the run
+    local_lint_codes: frozenset[str] = frozenset()
+
+    @property
+    def judged_by_threshold(self) -> bool:
+        return self.measure in ("rows", "value", "seconds")
+
+    @property
+    def vacuous_on_empty(self) -> bool:
+        """Holds on a model with no rows because no value can violate it (runner/vacuous.py says so)."""
+        return self.measure == "rows"
+
+
+_ALL = (
+    Kind("not_null", NotNull, "rows", local_lint_codes=frozenset({"DCB160"})),
+    Kind("unique", Unique, "rows", samples="duplicate_keys", local_lint_codes=frozenset({"DCB160"})),
+    Kind("unique_combination", Unique, "rows", samples="duplicate_keys", local_lint_codes=frozenset({"DCB160"})),
+    Kind("regex", Regex, "rows", single_value=True, samples="failing_rows", local_lint_codes=frozenset({"DCB140", "DCB160"})),
+    Kind("in_set", InSet, "rows", single_value=True, samples="failing_rows", local_lint_codes=frozenset({"DCB160"})),
+    Kind("length_between", LengthBetween, "rows", single_value=True, samples="failing_rows"),
+    Kind("value_between", ValueBetween, "rows", single_value=True, samples="failing_rows"),
+    Kind("row_count", RowCount, "value", local_lint_codes=frozenset({"DCB160", "DCB161"})),
+    Kind("column_exists", ColumnExists, "outcome", presence=True),
+    Kind("column_type", ColumnType, "outcome"),
+    Kind("sql_metric", SqlMetric, "value", local_lint_codes=_SQL_CODES),
+    Kind("freshness", Freshness, "seconds"),
+    Kind("latency", Latency, "rows", samples="failing_rows"),
+    Kind("retention", Retention, "rows", samples="failing_rows"),
+    Kind("foreign_key", ForeignKey, "rows", samples="orphan_keys"),
+    Kind("custom_gx", CustomGx, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB181"})),
+    Kind("custom_soda", CustomSoda, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB184"})),
+    Kind("not_executable", NotExecutable, "none", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB172"})),
+)
+
+# kind name -> Kind: the closed set of DESIGN.md section 2
+KINDS: dict[str, Kind] = {kind.name: kind for kind in _ALL}
+# params class -> its kind's name (`Unique` on several columns is `unique_combination`, see Check.kind)
+_KIND_NAMES: dict[type, str] = {kind.params: kind.name for kind in reversed(_ALL)}
+# every lint code that can stay local to one check
+CHECK_LOCAL_CODES: frozenset[str] = frozenset(code for kind in _ALL for code in kind.local_lint_codes)
+
+
+def kind_of(check: "Check") -> Kind:
+    return KINDS[check.kind]
 
 
 @dataclass(frozen=True)
@@ -167,7 +231,7 @@ class Check:
     def kind(self) -> str:
         if isinstance(self.params, Unique) and len(self.columns) > 1:
             return "unique_combination"
-        return KINDS[type(self.params)]
+        return _KIND_NAMES[type(self.params)]
 
     @property
     def column(self) -> str | None:

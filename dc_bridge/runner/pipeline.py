@@ -11,74 +11,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from dc_bridge import __version__, compiler
-from dc_bridge.contract.lint import lint_file
+from dc_bridge import __version__
+from dc_bridge.compiler import Compiled, compile_contract, invalid_checks, load_for_run
 from dc_bridge.contract.model import Contract
-from dc_bridge.runner.drift import schema_drift
-from dc_bridge.engines.native import run as spark_engine
-from dc_bridge.engines.results import EngineReport
-from dc_bridge.contract.findings import Finding
-from dc_bridge.plan.build import build_plan
-from dc_bridge.report.explain import coverage
-from dc_bridge.runner.samples import attach_samples
-from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, model_dataframe
 from dc_bridge.contract.sql import view_name
+from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
+from dc_bridge.engines.results import EngineReport
+from dc_bridge.plan.build import build_plan
+from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, model_dataframe
+from dc_bridge.runner.drift import schema_drift
+from dc_bridge.runner.samples import gather_samples
 from dc_bridge.runner.threads import run_side_by_side
 from dc_bridge.runner.timeouts import within
-from dc_bridge.runner.vacuous import note_vacuous
-from dc_bridge.verdict import Verdict, fold
-
-ENGINES = ("gx", "soda", "spark")
-DEFAULT_ENGINES = ("gx", "soda")
-
-
-class ContractError(Exception):
-    """The contract has lint errors that change what runs; carries the findings."""
-
-    def __init__(self, findings: list[Finding]):
-        super().__init__("; ".join(f"{f.file}:{f.line or ''} {f.code} {f.message}" for f in findings[:5]))
-        self.findings = findings
-
-
-# lint errors confined to one check: the run goes on and that check is `error` with the finding;
-# code -> the check kinds it can belong to (a bad SQL rule is planned as not_executable)
-CHECK_LOCAL_CODES: dict[str, set[str]] = {
-    "DCB140": {"regex"},
-    "DCB160": {"sql_metric", "row_count", "not_null", "unique", "unique_combination", "regex", "in_set"},
-    "DCB161": {"sql_metric", "row_count"},
-    "DCB170": {"not_executable", "sql_metric", "custom_gx", "custom_soda"},
-    "DCB171": {"not_executable", "sql_metric", "custom_gx", "custom_soda"},
-    "DCB172": {"not_executable", "sql_metric"},
-    "DCB181": {"custom_gx"},
-    "DCB184": {"custom_soda"},
-}
-
-
-def load_for_run(contract: str | Path | Contract) -> tuple[Contract, list[Finding]]:
-    """The contract and its check-local errors; any other lint error stops the run (ContractError)."""
-    if isinstance(contract, Contract):  # not linted as a file, but a refused query or regex must still be `error`
-        from dc_bridge.contract.lint import semantic_findings
-
-        return contract, [f for f in semantic_findings(contract) if f.level == "error" and f.code in CHECK_LOCAL_CODES]
-    result = lint_file(contract)
-    errors = [f for f in result.findings if f.level == "error"]
-    stopping = [f for f in errors if f.code not in CHECK_LOCAL_CODES]
-    if result.contract is None or stopping:
-        raise ContractError(stopping or result.findings)
-    return result.contract, errors
-
-
-def invalid_checks(plan, findings: list[Finding]) -> dict[str, str]:
-    """check id -> the lint message that keeps it from running."""
-    invalid: dict[str, str] = {}
-    for finding in findings:
-        for check in plan.checks:
-            same_place = finding.file == check.source.file and (
-                finding.path == check.source.path or finding.path.startswith(check.source.path + "."))
-            if same_place and check.kind in CHECK_LOCAL_CODES[finding.code]:
-                invalid.setdefault(check.id, f"{finding.code} {finding.message}")
-    return invalid
-
+from dc_bridge.runner.vacuous import empty_models
+from dc_bridge.verdict import Evidence, Verdict, fold
 
 def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=None, engines: tuple[str, ...] | list[str] = DEFAULT_ENGINES,
         server: str | None = None, data: dict[str, DataLocation] | None = None, where: str | None = None,
@@ -107,10 +53,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     started_at = datetime.now(timezone.utc)
     loaded, local_errors = load_for_run(contract)
     plan = build_plan(loaded)
-    invalid = invalid_checks(plan, local_errors)
-    compiled = compiler.compile_contract(loaded, exclude=frozenset(invalid), plan=plan)
-    native = {check.id: spark_engine.supports(check) for check in compiled.plan.checks}
-    runs_in = {row["check_id"]: {"gx": row["gx"], "soda": row["soda"], "spark": native[row["check_id"]]} for row in coverage(compiled)}
+    compiled = compile_contract(loaded, invalid=invalid_checks(plan, local_errors), plan=plan)
 
     created = False
     if spark is None:
@@ -141,16 +84,20 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
                 reports[model][engine] = report
                 seconds[engine] += took
         drift = [finding.to_dict() for finding in schema_drift(loaded, frames)]  # reads schemas only: no Spark job
-        verdict = fold(compiled.plan, reports, runs_in, selected, invalid=invalid, contract_file=loaded.file, where=where,
-                       started_at=started_at.isoformat(), engine_seconds={e: round(s, 3) for e, s in seconds.items()},
-                       versions=versions, drift=drift)
-        # after a timeout, a task Spark could not interrupt may still hold the cores: these extra
-        # jobs get the same limit, and on expiry the verdict goes without their notes
-        verdict = within(timeout, spark, "empty models", lambda: note_vacuous(verdict, frames), on_timeout=lambda _: verdict)
-        if samples and verdict.outcome != "passed":
+        facts = dict(contract_file=loaded.file, where=where, started_at=started_at.isoformat(),
+                     engine_seconds={e: round(s, 3) for e, s in seconds.items()}, versions=versions, drift=drift)
+        judged = fold(compiled.plan, reports, compiled.coverage, selected, compiled.invalid, **facts)
+        # the evidence beside the engines' reports, read for the checks the engines judged; after a
+        # timeout, a task Spark could not interrupt may still hold the cores: these extra jobs get the
+        # same limit, and on expiry the verdict goes without them
+        empty = within(timeout, spark, "empty models", lambda: empty_models(judged, frames), on_timeout=lambda _: frozenset())
+        found = {}
+        if samples and judged.outcome != "passed":
             say("fetching failing values")
-            verdict = within(timeout, spark, "samples", lambda: attach_samples(verdict, compiled.plan, frames, started_at),
-                             on_timeout=lambda _: verdict)
+            found = within(timeout, spark, "samples", lambda: gather_samples(judged, compiled.plan, frames, started_at),
+                           on_timeout=lambda _: {})
+        verdict = fold(compiled.plan, reports, compiled.coverage, selected, compiled.invalid,
+                       Evidence(empty_models=empty, samples=found), **facts)
         if data_docs is not None:
             from dc_bridge.integrations.gx_project import build_data_docs
 
@@ -198,33 +145,21 @@ def _persist(frames: dict) -> list:
     return persisted
 
 
-def _timed_engine(engine: str, spark, frames: dict, compiled: compiler.Compiled, model: str, now: datetime,
+def _timed_engine(engine: str, spark, frames: dict, compiled: Compiled, model: str, now: datetime,
                   timeout: float | None, say: Callable[[str], None]) -> tuple[EngineReport, float]:
     """One engine on one model within the time limit, and the seconds it took."""
     say(f"{engine}: {model}")
     began = time.perf_counter()
-    checks = compiled.plan.for_model(model)
-    report = within(timeout, spark, f"{engine} on {model}",
-                    lambda: _run_engine(engine, spark, frames, compiled, model, checks, now),
+    report = within(timeout, spark, f"{engine} on {model}", lambda: _run_engine(engine, spark, frames, compiled, model, now),
                     on_timeout=lambda reason: EngineReport(engine, model, {}, float(timeout), error=reason))
     return report, time.perf_counter() - began
 
 
-def _run_engine(engine: str, spark, frames: dict, compiled: compiler.Compiled, model: str, checks, now: datetime) -> EngineReport:
+def _run_engine(engine: str, spark, frames: dict, compiled: Compiled, model: str, now: datetime) -> EngineReport:
     """One engine on one model. An engine that raises becomes a report with the error, never a crash."""
     began = time.perf_counter()
-    frame = frames[model]
     try:
-        if engine == "spark":
-            return spark_engine.run_spark(spark, frame, checks, now, view=view_name(compiled.plan.contract_id, model), frames=frames)
-        if engine == "gx":
-            from dc_bridge.engines.gx.run import run_gx
-
-            return run_gx(spark, frame, compiled.suites[model], checks, now)
-        from dc_bridge.engines.soda.run import run_soda
-
-        text = compiler.sodacl_text(compiled.sodacl[model], compiled.contract)
-        return run_soda(spark, frame, text, view_name(compiled.plan.contract_id, model), checks, now=now)
+        return ENGINES[engine].run(spark, frames, compiled, model, now)
     except Exception as exc:  # fail closed: every check of this engine becomes `error` in the fold
         message = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
         return EngineReport(engine=engine, model=model, results={}, seconds=time.perf_counter() - began, error=message)

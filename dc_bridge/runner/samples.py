@@ -1,9 +1,10 @@
-"""Failing values for failed checks, fetched once by the bridge after the engines ran.
+"""Failing values for failed checks, fetched once by the bridge after the engines ran, as evidence
+for the fold (verdict.Evidence).
 
 GX and Soda run with samples off: they cost a query per failed check each, and Soda would fetch
 them again. What the bridge fetches instead, per model, bounded:
 
-- row-level checks (pattern, set, length, range, latency, retention): ONE query for all the failed
+- row-level checks (`Kind.samples == "failing_rows"`: pattern, set, length, range, latency, retention): ONE query for all the failed
   ones that stops after the first `SCAN_ROWS` failing rows (Spark's limit reads one partition,
   then more only while too few rows have been found); each check shows up to `SAMPLE_LIMIT` of
   its failing values from them. A check none of whose failing rows is among those (a rare failure
@@ -24,9 +25,9 @@ import operator
 from datetime import datetime
 from typing import Any
 
-from dc_bridge.plan import checks as c
-from dc_bridge.plan.checks import Check, CheckPlan
-from dc_bridge.engines.native.run import VIOLATIONS, aggregate, column, duplicates
+from dc_bridge.engines.native.run import aggregate, duplicates
+from dc_bridge.engines.native.translate import VIOLATIONS, column
+from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 from dc_bridge.verdict import Verdict
 
 SAMPLE_LIMIT = 5
@@ -35,6 +36,8 @@ SAMPLE_LIMIT = 5
 SCAN_ROWS = 1000
 # groupings and joins are a Spark job each: a run with many failures must not turn into many jobs
 MAX_KEYED_CHECKS = 10
+# sample sources that need a job of their own per check (a grouping, an anti join)
+_KEYED = ("duplicate_keys", "orphan_keys")
 WITHHELD = "withheld: the field is marked pii or has a sensitive classification"
 
 
@@ -44,7 +47,7 @@ def _row_level_samples(frame, checks: list[Check], now: datetime) -> dict[str, l
 
     if not checks:
         return {}
-    violated = [F.coalesce(VIOLATIONS[type(k.params)](k, k.params, now), F.lit(False)) for k in checks]
+    violated = [F.coalesce(VIOLATIONS[k.kind](k, k.params, now), F.lit(False)) for k in checks]
     failing = (frame.where(functools.reduce(operator.or_, violated))
                .select(*[F.when(flag, column(k.columns[0])).alias(f"s{i}") for i, (k, flag) in enumerate(zip(checks, violated))])
                .limit(SCAN_ROWS).collect())
@@ -62,7 +65,7 @@ def _extremes(frame, checks: list[Check], now: datetime) -> dict[str, list]:
 
     aggregates = []
     for index, check in enumerate(checks):
-        failing = F.when(VIOLATIONS[type(check.params)](check, check.params, now), column(check.columns[0]))
+        failing = F.when(VIOLATIONS[check.kind](check, check.params, now), column(check.columns[0]))
         aggregates += [F.min(failing).alias(f"lo{index}"), F.max(failing).alias(f"hi{index}")]
     row = aggregate(frame, aggregates)
     return {check.id: list(dict.fromkeys(v for v in (row[f"lo{i}"], row[f"hi{i}"]) if v is not None))
@@ -80,8 +83,9 @@ def _orphans(frame, check: Check, frames: dict) -> list:
     return [row[0] if len(keys) == 1 else list(row) for row in rows]
 
 
-def attach_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetime) -> Verdict:
-    """The verdict with failing values (and distinct duplicate counts) on its failed and warning checks."""
+def gather_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetime) -> dict[str, dict[str, Any]]:
+    """Failing values (and distinct duplicate counts) of the failed and warning checks of `verdict`:
+    check id -> the fields of its CheckVerdict to set."""
     by_id = {check.id: check for check in plan.checks}
     notes: dict[str, dict[str, Any]] = {}
     failed = []
@@ -89,7 +93,7 @@ def attach_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetim
         if found.outcome not in ("failed", "warning") or found.check_id not in by_id or by_id[found.check_id].model not in frames:
             continue
         native = found.engines.get("spark")
-        if native is not None and native.outcome == "failed" and isinstance(by_id[found.check_id].params, (c.Unique, c.ForeignKey)):
+        if native is not None and native.outcome == "failed" and kind_of(by_id[found.check_id]).samples in _KEYED:
             # the native engine found them in the grouping or anti join it counted with: no query of our own
             notes[found.check_id] = {"samples_note": WITHHELD} if by_id[found.check_id].sensitive else \
                 {"samples": native.samples, "duplicated_values": native.duplicated_values}
@@ -99,17 +103,17 @@ def attach_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetim
     for model in {check.model for check in failed}:
         frame = frames[model]
         wanted = [k for k in failed if k.model == model and not k.sensitive]
-        row_level = [k for k in wanted if type(k.params) in VIOLATIONS and not isinstance(k.params, c.NotNull) and k.columns]
+        row_level = [k for k in wanted if kind_of(k).samples == "failing_rows"]
         try:
             for check_id, values in _row_level_samples(frame, row_level, now).items():
                 notes[check_id] = {"samples": [_plain(v) for v in values]}
             for check in wanted:
-                if not isinstance(check.params, (c.Unique, c.ForeignKey)):
+                if kind_of(check).samples not in _KEYED:
                     continue
                 keyed += 1
                 if keyed > MAX_KEYED_CHECKS:
                     notes[check.id] = {"samples_note": f"not fetched: more than {MAX_KEYED_CHECKS} key checks failed"}
-                elif isinstance(check.params, c.Unique):
+                elif kind_of(check).samples == "duplicate_keys":
                     _, distinct, values = duplicates(frame, check)
                     notes[check.id] = {"samples": [_plain(v) for v in values], "duplicated_values": distinct}
                 else:
@@ -120,14 +124,7 @@ def attach_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetim
         for check in failed:
             if check.model == model and check.sensitive:
                 notes[check.id] = {"samples_note": WITHHELD}
-    return _with_notes(verdict, notes)
-
-
-def _with_notes(verdict: Verdict, notes: dict[str, dict[str, Any]]) -> Verdict:
-    models = [model.model_copy(update={"checks": [check.model_copy(update=notes[check.check_id]) if check.check_id in notes else check
-                                                  for check in model.checks]})
-              for model in verdict.models]
-    return verdict.model_copy(update={"models": models})
+    return notes
 
 
 def _plain(value: Any) -> Any:

@@ -40,9 +40,9 @@ from typing import Any, Iterable
 # before great_expectations is imported anywhere in this process: analytics off, in-process only
 os.environ["GX_ANALYTICS_ENABLED"] = "false"
 
-from dc_bridge.plan import checks as c  # noqa: E402
-from dc_bridge.plan.checks import Check  # noqa: E402
-from dc_bridge.engines.columns import PRESENCE_KINDS, gx_column_name, missing_columns, missing_message, unfit_message  # noqa: E402
+from dc_bridge.outcomes import rank
+from dc_bridge.plan.checks import Check, kind_of  # noqa: E402
+from dc_bridge.engines.columns import gx_column_name, unrunnable_message  # noqa: E402
 from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds  # noqa: E402
 from dc_bridge.engines.views import temp_views  # noqa: E402
 from dc_bridge.engines.gx.translate import freshness_parameter  # noqa: E402
@@ -52,10 +52,6 @@ SUMMARY = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
 COMPLETE = {"result_format": "COMPLETE", "partial_unexpected_count": 0}
 # the temp view GX's Spark query metrics register the batch under (`{batch}` becomes this name)
 GX_BATCH_VIEW = "tmp_view"
-# kinds whose GX success decides the outcome (no threshold to judge a number with)
-_NO_THRESHOLD = ("column_exists", "column_type", "custom_gx")
-_SCALAR_KINDS = ("sql_metric", "row_count")
-_OUTCOME_RANK = {"passed": 0, "failed": 1, "error": 2}
 # table-level expectations that look a column up by GX's own name for it (see columns.gx_column_name)
 _BY_COLUMN_NAME = ("expect_column_to_exist", "expect_column_values_to_be_of_type", "expect_column_values_to_be_in_type_list")
 
@@ -91,8 +87,7 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
         check = by_id.get(check_id)
         if check is None:
             continue  # not a check of this run's plan
-        missing = [] if check.kind in PRESENCE_KINDS else missing_columns(df, check.columns)
-        problem = missing_message(missing) if missing else unfit_message(df, check)
+        problem = unrunnable_message(df, check)
         if problem:
             _merge(results, CheckResult(check_id, "gx", "error", native_name=raw.get("type"), error=problem))
             continue
@@ -105,7 +100,7 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
             _merge(results, CheckResult(check_id, "gx", "error", native_name=raw.get("type"),
                                         error=f"GX cannot build this expectation: {type(exc).__name__}: {exc}"))
             continue
-        is_scalar = raw.get("type") == "unexpected_rows_expectation" and check.kind in _SCALAR_KINDS
+        is_scalar = raw.get("type") == "unexpected_rows_expectation" and kind_of(check).measure == "value"
         (scalar if is_scalar else main).append(expectation)
 
     if not main and not scalar:
@@ -139,7 +134,7 @@ def freshness_parameters(df, checks: Iterable[Check], now: datetime) -> dict[str
     """The run-time suite parameters of the freshness checks among `checks` (the cut-offs
     `now - max_age`): a compiled suite with a freshness check cannot run without them."""
     return {freshness_parameter(check): _cutoff(now, check.params.max_age, _is_date(df, check.column))
-            for check in checks if isinstance(check.params, c.Freshness)}
+            for check in checks if check.kind == "freshness"}
 
 
 def read_results(validated: Iterable, by_id: dict[str, Check], now: datetime, count_rows=None) -> dict[str, CheckResult]:
@@ -208,7 +203,7 @@ def _check_result(check: Check, result, now: datetime, row_count: int | None) ->
     if message is not None:
         return CheckResult(check.id, "gx", "error", native_name=native, error=message)
     body = result.result or {}
-    if check.kind in _NO_THRESHOLD or check.threshold is None:
+    if not kind_of(check).judged_by_threshold or check.threshold is None:
         count = body.get("unexpected_count")
         observed = body.get("observed_value")
         return CheckResult(check.id, "gx", "passed" if result.success else "failed",
@@ -217,13 +212,13 @@ def _check_result(check: Check, result, now: datetime, row_count: int | None) ->
                            unexpected_count=int(count) if isinstance(count, (int, float)) else None, native_name=native)
 
     count: int | None = None
-    if isinstance(check.params, c.Freshness):
+    if check.kind == "freshness":
         observed = age_seconds(body.get("observed_value"), now)
         if observed is None:
             # an empty table (or a null max): there is no newest row, so it is not fresh
             return CheckResult(check.id, "gx", "failed", native_name=native,
                                error=None if body.get("observed_value") is None else f"max is not a timestamp: {body.get('observed_value')!r}")
-    elif native == "unexpected_rows_expectation" and check.kind in _SCALAR_KINDS:
+    elif native == "unexpected_rows_expectation" and kind_of(check).measure == "value":
         rows = (body.get("details") or {}).get("unexpected_rows")
         if not rows:
             # the query returns the value only on violation: none returned means the threshold holds
@@ -264,5 +259,5 @@ def _check_result(check: Check, result, now: datetime, row_count: int | None) ->
 def _merge(results: dict[str, CheckResult], new: CheckResult) -> None:
     """A check with several expectations keeps its worst result (the translators write one today)."""
     old = results.get(new.check_id)
-    if old is None or _OUTCOME_RANK[new.outcome] > _OUTCOME_RANK[old.outcome]:
+    if old is None or rank(new.outcome) > rank(old.outcome):
         results[new.check_id] = new

@@ -8,14 +8,16 @@ retention) become `unexpected_rows_expectation` queries that return rows only on
 
 from __future__ import annotations
 
+import json
 import math
-from decimal import Decimal
 from typing import Callable
 
 from dc_bridge.plan import checks as c
-from dc_bridge.plan.checks import Check, CheckPlan
+from dc_bridge.plan.checks import Check
+from dc_bridge.engines.engine import Unsupported, unsupported
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
+from dc_bridge.engines.queries import epoch_seconds, foreign_key_query, number_text
 
 # GX 1.x expectation severity names
 SEVERITY = {"error": "critical", "warning": "warning", "info": "info"}
@@ -46,40 +48,40 @@ def _mostly(check: Check) -> dict:
     return {}
 
 
-def _not_null(check: Check, p: c.NotNull) -> list[dict]:
+def _not_null(check: Check, p: c.NotNull, contract_id: str) -> list[dict]:
     if p.missing_values:
         values = ", ".join(sql_literal(v) for v in p.missing_values)
         return [_rows(f"SELECT * FROM {BATCH} WHERE {_col(check)} IS NULL OR {_col(check)} IN ({values})")]
     return [{"type": "expect_column_values_to_not_be_null", "kwargs": {"column": check.column, **_mostly(check)}}]
 
 
-def _unique(check: Check, p: c.Unique) -> list[dict]:
+def _unique(check: Check, p: c.Unique, contract_id: str) -> list[dict]:
     if len(check.columns) == 1:
         return [{"type": "expect_column_values_to_be_unique", "kwargs": {"column": check.column, **_mostly(check)}}]
     return [{"type": "expect_compound_columns_to_be_unique",
              "kwargs": {"column_list": list(check.columns), "ignore_row_if": "any_value_is_missing", **_mostly(check)}}]
 
 
-def _regex(check: Check, p: c.Regex) -> list[dict]:
+def _regex(check: Check, p: c.Regex, contract_id: str) -> list[dict]:
     return [{"type": "expect_column_values_to_match_regex", "kwargs": {"column": check.column, "regex": p.pattern, **_mostly(check)}}]
 
 
-def _in_set(check: Check, p: c.InSet) -> list[dict]:
+def _in_set(check: Check, p: c.InSet, contract_id: str) -> list[dict]:
     return [{"type": "expect_column_values_to_be_in_set", "kwargs": {"column": check.column, "value_set": list(p.values), **_mostly(check)}}]
 
 
-def _length(check: Check, p: c.LengthBetween) -> list[dict]:
+def _length(check: Check, p: c.LengthBetween, contract_id: str) -> list[dict]:
     return [{"type": "expect_column_value_lengths_to_be_between",
              "kwargs": {"column": check.column, "min_value": p.min_length, "max_value": p.max_length, **_mostly(check)}}]
 
 
-def _between(check: Check, p: c.ValueBetween) -> list[dict]:
+def _between(check: Check, p: c.ValueBetween, contract_id: str) -> list[dict]:
     return [{"type": "expect_column_values_to_be_between",
              "kwargs": {"column": check.column, "min_value": p.min_value, "max_value": p.max_value,
                         "strict_min": p.strict_min, "strict_max": p.strict_max, **_mostly(check)}}]
 
 
-def _row_count(check: Check, p: c.RowCount) -> list[dict]:
+def _row_count(check: Check, p: c.RowCount, contract_id: str) -> list[dict]:
     t = check.threshold
     bounds = _integer_bounds(t)
     if t.operator == "=":
@@ -107,11 +109,11 @@ def _integer_bounds(t: Threshold) -> tuple[int | None, int | None] | None:
     return None
 
 
-def _exists(check: Check, p: c.ColumnExists) -> list[dict]:
+def _exists(check: Check, p: c.ColumnExists, contract_id: str) -> list[dict]:
     return [{"type": "expect_column_to_exist", "kwargs": {"column": check.column}}]
 
 
-def _column_type(check: Check, p: c.ColumnType) -> list[dict]:
+def _column_type(check: Check, p: c.ColumnType, contract_id: str) -> list[dict]:
     if p.exact:
         return [{"type": "expect_column_values_to_be_of_type", "kwargs": {"column": check.column, "type_": _gx_type(p.spark_type)}}]
     return [{"type": "expect_column_values_to_be_in_type_list",
@@ -122,41 +124,28 @@ def _gx_type(spark_type: str) -> str:
     return GX_SPARK_TYPES.get(spark_type.split("(")[0].split("<")[0], spark_type)
 
 
-def _sql(check: Check, p: c.SqlMetric) -> list[dict]:
+def _sql(check: Check, p: c.SqlMetric, contract_id: str) -> list[dict]:
     return [_scalar(p.query.replace(f"`{TABLE_MARKER}`", BATCH).replace(TABLE_MARKER, BATCH), check.threshold)]
 
 
-def _freshness(check: Check, p: c.Freshness) -> list[dict]:
+def _freshness(check: Check, p: c.Freshness, contract_id: str) -> list[dict]:
     # the cut-off (run start minus the allowed age) is a suite parameter, so the suite file is static
     return [{"type": "expect_column_max_to_be_between",
              "kwargs": {"column": check.column, "min_value": {"$PARAMETER": freshness_parameter(check)}}}]
 
 
-def _latency(check: Check, p: c.Latency) -> list[dict]:
+def _latency(check: Check, p: c.Latency, contract_id: str) -> list[dict]:
     processed, source = (quote_identifier(x) for x in check.columns)
     seconds = number_text(p.max_latency.total_seconds())
     return [_rows(f"SELECT * FROM {BATCH} WHERE {epoch_seconds(processed)} - {epoch_seconds(source)} > {seconds}")]
 
 
-def _retention(check: Check, p: c.Retention) -> list[dict]:
+def _retention(check: Check, p: c.Retention, contract_id: str) -> list[dict]:
     seconds = number_text(p.period.total_seconds())
     return [_rows(f"SELECT * FROM {BATCH} WHERE {epoch_seconds(_col(check))} < {epoch_seconds('current_timestamp()')} - {seconds}")]
 
 
-def epoch_seconds(expression: str) -> str:
-    """Seconds since the epoch of a timestamp, date or ISO string column (a plain cast to DOUBLE is null for dates)."""
-    return f"CAST(CAST({expression} AS TIMESTAMP) AS DOUBLE)"
-
-
-def foreign_key_query(check: Check, p: c.ForeignKey, contract_id: str, table: str) -> str:
-    """Rows of `table` whose non-null key has no match in the referenced model's view."""
-    target = view_name(contract_id, p.to_model)
-    on = " AND ".join(f"c.{quote_identifier(a)} = p.{quote_identifier(b)}" for a, b in zip(check.columns, p.to_columns))
-    not_null = " AND ".join(f"c.{quote_identifier(a)} IS NOT NULL" for a in check.columns)
-    return f"SELECT c.* FROM {table} AS c LEFT ANTI JOIN {target} AS p ON {on} WHERE {not_null}"
-
-
-def _custom(check: Check, p: c.CustomGx) -> list[dict]:
+def _custom(check: Check, p: c.CustomGx, contract_id: str) -> list[dict]:
     return [{"type": p.expectation["type"], "kwargs": dict(p.expectation["kwargs"]), "meta": dict(p.expectation.get("meta", {}))}]
 
 
@@ -182,41 +171,38 @@ def sql_condition(value: str, t: Threshold) -> str:
     return f"{value} {'<>' if t.operator == '!=' else t.operator} {t.value}"
 
 
-def number_text(value) -> str:
-    """A number as exact SQL / SodaCL text without an exponent: `5`, `0.5`, `31536000.0`, `0.00001`
-    (`:g` alone keeps 6 digits, and SodaCL takes no `1e-05`)."""
-    if isinstance(value, float):
-        text = f"{value:g}"
-        return text if "e" not in text and float(text) == value else format(Decimal(repr(value)), "f")
-    return str(value)
+def _foreign_key(check: Check, p: c.ForeignKey, contract_id: str) -> list[dict]:
+    return [_rows(foreign_key_query(check, p, contract_id, BATCH))]
 
 
-TRANSLATIONS: dict[type, Callable[[Check, object], list[dict]]] = {
-    c.NotNull: _not_null,
-    c.Unique: _unique,
-    c.Regex: _regex,
-    c.InSet: _in_set,
-    c.LengthBetween: _length,
-    c.ValueBetween: _between,
-    c.RowCount: _row_count,
-    c.ColumnExists: _exists,
-    c.ColumnType: _column_type,
-    c.SqlMetric: _sql,
-    c.Freshness: _freshness,
-    c.Latency: _latency,
-    c.Retention: _retention,
-    c.CustomGx: _custom,
+# kind -> its expectations; every kind has an entry (tests/test_kinds.py)
+TRANSLATIONS: dict[str, Callable[[Check, object, str], list[dict] | Unsupported]] = {
+    "not_null": _not_null,
+    "unique": _unique,
+    "unique_combination": _unique,
+    "regex": _regex,
+    "in_set": _in_set,
+    "length_between": _length,
+    "value_between": _between,
+    "row_count": _row_count,
+    "column_exists": _exists,
+    "column_type": _column_type,
+    "sql_metric": _sql,
+    "freshness": _freshness,
+    "latency": _latency,
+    "retention": _retention,
+    "foreign_key": _foreign_key,
+    "custom_gx": _custom,
+    "custom_soda": unsupported("a custom Soda check runs in Soda only"),
+    "not_executable": lambda check, p, contract_id: Unsupported(p.reason),
 }
 
 
-def translate_check(check: Check, contract_id: str) -> list[dict] | None:
-    """The expectations of one check, or None when GX does not run this kind."""
-    if isinstance(check.params, c.ForeignKey):
-        made = [_rows(foreign_key_query(check, check.params, contract_id, BATCH))]
-    elif type(check.params) in TRANSLATIONS:
-        made = TRANSLATIONS[type(check.params)](check, check.params)
-    else:
-        return None
+def translate_check(check: Check, contract_id: str) -> list[dict] | Unsupported:
+    """The expectations of one check, or why GX does not run it."""
+    made = TRANSLATIONS[check.kind](check, check.params, contract_id)
+    if isinstance(made, Unsupported):
+        return made
     for expectation in made:
         expectation["meta"] = {**expectation.get("meta", {}), "dc_bridge": _meta(check)}
         expectation["severity"] = SEVERITY[check.severity]
@@ -247,17 +233,16 @@ def _suite_notes(contract_meta: dict, model: str) -> list[str]:
             f"Compiled by dc-bridge from `{contract_meta.get('contract_file')}`. Each expectation's notes name its contract check."]
 
 
-def build_suites(plan: CheckPlan, contract_meta: dict) -> dict[str, dict]:
-    """model name -> suite JSON (GX 1.x `ExpectationSuite(**suite)` loads it)."""
-    suites = {}
-    for model in plan.models:
-        expectations = []
-        for check in plan.for_model(model):
-            expectations += translate_check(check, plan.contract_id) or []
-        suites[model] = {
-            "name": f"{plan.contract_id}.{model}",
-            "expectations": expectations,
-            "meta": {"dc_bridge": {**contract_meta, "model": model, "view": view_name(plan.contract_id, model)}},
-            "notes": _suite_notes(contract_meta, model),
-        }
-    return suites
+def assemble_suite(contract_id: str, model: str, translated: list[list[dict]], contract_meta: dict) -> dict:
+    """One model's suite JSON (GX 1.x `ExpectationSuite(**suite)` loads it) from its checks' expectations."""
+    return {
+        "name": f"{contract_id}.{model}",
+        "expectations": [expectation for expectations in translated for expectation in expectations],
+        "meta": {"dc_bridge": {**contract_meta, "model": model, "view": view_name(contract_id, model)}},
+        "notes": _suite_notes(contract_meta, model),
+    }
+
+
+def suite_text(suite: dict, contract_meta: dict | None = None) -> str:
+    """The suite file's exact text (deterministic: an unchanged contract compiles to the same bytes)."""
+    return json.dumps(suite, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,19 @@
+"""The native Spark engine (`--engines spark`): the physical floor and the reference. It has no
+compiled file; its translation says how each kind is evaluated (translate.py), its run evaluates a
+model in one fused aggregation plus one job per key, join or query (run.py). Its one wiring point."""
+
+from __future__ import annotations
+
+from dc_bridge.contract.sql import view_name
+from dc_bridge.engines.engine import Engine
+from dc_bridge.engines.native.translate import translate_check
+
+
+def _run(spark, frames, compiled, model, now):
+    from dc_bridge.engines.native.run import run_spark
+
+    return run_spark(spark, frames[model], compiled.plan.for_model(model), now,
+                     view=view_name(compiled.plan.contract_id, model), frames=frames)
+
+
+ENGINE = Engine(name="spark", translate=translate_check, assemble=None, files=None, run=_run)

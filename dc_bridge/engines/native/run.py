@@ -3,7 +3,7 @@
 Every row-level check of a model is one column of ONE aggregation (count of violating rows, max of
 a timestamp; split in passes of at most 90 columns, so that Spark still compiles each); each uniqueness key adds one grouping, each foreign key one anti join, each SQL metric
 its own query. The grouping and the anti join also give the smallest and largest failing key, as
-samples; failing values of row-level checks are left to samples.py, like for the other engines. That is the floor DESIGN.md section 6 measures against (Deequ and cuallee work the
+samples; failing values of row-level checks are left to runner/samples.py, like for the other engines. That is the floor DESIGN.md section 6 measures against (Deequ and cuallee work the
 same way). It judges its numbers exactly like the other runners (`Threshold.holds`), and its
 results fold like any engine's, so with `--engines gx,soda,spark` a disagreement with either
 engine is caught. Custom GX and Soda checks are not run here.
@@ -17,58 +17,12 @@ from typing import Any, Callable
 
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
-from dc_bridge.engines.columns import PRESENCE_KINDS, missing_columns, missing_message
+from dc_bridge.contract.sql import TABLE_MARKER
+from dc_bridge.engines.columns import missing_columns, missing_message
+from dc_bridge.engines.engine import Unsupported
+from dc_bridge.engines.native.translate import TRANSLATIONS, VIOLATIONS, column, translate_check
 from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds
-from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier
-
-
-def column(name: str):
-    from pyspark.sql import functions as F
-
-    return F.col(quote_identifier(name))
-
-
-def _epoch(expression):
-    return expression.cast("timestamp").cast("double")
-
-
-def _outside_range(check: Check, p: c.ValueBetween):
-    value = column(check.column)
-    bad = None
-    if p.min_value is not None:
-        bad = value <= p.min_value if p.strict_min else value < p.min_value
-    if p.max_value is not None:
-        high = value >= p.max_value if p.strict_max else value > p.max_value
-        bad = high if bad is None else bad | high
-    return value.isNotNull() & bad
-
-
-def _bad_length(check: Check, p: c.LengthBetween):
-    from pyspark.sql import functions as F
-
-    length = F.length(column(check.column))
-    bad = None
-    if p.min_length is not None:
-        bad = length < p.min_length
-    if p.max_length is not None:
-        bad = (length > p.max_length) if bad is None else bad | (length > p.max_length)
-    return length.isNotNull() & bad
-
-
-def _missing(check: Check, p: c.NotNull):
-    value = column(check.column)
-    return value.isNull() | value.isin(list(p.missing_values)) if p.missing_values else value.isNull()
-
-
-def _late(check: Check, p: c.Latency, now: datetime):
-    processed, source = (column(name) for name in check.columns)
-    return (_epoch(processed) - _epoch(source)) > p.max_latency.total_seconds()
-
-
-def _expired(check: Check, p: c.Retention, now: datetime):
-    from pyspark.sql import functions as F
-
-    return _epoch(column(check.column)) < F.lit(now.timestamp() - p.period.total_seconds())
+from dc_bridge.plan.checks import kind_of
 
 
 # aggregate columns per Spark job: Spark compiles a plan of more than 100 fields
@@ -85,30 +39,13 @@ def aggregate(df, columns: list) -> dict[str, Any]:
     return values
 
 
-# params class -> the rows that violate the check, as a Column (one count each in the fused aggregation)
-VIOLATIONS: dict[type, Callable[..., Any]] = {
-    c.NotNull: lambda check, p, now: _missing(check, p),
-    c.Regex: lambda check, p, now: column(check.column).isNotNull() & ~column(check.column).rlike(p.pattern),
-    c.InSet: lambda check, p, now: column(check.column).isNotNull() & ~column(check.column).isin(list(p.values)),
-    c.LengthBetween: lambda check, p, now: _bad_length(check, p),
-    c.ValueBetween: lambda check, p, now: _outside_range(check, p),
-    c.Latency: _late,
-    c.Retention: _expired,
-}
-SUPPORTED = tuple(VIOLATIONS) + (c.Unique, c.RowCount, c.ColumnExists, c.ColumnType, c.SqlMetric, c.Freshness, c.ForeignKey)
-
-
-def supports(check: Check) -> bool:
-    return isinstance(check.params, SUPPORTED)
-
-
 def run_spark(spark, df, checks: list[Check], now: datetime, *, view: str, frames: dict[str, Any]) -> EngineReport:
     """Evaluate `checks` on `df`. `view` is the temp view SQL metrics read; `frames` (model name ->
     DataFrame) serve foreign keys."""
     started = time.perf_counter()
     model = checks[0].model if checks else ""
     try:
-        results = _run(spark, df, [k for k in checks if supports(k)], now, view, frames)
+        results = _run(spark, df, [k for k in checks if not isinstance(translate_check(k, ""), Unsupported)], now, view, frames)
     except Exception as exc:  # the whole run failed: no result can be trusted
         return EngineReport("spark", model, {}, time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
     return EngineReport("spark", model, results, time.perf_counter() - started)
@@ -122,45 +59,54 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
     runnable = []
     for check in checks:
         absent = missing_columns(df, check.columns)
-        if isinstance(check.params, c.ColumnExists):
+        if check.kind == "column_exists":
             results[check.id] = CheckResult(check.id, "spark", "failed" if absent else "passed", native_name="schema")
-        elif absent and check.kind not in PRESENCE_KINDS:
+        elif absent and not kind_of(check).presence:
             results[check.id] = CheckResult(check.id, "spark", "error", native_name="schema", error=missing_message(absent))
-        elif isinstance(check.params, c.ColumnType):
+        elif check.kind == "column_type":
             results[check.id] = _column_type(df, check)
         else:
             runnable.append(check)
 
     # one pass: the row count, every violation count, every freshness max (failing values of row-level
-    # checks are fetched afterwards for the failed ones only, by samples.py, reading just enough rows)
+    # checks are fetched afterwards for the failed ones only, by runner/samples.py, reading just enough rows)
     fused = [F.count(F.lit(1)).alias("rows")]
     for index, check in enumerate(runnable):
-        build = VIOLATIONS.get(type(check.params))
-        if build is not None:
-            fused.append(F.count(F.when(build(check, check.params, now), True)).alias(f"v{index}"))
-        elif isinstance(check.params, c.Freshness):
+        if check.kind in VIOLATIONS:
+            fused.append(F.count(F.when(VIOLATIONS[check.kind](check, check.params, now), True)).alias(f"v{index}"))
+        elif check.kind == "freshness":
             fused.append(F.max(column(check.column)).alias(f"v{index}"))
     totals = aggregate(df, fused)
     rows = int(totals["rows"])
-
     for index, check in enumerate(runnable):
-        params = check.params
-        if type(params) in VIOLATIONS:
-            results[check.id] = _judge(check, count=int(totals[f"v{index}"] or 0), rows=rows, native="count_if")
-        elif isinstance(params, c.Freshness):
-            age = age_seconds(totals[f"v{index}"], now)
-            results[check.id] = CheckResult(check.id, "spark", "failed", native_name="max") if age is None else \
-                _judge(check, value=age, native="max")
-        elif isinstance(params, c.RowCount):
-            results[check.id] = _judge(check, value=float(rows), native="count")
-        elif isinstance(params, c.Unique):
-            count, distinct, examples = duplicates(df, check)
-            results[check.id] = _judge(check, count=count, rows=rows, native="group by", samples=examples, duplicated_values=distinct)
-        elif isinstance(params, c.ForeignKey):
-            results[check.id] = _foreign_key(df, check, params, frames, rows)
-        elif isinstance(params, c.SqlMetric):
-            results[check.id] = _sql_metric(spark, check, params, view)
+        results[check.id] = _EVALUATE[TRANSLATIONS[check.kind]](
+            check, spark=spark, df=df, frames=frames, view=view, now=now, rows=rows, fused=totals.get(f"v{index}"))
     return results
+
+
+def _fused_count(check: Check, *, rows: int, fused, **_) -> CheckResult:
+    return _judge(check, count=int(fused or 0), rows=rows, native="count_if")
+
+
+def _fused_max(check: Check, *, now: datetime, fused, **_) -> CheckResult:
+    age = age_seconds(fused, now)
+    return CheckResult(check.id, "spark", "failed", native_name="max") if age is None else _judge(check, value=age, native="max")
+
+
+def _grouping(check: Check, *, df, rows: int, **_) -> CheckResult:
+    count, distinct, examples = duplicates(df, check)
+    return _judge(check, count=count, rows=rows, native="group by", samples=examples, duplicated_values=distinct)
+
+
+# how a kind is evaluated (translate.TRANSLATIONS) -> the function that judges one check from the fused pass or its own job
+_EVALUATE: dict[str, Callable[..., CheckResult]] = {
+    "count in the fused aggregation": _fused_count,
+    "rows of the fused aggregation": lambda check, *, rows, **_: _judge(check, value=float(rows), native="count"),
+    "max in the fused aggregation": _fused_max,
+    "grouping": _grouping,
+    "anti join": lambda check, *, df, frames, rows, **_: _foreign_key(df, check, check.params, frames, rows),
+    "query": lambda check, *, spark, view, **_: _sql_metric(spark, check, check.params, view),
+}
 
 
 def _judge(check: Check, *, native: str, count: int | None = None, rows: int | None = None, value: float | None = None,

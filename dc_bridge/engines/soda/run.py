@@ -34,18 +34,15 @@ from typing import Any
 
 import yaml
 
-from dc_bridge.plan import checks as c
-from dc_bridge.plan.checks import Check
-from dc_bridge.engines.columns import PRESENCE_KINDS, missing_columns, missing_message, unfit_message
+from dc_bridge.outcomes import rank
+from dc_bridge.plan.checks import Check, kind_of
+from dc_bridge.engines.columns import unrunnable_message
 from dc_bridge.engines.results import CheckResult, EngineReport
 from dc_bridge.engines.views import temp_views
 
 DATA_SOURCE = "dc_bridge_spark"
-# kinds whose Soda outcome decides (no threshold to judge a number with)
-_NO_THRESHOLD = ("column_exists", "column_type", "custom_soda")
 # a custom check's own `warn` is not a pass: it counts as failed (the contract's severity then decides)
 _SODA_OUTCOMES = {"pass": "passed", "fail": "failed", "warn": "failed"}
-_RANK = {"passed": 0, "failed": 1, "error": 2}
 
 
 def disable_soda_telemetry() -> None:
@@ -101,8 +98,7 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
     unrunnable = set()
     for check_id, lines in expected.items():
         check = by_id[check_id]
-        missing = [] if check.kind in PRESENCE_KINDS else missing_columns(df, check.columns)
-        problem = missing_message(missing) if missing else unfit_message(df, check)
+        problem = unrunnable_message(df, check)
         if problem:
             unrunnable.add(check_id)
             results[check_id] = CheckResult(check_id, "soda", "error", native_name=" | ".join(lines), error=problem)
@@ -150,7 +146,7 @@ def read_scan(scan, expected: dict[str, list[str]], by_id: dict[str, Check], tab
                                             error=_error_text(scan, objects.get(check_id)))
         elif len(entries) > 1:
             # several lines of one custom check: the worst of them, no single number
-            worst = max((_SODA_OUTCOMES.get(str(e["outcome"]).lower(), "error") for e in entries), key=_RANK.__getitem__)
+            worst = max((_SODA_OUTCOMES.get(str(e["outcome"]).lower(), "error") for e in entries), key=rank)
             results[check_id] = CheckResult(check_id, "soda", worst, native_name=native)
         else:
             results[check_id] = _check_result(check, entries[0], objects.get(check_id), native, row_count)
@@ -226,13 +222,13 @@ def _check_result(check: Check, entry: dict, check_object, line: str, row_count:
     outcome_text = str(entry.get("outcome")).lower()
     diagnostics = entry.get("diagnostics") or {}
     value = diagnostics.get("value")
-    if check.kind in _NO_THRESHOLD or check.threshold is None:
+    if not kind_of(check).judged_by_threshold or check.threshold is None:
         number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
         return CheckResult(check.id, "soda", _SODA_OUTCOMES.get(outcome_text, "error"), observed=number, native_name=line,
                            error=None if outcome_text in _SODA_OUTCOMES else f"Soda outcome {entry.get('outcome')!r}")
 
     count = percent = None
-    if isinstance(check.params, c.Freshness):
+    if check.kind == "freshness":
         age = (getattr(check_object, "freshness_values", None) or {}).get("freshness")
         if isinstance(age, timedelta):
             observed = age.total_seconds()
@@ -250,7 +246,7 @@ def _check_result(check: Check, entry: dict, check_object, line: str, row_count:
             observed = float(value) if value is not None else None
     else:
         observed = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-        if observed is not None and check.kind not in ("row_count", "sql_metric") and check.unit == "rows":
+        if observed is not None and kind_of(check).measure == "rows" and check.unit == "rows":
             count = int(observed)
             if row_count is not None:
                 percent = 100.0 * count / row_count if row_count else 0.0

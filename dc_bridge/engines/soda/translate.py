@@ -14,11 +14,14 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+import yaml
+
 from dc_bridge.plan import checks as c
-from dc_bridge.plan.checks import Check, CheckPlan
+from dc_bridge.plan.checks import Check
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
-from dc_bridge.engines.gx.translate import epoch_seconds, foreign_key_query, number_text
+from dc_bridge.engines.engine import Unsupported, unsupported
+from dc_bridge.engines.queries import epoch_seconds, foreign_key_query, number_text
 
 
 def threshold_text(t: Threshold) -> str:
@@ -84,14 +87,14 @@ def _soda_literal_safe(values) -> bool:
     return not any(isinstance(v, str) and ("'" in v or v.endswith("\\")) for v in values)
 
 
-def _not_null(check: Check, p: c.NotNull, table: str):
+def _not_null(check: Check, p: c.NotNull, table: str, contract_id: str):
     if not _soda_literal_safe(p.missing_values):
         values = ", ".join(sql_literal(v) for v in p.missing_values)
         return _count_metric(check, table, f"{_col(check)} IS NULL OR {_col(check)} IN ({values})")
     return _metric(check, "missing", {"missing values": list(p.missing_values)} if p.missing_values else {})
 
 
-def _unique(check: Check, p: c.Unique, table: str):
+def _unique(check: Check, p: c.Unique, table: str, contract_id: str):
     columns = ", ".join(quote_identifier(col) for col in check.columns)
     not_null = " AND ".join(f"{quote_identifier(col)} IS NOT NULL" for col in check.columns)
     duplicated = f"SELECT COUNT(*) AS n FROM {table} WHERE {not_null} GROUP BY {columns} HAVING COUNT(*) > 1"
@@ -122,18 +125,18 @@ def soda_regex(pattern: str) -> str:
     return "".join(out)
 
 
-def _regex(check: Check, p: c.Regex, table: str):
+def _regex(check: Check, p: c.Regex, table: str, contract_id: str):
     return _metric(check, "invalid", {"valid regex": soda_regex(p.pattern)})
 
 
-def _in_set(check: Check, p: c.InSet, table: str):
+def _in_set(check: Check, p: c.InSet, table: str, contract_id: str):
     if not _soda_literal_safe(p.values):
         values = ", ".join(sql_literal(v) for v in p.values)
         return _count_metric(check, table, f"{_col(check)} IS NOT NULL AND {_col(check)} NOT IN ({values})")
     return _metric(check, "invalid", {"valid values": list(p.values)})
 
 
-def _length(check: Check, p: c.LengthBetween, table: str):
+def _length(check: Check, p: c.LengthBetween, table: str, contract_id: str):
     config = {}
     if p.min_length is not None:
         config["valid min length"] = p.min_length
@@ -142,7 +145,7 @@ def _length(check: Check, p: c.LengthBetween, table: str):
     return _metric(check, "invalid", config)
 
 
-def _between(check: Check, p: c.ValueBetween, table: str):
+def _between(check: Check, p: c.ValueBetween, table: str, contract_id: str):
     if not (p.strict_min or p.strict_max) and all(isinstance(v, (int, float, type(None))) for v in (p.min_value, p.max_value)):
         config = {}
         if p.min_value is not None:
@@ -158,26 +161,26 @@ def _between(check: Check, p: c.ValueBetween, table: str):
     return _count_metric(check, table, f"{_col(check)} IS NOT NULL AND ({' OR '.join(outside)})")
 
 
-def _row_count(check: Check, p: c.RowCount, table: str):
+def _row_count(check: Check, p: c.RowCount, table: str, contract_id: str):
     return "row_count", {}
 
 
-def _exists(check: Check, p: c.ColumnExists, table: str):
+def _exists(check: Check, p: c.ColumnExists, table: str, contract_id: str):
     return "schema", {"fail": {"when required column missing": [check.column]}}
 
 
-def _column_type(check: Check, p: c.ColumnType, table: str):
-    if not p.exact:
-        return None  # a schema check takes one type; a set of compatible types is checked in GX only
+def _column_type(check: Check, p: c.ColumnType, table: str, contract_id: str):
+    if not p.exact:  # a set of compatible types (a logical type) is checked in GX and the native engine
+        return Unsupported("Soda's schema check takes one exact type")
     return "schema", {"fail": {"when wrong column type": {check.column: p.spark_type}}}
 
 
-def _sql(check: Check, p: c.SqlMetric, table: str):
+def _sql(check: Check, p: c.SqlMetric, table: str, contract_id: str):
     name = _metric_name(check)
     return name, {f"{name} query": p.query.replace(f"`{TABLE_MARKER}`", table).replace(TABLE_MARKER, table)}
 
 
-def _freshness(check: Check, p: c.Freshness, table: str):
+def _freshness(check: Check, p: c.Freshness, table: str, contract_id: str):
     # Soda judges freshness itself (scan time minus max); its condition is an age, not our threshold
     return f"freshness({_soda_column(check.column)})", {"fail": f"when > {_duration(p.max_age.total_seconds())}"}
 
@@ -192,51 +195,56 @@ def _duration(seconds: float) -> str:
     return text or "0s"
 
 
-def _latency(check: Check, p: c.Latency, table: str):
+def _latency(check: Check, p: c.Latency, table: str, contract_id: str):
     processed, source = (quote_identifier(x) for x in check.columns)
     return _count_metric(check, table, f"{epoch_seconds(processed)} - {epoch_seconds(source)} > {number_text(p.max_latency.total_seconds())}")
 
 
-def _retention(check: Check, p: c.Retention, table: str):
+def _retention(check: Check, p: c.Retention, table: str, contract_id: str):
     return _count_metric(check, table, f"{epoch_seconds(_col(check))} < {epoch_seconds('current_timestamp()')} - {number_text(p.period.total_seconds())}")
 
 
-def _foreign_key(check: Check, p: c.ForeignKey, table: str, contract_id: str = ""):
+def _foreign_key(check: Check, p: c.ForeignKey, table: str, contract_id: str):
     name = _metric_name(check)
     query = f"SELECT COUNT(*) FROM ({foreign_key_query(check, p, contract_id, table)}) AS orphans"
     return name, {f"{name} query": query}
 
 
-TRANSLATIONS: dict[type, Callable[..., tuple[str, dict] | None]] = {
-    c.NotNull: _not_null,
-    c.Unique: _unique,
-    c.Regex: _regex,
-    c.InSet: _in_set,
-    c.LengthBetween: _length,
-    c.ValueBetween: _between,
-    c.RowCount: _row_count,
-    c.ColumnExists: _exists,
-    c.ColumnType: _column_type,
-    c.SqlMetric: _sql,
-    c.Freshness: _freshness,
-    c.Latency: _latency,
-    c.Retention: _retention,
+def _custom(check: Check, p: c.CustomSoda, table: str, contract_id: str) -> list[dict]:
+    return [_named(line, check) for line in p.sodacl]
+
+
+# kind -> one SodaCL check (check line, configuration), given the check, its params, the model's view
+# and the contract id (a foreign key names the other model's view); every kind has an entry (tests/test_kinds.py)
+TRANSLATIONS: dict[str, Callable[..., tuple[str, dict] | list[dict] | Unsupported]] = {
+    "not_null": _not_null,
+    "unique": _unique,
+    "unique_combination": _unique,
+    "regex": _regex,
+    "in_set": _in_set,
+    "length_between": _length,
+    "value_between": _between,
+    "row_count": _row_count,
+    "column_exists": _exists,
+    "column_type": _column_type,
+    "sql_metric": _sql,
+    "freshness": _freshness,
+    "latency": _latency,
+    "retention": _retention,
+    "foreign_key": _foreign_key,
+    # verbatim SodaCL: its own check items, each named by the check id
+    "custom_soda": _custom,
+    "custom_gx": unsupported("a custom GX check runs in GX only"),
+    "not_executable": lambda check, p, table, contract_id: Unsupported(p.reason),
 }
 
 
-def translate_check(check: Check, contract_id: str) -> list[dict] | None:
-    """The SodaCL check items of one check, or None when Soda does not run this kind."""
+def translate_check(check: Check, contract_id: str) -> list[dict] | Unsupported:
+    """The SodaCL check items of one check, or why Soda does not run it."""
     table = view_name(contract_id, check.model)
-    if isinstance(check.params, c.CustomSoda):
-        return [_named(line, check) for line in check.params.sodacl]
-    if isinstance(check.params, c.ForeignKey):
-        made = _foreign_key(check, check.params, table, contract_id)
-    elif type(check.params) in TRANSLATIONS:
-        made = TRANSLATIONS[type(check.params)](check, check.params, table)
-    else:
-        return None
-    if made is None:
-        return None
+    made = TRANSLATIONS[check.kind](check, check.params, table, contract_id)
+    if isinstance(made, (Unsupported, list)):
+        return made
     metric, config = made
     config = {"name": check.id, **config}
     line = metric
@@ -268,12 +276,24 @@ def _named(line: Any, check: Check) -> dict:
     return line
 
 
-def build_sodacl(plan: CheckPlan) -> dict[str, dict]:
-    """model name -> SodaCL document (`{"checks for <view>": [...]}`)."""
-    documents = {}
-    for model in plan.models:
-        items = []
-        for check in plan.for_model(model):
-            items += translate_check(check, plan.contract_id) or []
-        documents[model] = {f"checks for {view_name(plan.contract_id, model)}": items}
-    return documents
+def assemble_document(contract_id: str, model: str, translated: list[list[dict]], contract_meta: dict) -> dict:
+    """One model's SodaCL document (`{"checks for <view>": [...]}`) from its checks' items."""
+    return {f"checks for {view_name(contract_id, model)}": [item for items in translated for item in items]}
+
+
+class _SodaDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+    """Block style, multi-line strings as `|` blocks, so the SodaCL reads like hand-written SodaCL."""
+
+
+def _str_representer(dumper: yaml.SafeDumper, value: str):
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+_SodaDumper.add_representer(str, _str_representer)
+
+
+def sodacl_text(document: dict, contract_meta: dict) -> str:
+    """The SodaCL file's exact text, with a header naming the contract it was compiled from."""
+    header = (f"# Compiled by dc-bridge from {contract_meta['contract_file']} "
+              f"({contract_meta['contract_id']} {contract_meta['contract_version']}). Do not edit.\n")
+    return header + yaml.dump(document, Dumper=_SodaDumper, sort_keys=False, allow_unicode=True, width=10_000)

@@ -1,0 +1,53 @@
+"""What an engine is to the rest of dc-bridge: a name, a translation of each check, a compiled file
+per model (where the engine has one), and a run of one model.
+
+Each engine wires itself in its package's `__init__.py` (`ENGINE = Engine(...)`), and
+engines/registry.py lists them: the compiler and the runner only ever ask the registry.
+
+A translation returns the engine's form of a check or `Unsupported(reason)`, never nothing: the
+reason is what `compile --explain` and a skipped check in the verdict show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from dc_bridge.engines.results import EngineReport
+from dc_bridge.plan.checks import Check
+
+if TYPE_CHECKING:  # the compiler imports the registry, which imports this module
+    from dc_bridge.compiler import Compiled
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """A check this engine does not run, and why."""
+    reason: str
+
+
+def unsupported(reason: str) -> Callable[..., Unsupported]:
+    """A translation-table entry for a kind the engine does not run."""
+    return lambda *_: Unsupported(reason)
+
+
+@dataclass(frozen=True)
+class CompiledFiles:
+    """Where an engine's compiled artifact of one model is written, and as what text."""
+    folder: str
+    suffix: str
+    # (artifact, contract) -> the file's exact text
+    text: Callable[[Any, Any], str]
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str
+    # (check, contract id) -> the engine's form of the check, or Unsupported
+    translate: Callable[[Check, str], Any]
+    # (contract id, model, the forms of its checks in plan order, contract meta) -> the model's artifact
+    assemble: Callable[[str, str, list, dict], Any] | None
+    files: CompiledFiles | None
+    # (spark, model frames, compiled contract, model, now) -> the engine's report on that model
+    run: Callable[[Any, Mapping[str, Any], "Compiled", str, datetime], EngineReport]
