@@ -733,7 +733,7 @@ def test_engines_write_nothing_to_home_and_send_nothing(tmp_path):
     code = textwrap.dedent("""
         import os
         from dc_bridge.engines.gx import run as bridge_gx
-from dc_bridge.engines.soda import run as bridge_soda
+        from dc_bridge.engines.soda import run as bridge_soda
         bridge_soda.disable_soda_telemetry()
         import soda.scan
         from soda.telemetry.soda_telemetry import SodaTelemetry

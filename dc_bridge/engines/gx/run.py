@@ -197,28 +197,28 @@ def _exception_message(result) -> str | None:
     return "; ".join(dict.fromkeys(messages)) or None
 
 
-def _check_result(check: Check, result, now: datetime, row_count: int | None) -> CheckResult:
-    native = result.expectation_config.type
-    message = _exception_message(result)
-    if message is not None:
-        return CheckResult(check.id, "gx", "error", native_name=native, error=message)
-    body = result.result or {}
-    if not kind_of(check).judged_by_threshold or check.threshold is None:
-        count = body.get("unexpected_count")
-        observed = body.get("observed_value")
-        return CheckResult(check.id, "gx", "passed" if result.success else "failed",
-                           observed=float(count) if isinstance(count, (int, float)) else
-                           float(observed) if isinstance(observed, (int, float)) and not isinstance(observed, bool) else None,
-                           unexpected_count=int(count) if isinstance(count, (int, float)) else None, native_name=native)
+def _engine_outcome(check: Check, result, body: dict, now: datetime) -> CheckResult:
+    """No threshold to judge: GX's success decides; a count or value is kept when GX gives one."""
+    count = body.get("unexpected_count")
+    observed = body.get("observed_value")
+    return CheckResult(check.id, "gx", "passed" if result.success else "failed",
+                       observed=float(count) if isinstance(count, (int, float)) else
+                       float(observed) if isinstance(observed, (int, float)) and not isinstance(observed, bool) else None,
+                       unexpected_count=int(count) if isinstance(count, (int, float)) else None, native_name=result.expectation_config.type)
 
-    count: int | None = None
-    if check.kind == "freshness":
-        observed = age_seconds(body.get("observed_value"), now)
-        if observed is None:
-            # an empty table (or a null max): there is no newest row, so it is not fresh
-            return CheckResult(check.id, "gx", "failed", native_name=native,
-                               error=None if body.get("observed_value") is None else f"max is not a timestamp: {body.get('observed_value')!r}")
-    elif native == "unexpected_rows_expectation" and kind_of(check).measure == "value":
+
+def _age(check: Check, result, body: dict, now: datetime) -> CheckResult | tuple[float | None, None]:
+    observed = age_seconds(body.get("observed_value"), now)
+    if observed is None:
+        # an empty table (or a null max): there is no newest row, so it is not fresh
+        return CheckResult(check.id, "gx", "failed", native_name=result.expectation_config.type,
+                           error=None if body.get("observed_value") is None else f"max is not a timestamp: {body.get('observed_value')!r}")
+    return observed, None
+
+
+def _measured_value(check: Check, result, body: dict, now: datetime) -> CheckResult | tuple[float | None, None]:
+    native = result.expectation_config.type
+    if native == "unexpected_rows_expectation":
         rows = (body.get("details") or {}).get("unexpected_rows")
         if not rows:
             # the query returns the value only on violation: none returned means the threshold holds
@@ -226,20 +226,42 @@ def _check_result(check: Check, result, now: datetime, row_count: int | None) ->
         value = next(iter(rows[0].values()), None) if isinstance(rows[0], dict) else None
         if value is None:
             return CheckResult(check.id, "gx", "error", native_name=native, error="the metric query returned NULL")
-        observed = float(value)
-    elif native in ("expect_table_row_count_to_equal", "expect_table_row_count_to_be_between"):
-        observed = float(body["observed_value"])
-    elif "unexpected_count" in body:
+        return float(value), None
+    if native in ("expect_table_row_count_to_equal", "expect_table_row_count_to_be_between"):
+        return float(body["observed_value"]), None
+    value = body.get("observed_value")
+    return (float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None), None
+
+
+def _violating_rows(check: Check, result, body: dict, now: datetime) -> tuple[float | None, int | None]:
+    if "unexpected_count" in body:  # a column map expectation
         raw = body["unexpected_count"]
         # an empty table: GX gives element_count 0 and no unexpected_count; no row can violate
         count = int(raw) if raw is not None else 0 if body.get("element_count") == 0 else None
-        observed = float(count) if count is not None else None
-    elif native == "unexpected_rows_expectation":
+        return (float(count) if count is not None else None), count
+    if result.expectation_config.type == "unexpected_rows_expectation":  # GX counts all the rows the query returns
         count = int(body.get("observed_value") or 0)
-        observed = float(count)
-    else:
-        value = body.get("observed_value")
-        observed = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        return float(count), count
+    value = body.get("observed_value")
+    return (float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None), None
+
+
+# a kind's measure (plan/checks.py) -> how its number is read from GX's result: either the final
+# CheckResult, or (observed, violating row count) for the threshold to judge
+READERS = {"outcome": _engine_outcome, "seconds": _age, "value": _measured_value, "rows": _violating_rows}
+
+
+def _check_result(check: Check, result, now: datetime, row_count: int | None) -> CheckResult:
+    native = result.expectation_config.type
+    message = _exception_message(result)
+    if message is not None:
+        return CheckResult(check.id, "gx", "error", native_name=native, error=message)
+    body = result.result or {}
+    measure = "outcome" if check.threshold is None else kind_of(check).measure
+    read = READERS[measure](check, result, body, now)
+    if isinstance(read, CheckResult):
+        return read
+    observed, count = read
 
     percent = None
     if count is not None and row_count is not None:

@@ -79,7 +79,7 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
     totals = aggregate(df, fused)
     rows = int(totals["rows"])
     for index, check in enumerate(runnable):
-        results[check.id] = _EVALUATE[TRANSLATIONS[check.kind]](
+        results[check.id] = EVALUATIONS[TRANSLATIONS[check.kind]](
             check, spark=spark, df=df, frames=frames, view=view, now=now, rows=rows, fused=totals.get(f"v{index}"))
     return results
 
@@ -99,7 +99,7 @@ def _grouping(check: Check, *, df, rows: int, **_) -> CheckResult:
 
 
 # how a kind is evaluated (translate.TRANSLATIONS) -> the function that judges one check from the fused pass or its own job
-_EVALUATE: dict[str, Callable[..., CheckResult]] = {
+EVALUATIONS: dict[str, Callable[..., CheckResult]] = {
     "count in the fused aggregation": _fused_count,
     "rows of the fused aggregation": lambda check, *, rows, **_: _judge(check, value=float(rows), native="count"),
     "max in the fused aggregation": _fused_max,

@@ -218,41 +218,66 @@ def _log_text(log) -> str:
     return text[:2000]
 
 
-def _check_result(check: Check, entry: dict, check_object, line: str, row_count: int | None) -> CheckResult:
-    outcome_text = str(entry.get("outcome")).lower()
-    diagnostics = entry.get("diagnostics") or {}
-    value = diagnostics.get("value")
-    if not kind_of(check).judged_by_threshold or check.threshold is None:
-        number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-        return CheckResult(check.id, "soda", _SODA_OUTCOMES.get(outcome_text, "error"), observed=number, native_name=line,
-                           error=None if outcome_text in _SODA_OUTCOMES else f"Soda outcome {entry.get('outcome')!r}")
+def _number(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
-    count = percent = None
-    if check.kind == "freshness":
-        age = (getattr(check_object, "freshness_values", None) or {}).get("freshness")
-        if isinstance(age, timedelta):
-            observed = age.total_seconds()
-        elif (getattr(check_object, "freshness_values", None) or {}).get("max_column_timestamp") is None:
-            # an empty table (or only nulls): there is no newest row, so it is not fresh
-            return CheckResult(check.id, "soda", "failed", native_name=line)
-        else:
-            observed = value / 1000.0 if isinstance(value, (int, float)) else None  # Soda's value is milliseconds
-    elif line.startswith(("missing_percent", "invalid_percent")):
+
+def _engine_outcome(check: Check, entry: dict, check_object, line: str, row_count: int | None) -> CheckResult:
+    """No threshold to judge: Soda's outcome decides; its value is kept when it gives one."""
+    outcome_text = str(entry.get("outcome")).lower()
+    return CheckResult(check.id, "soda", _SODA_OUTCOMES.get(outcome_text, "error"), observed=_number(_value(entry)), native_name=line,
+                       error=None if outcome_text in _SODA_OUTCOMES else f"Soda outcome {entry.get('outcome')!r}")
+
+
+def _age(check: Check, entry: dict, check_object, line: str, row_count: int | None):
+    freshness = getattr(check_object, "freshness_values", None) or {}
+    if isinstance(freshness.get("freshness"), timedelta):
+        return freshness["freshness"].total_seconds(), None, None
+    if freshness.get("max_column_timestamp") is None:
+        # an empty table (or only nulls): there is no newest row, so it is not fresh
+        return CheckResult(check.id, "soda", "failed", native_name=line)
+    value = _value(entry)
+    return (value / 1000.0 if isinstance(value, (int, float)) else None), None, None  # Soda's value is milliseconds
+
+
+def _measured_value(check: Check, entry: dict, check_object, line: str, row_count: int | None):
+    return _number(_value(entry)), None, None
+
+
+def _violating_rows(check: Check, entry: dict, check_object, line: str, row_count: int | None):
+    value = _value(entry)
+    if line.startswith(("missing_percent", "invalid_percent")):
+        # Soda rounds these to two decimals: the exact percent comes from the count and row count behind it
         count, rows = _derived_counts(check_object)
         if count is not None and rows is not None:
             percent = 100.0 * count / rows if rows else 0.0
-            observed = percent
-        else:
-            observed = float(value) if value is not None else None
-    else:
-        observed = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-        if observed is not None and kind_of(check).measure == "rows" and check.unit == "rows":
-            count = int(observed)
-            if row_count is not None:
-                percent = 100.0 * count / row_count if row_count else 0.0
+            return percent, count, percent
+        return (float(value) if value is not None else None), None, None
+    observed = _number(value)
+    if observed is None or check.unit != "rows":
+        return observed, None, None
+    count = int(observed)
+    return observed, count, (100.0 * count / row_count if row_count else 0.0) if row_count is not None else None
+
+
+# a kind's measure (plan/checks.py) -> how its number is read from Soda's result: either the final
+# CheckResult, or (observed, violating row count, their percent) for the threshold to judge
+READERS = {"outcome": _engine_outcome, "seconds": _age, "value": _measured_value, "rows": _violating_rows}
+
+
+def _value(entry: dict):
+    return (entry.get("diagnostics") or {}).get("value")
+
+
+def _check_result(check: Check, entry: dict, check_object, line: str, row_count: int | None) -> CheckResult:
+    measure = "outcome" if check.threshold is None else kind_of(check).measure
+    read = READERS[measure](check, entry, check_object, line, row_count)
+    if isinstance(read, CheckResult):
+        return read
+    observed, count, percent = read
     if observed is None:
         return CheckResult(check.id, "soda", "error", native_name=line,
-                           error=f"Soda gave no metric value (outcome {entry.get('outcome')}, value {value!r})")
+                           error=f"Soda gave no metric value (outcome {entry.get('outcome')}, value {_value(entry)!r})")
     outcome = "passed" if check.threshold.holds(observed) else "failed"
     return CheckResult(check.id, "soda", outcome, observed=observed, unexpected_count=count,
                        unexpected_percent=percent, native_name=line)
