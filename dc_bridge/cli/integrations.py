@@ -46,7 +46,8 @@ def gx_init(contract: str, project_dir: str, result_format: str) -> None:
     Per model: a DataFrame asset of a Spark data source named like the contract, the compiled suite,
     a validation definition and a checkpoint that updates Data Docs. Objects you added are kept.
     """
-    from dc_bridge.integrations.gx_project import ProjectConflict, init_project
+    from dc_bridge.engines.gx.project import ProjectConflict
+    from dc_bridge.integrations.gx_project import init_project
     from dc_bridge.compiler import ContractError
 
     try:

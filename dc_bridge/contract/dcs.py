@@ -6,11 +6,11 @@ from typing import Any
 
 from dc_bridge.contract.document import Document, format_path
 from dc_bridge.contract.durations import parse_duration
-from dc_bridge.contract.load import Workspace, navigate_pointer, split_reference
 from dc_bridge.contract.model import Contract, Field, ForeignKey, Model, Server, ServiceLevel
 from dc_bridge.contract.quality import read_quality_rule
 from dc_bridge.contract.reader import Reader, describe
 from dc_bridge.contract.types import DCS_TYPES
+from dc_bridge.contract.workspace import Workspace, navigate_pointer, split_reference
 from dc_bridge.contract.findings import Finding
 
 # field keys copied as they are: DCS key -> (Field attribute, kind)

@@ -31,8 +31,8 @@ from dc_bridge.contract.document import format_path
 from dc_bridge.contract.durations import parse_duration
 from dc_bridge.contract.model import Contract, Field, Model, QualityObjective, QualityRule, Server, ServiceLevel, Source, Threshold
 from dc_bridge.contract.findings import Finding
-from dc_bridge.plan.build import spark_physical_type
 from dc_bridge.contract.sql import PLACEHOLDERS
+from dc_bridge.contract.types import spark_physical_type
 
 Kind = Literal["breaking", "non-breaking", "patch"]
 Direction = Literal["same", "stronger", "weaker", "different"]

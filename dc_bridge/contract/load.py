@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from dc_bridge.contract.document import MAX_NESTING, Document, format_path, read_document
+from dc_bridge.contract import dcs, odcs
+from dc_bridge.contract.document import Document
 from dc_bridge.contract.model import Contract
-from dc_bridge.contract.findings import FatalFinding, Finding
+from dc_bridge.contract.findings import Finding
+from dc_bridge.contract.workspace import Workspace
 
 DCS_VERSIONS = re.compile(r"^1\.[0-2]\.\d+$")
 ODCS_VERSIONS = re.compile(r"^v?3\.[0-2]\.\d+$")
@@ -31,66 +32,6 @@ class LoadResult:
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.level == "error"]
-
-
-class Workspace:
-    """The files one load touches: read once, cached, with cycle detection for `$ref` and `imports`."""
-
-    def __init__(self, findings: list[Finding]):
-        self.findings = findings
-        self.documents: dict[str, Document | None] = {}
-        self._stack: list[str] = []
-        self._cycles: set[frozenset[str]] = set()  # each cycle is reported once, wherever it is entered again
-
-    def document(self, file: str, *, referenced_from: tuple[str, str, int | None] | None = None) -> Document | None:
-        key = str(Path(file).resolve())
-        if key not in self.documents:
-            try:
-                self.documents[key] = read_document(file)
-            except FatalFinding as fatal:
-                finding = fatal.finding
-                if referenced_from and finding.code == "DCB001":
-                    ref_file, ref_path, ref_line = referenced_from
-                    finding = Finding("DCB121", ref_file, ref_path, f"referenced file {file} does not exist",
-                                      line=ref_line, expected="an existing file", found=file)
-                self.findings.append(finding)
-                self.documents[key] = None
-            else:
-                document = self.documents[key]
-                for key_name, line in document.duplicate_keys:
-                    path = format_path(document.path_of_key(key_name, line))
-                    self.findings.append(Finding("DCB003", file, path, f"key `{key_name}` appears twice in the same mapping",
-                                                 line=line, expected="unique keys", found=f"a second `{key_name}`"))
-        return self.documents[key]
-
-    def enter(self, target: str, where: Finding) -> bool:
-        """Push `target` (file#fragment) on the resolution stack; report a cycle and refuse if it is there."""
-        if len(self._stack) > MAX_NESTING:  # a chain of thousands of `$ref`s would exhaust Python's stack
-            if not any(f.code == "DCB006" and f.file == where.file for f in self.findings):
-                self.findings.append(Finding("DCB006", where.file, where.path, f"references nest deeper than {MAX_NESTING} levels",
-                                             line=where.line, expected=f"at most {MAX_NESTING} nested references",
-                                             found=" -> ".join(self._stack[-3:]) + " -> ..."))
-            return False
-        if target in self._stack:
-            cycle = self._stack[self._stack.index(target):] + [target]
-            if frozenset(cycle) in self._cycles:
-                return False
-            self._cycles.add(frozenset(cycle))
-            self.findings.append(Finding("DCB122", where.file, where.path, "cycle: " + " -> ".join(cycle), line=where.line,
-                                         expected="no cycle", found=" -> ".join(cycle)))
-            return False
-        self._stack.append(target)
-        return True
-
-    def leave(self) -> None:
-        self._stack.pop()
-
-
-def split_reference(reference: str, base_file: str) -> tuple[str, str]:
-    """`other.yaml#fragment` -> (path of other.yaml relative to the referencing file, fragment)."""
-    file_part, _, fragment = reference.partition("#")
-    file = str(Path(base_file).parent / file_part) if file_part else base_file
-    return file, fragment
 
 
 def detect_format(document: Document, findings: list[Finding]) -> tuple[str, str] | None:
@@ -128,8 +69,6 @@ def detect_format(document: Document, findings: list[Finding]) -> tuple[str, str
 
 def load_contract(path: str | Path) -> LoadResult:
     """Load and normalise one contract file."""
-    from dc_bridge.contract import dcs, odcs  # the normalisers import this module's helpers
-
     file = str(path)
     findings: list[Finding] = []
     workspace = Workspace(findings)
@@ -147,18 +86,4 @@ def load_contract(path: str | Path) -> LoadResult:
     return LoadResult(file, contract, findings, kind=kind, documents=documents)
 
 
-def navigate_pointer(data: Any, pointer: str) -> tuple[Any, tuple] | None:
-    """Follow a JSON pointer (`/definitions/order_id`); None when it leads nowhere."""
-    node, path = data, ()
-    for raw in [p for p in pointer.split("/") if p]:
-        step: Any = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, list) and step.isdigit():
-            step = int(step)
-        if isinstance(node, dict) and step in node or isinstance(node, list) and isinstance(step, int) and step < len(node):
-            node, path = node[step], path + (step,)
-        else:
-            return None
-    return node, path
-
-
-__all__ = ["LoadResult", "Workspace", "load_contract", "split_reference", "navigate_pointer", "format_path"]
+__all__ = ["LoadResult", "load_contract"]

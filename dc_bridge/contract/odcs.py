@@ -14,13 +14,13 @@ from typing import Any
 
 from dc_bridge.contract.document import Document, format_path
 from dc_bridge.contract.durations import parse_duration
-from dc_bridge.contract.load import Workspace, split_reference
 from dc_bridge.contract.model import (
     Contract, Field, ForeignKey, Model, QualityObjective, QualityRule, RelatesTo, Server, ServiceLevel,
 )
 from dc_bridge.contract.quality import read_quality_rule
 from dc_bridge.contract.reader import Reader, describe
 from dc_bridge.contract.types import ODCS_TYPES
+from dc_bridge.contract.workspace import Workspace, split_reference
 from dc_bridge.contract.findings import Finding
 
 # logicalTypeOptions key -> Field attribute

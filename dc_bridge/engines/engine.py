@@ -12,13 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.plan.checks import Check
-
-if TYPE_CHECKING:  # the compiler imports the registry, which imports this module
-    from dc_bridge.compiler import Compiled
 
 
 @dataclass(frozen=True)
@@ -49,5 +46,6 @@ class Engine:
     # (contract id, model, the forms of its checks in plan order, contract meta) -> the model's artifact
     assemble: Callable[[str, str, list, dict], Any] | None
     files: CompiledFiles | None
-    # (spark, model frames, compiled contract, model, now) -> the engine's report on that model
-    run: Callable[[Any, Mapping[str, Any], "Compiled", str, datetime], EngineReport]
+    # (spark, model frames, compiled contract, model, now) -> the engine's report on that model; the
+    # compiled contract is compiler.Compiled, which the compiler builds from the engines (so not named here)
+    run: Callable[[Any, Mapping[str, Any], Any, str, datetime], EngineReport]

@@ -18,38 +18,10 @@ from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, ServiceLevel, Threshold
 from dc_bridge.contract.formats import format_regex
 from dc_bridge.contract.sql import TABLE_MARKER, SqlProblem, check_read_only, quote_identifier, substitute
+from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
 
 # classifications whose values must not appear in reports (samples are dropped for them)
 SENSITIVE_CLASSIFICATIONS = {"sensitive", "restricted", "confidential", "secret", "pii", "4", "5"}
-
-# logical type -> Spark simple-type names a column of that type may have
-SPARK_TYPES: dict[str, tuple[str, ...]] = {
-    "string": ("string", "varchar", "char"),
-    "integer": ("int", "smallint", "tinyint"),
-    "long": ("bigint", "int", "smallint", "tinyint"),
-    "number": ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal"),
-    "decimal": ("decimal",),
-    "float": ("float",),
-    "double": ("double", "float"),
-    "boolean": ("boolean",),
-    "timestamp": ("timestamp",),
-    "timestamp_ntz": ("timestamp_ntz",),
-    "date": ("date",),
-    "time": ("string",),
-    "bytes": ("binary",),
-    "array": ("array",),
-    "map": ("map",),
-    "object": ("struct",),
-}
-# physical type spellings -> Spark simpleString, for an exact comparison
-PHYSICAL_TYPES: dict[str, str] = {
-    "string": "string", "text": "string", "varchar": "string", "char": "string",
-    "int": "int", "integer": "int", "int32": "int", "bigint": "bigint", "long": "bigint", "int64": "bigint",
-    "smallint": "smallint", "short": "smallint", "tinyint": "tinyint", "byte": "tinyint",
-    "float": "float", "real": "float", "double": "double", "double precision": "double",
-    "boolean": "boolean", "bool": "boolean", "date": "date", "timestamp": "timestamp",
-    "timestamp_ntz": "timestamp_ntz", "binary": "binary",
-}
 
 
 def build_plan(contract: Contract) -> CheckPlan:
@@ -151,17 +123,6 @@ def _column_type(field: Field) -> c.ColumnType | None:
     if field.logical_type and field.logical_type in SPARK_TYPES:
         return c.ColumnType(SPARK_TYPES[field.logical_type][0], exact=False, compatible=SPARK_TYPES[field.logical_type])
     return None
-
-
-def spark_physical_type(physical: str) -> str | None:
-    """`VARCHAR(255)` -> string, `decimal(10, 2)` -> decimal(10,2); None when it is no Spark type."""
-    text = physical.strip().lower().replace(" ", "")
-    base, _, args = text.partition("(")
-    if base in ("decimal", "numeric", "number") and args:
-        return f"decimal({args.rstrip(')')})"
-    if base in ("varchar", "char", "nvarchar") and args:
-        return "string"
-    return PHYSICAL_TYPES.get(text.replace("doubleprecision", "double precision"))
 
 
 def _primary_key_checks(model: Model) -> list[Check]:

@@ -82,7 +82,7 @@ def for_run(verdict: Verdict, data_docs_dir: str | None, output_file: str | None
     the Data Docs pages that run built, relative to F's folder."""
     if not data_docs_dir:
         return as_html(verdict)
-    from dc_bridge.integrations.gx_project import data_docs_pages
+    from dc_bridge.report.data_docs import data_docs_pages
 
     base = Path(output_file).parent if output_file else None
     pages = data_docs_pages(data_docs_dir, verdict.contract_id, [m.name for m in verdict.models], verdict.started_at)

@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from dc_bridge.contract.model import Contract, Field, Model, Server
-from dc_bridge.plan.build import SPARK_TYPES, spark_physical_type
+from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
 
 FILE_FORMATS = ("parquet", "csv", "json", "delta", "orc", "avro")
 _OBJECT_STORES = ("s3", "gcs", "azure", "local", "file", "hdfs", "abfs", "adls", "minio")

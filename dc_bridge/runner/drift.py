@@ -5,7 +5,7 @@ Nested structs, array items and map keys and values are compared at any depth. A
 names and the data lacks is an error (DCB300), as is a type the contract does not allow (DCB301);
 a column the data has and the contract does not describe is info (DCB302), an error with `strict`.
 
-Types follow the check plan (dc_bridge/plan.py): a physical type Spark knows must match exactly, a
+Types follow the check plan (contract/types.py): a physical type Spark knows must match exactly, a
 logical type allows the Spark types in `SPARK_TYPES`. Column names match as Spark resolves them by
 default: exactly, else ignoring case. Extra nested fields are reported only where the contract lists
 the struct's fields; a struct the contract leaves undescribed is not drift.
@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 
 from dc_bridge.contract.model import Contract, Field, Model, Source
 from dc_bridge.contract.findings import Finding
-from dc_bridge.plan.build import SPARK_TYPES, spark_physical_type
+from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
 
 # complex Spark types written as physical types (`array<string>`): compared as Spark prints them
 _COMPLEX_PREFIXES = ("array<", "map<", "struct<")

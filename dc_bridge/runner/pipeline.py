@@ -37,7 +37,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     `data` (model -> location) or the contract's server. A session passed in (or already active) is
     used and never stopped; a session this call creates is stopped at the end. `samples` fetches
     a few failing values per failed check (never for pii or sensitive fields). `data_docs`: a folder
-    to build a GX Data Docs site of the contract's suites in (integrations/gx_project.py).
+    to build a GX Data Docs site of the contract's suites in (report/data_docs.py).
     `timeout`: seconds one engine may take on one model; then its Spark jobs are cancelled and its
     checks are `error` (dc_bridge/timeouts.py). `side_by_side`: the selected engines check a model
     at the same time, on the same session (False, or with a `timeout`: one after the other).
@@ -99,7 +99,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         verdict = fold(compiled.plan, reports, compiled.coverage, selected, compiled.invalid,
                        Evidence(empty_models=empty, samples=found), **facts)
         if data_docs is not None:
-            from dc_bridge.integrations.gx_project import build_data_docs
+            from dc_bridge.report.data_docs import build_data_docs
 
             say("gx: Data Docs")
             build_data_docs(spark, frames, compiled, data_docs, started_at)

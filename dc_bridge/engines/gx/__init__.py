@@ -1,5 +1,6 @@
 """Great Expectations (GX 1.x): one expectation suite per model (translate.py), validated on the
-model's DataFrame in an ephemeral context (run.py). This is GX's one wiring point."""
+model's DataFrame in an ephemeral context (run.py). This is GX's one wiring point. The suites as the
+objects of a GX project (project.py) serve `gx init` and the Data Docs site, not the engine."""
 
 from __future__ import annotations
 
