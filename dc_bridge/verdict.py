@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from dc_bridge.contract.model import Threshold
+from dc_bridge.contract.thresholds import Syntax, render
 from dc_bridge.engines.results import CheckResult, EngineReport
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, NOT_EVALUATED, ORDER, Outcome, worst
 from dc_bridge.plan.checks import Check, CheckPlan, kind_of
@@ -46,6 +48,8 @@ class CheckVerdict(BaseModel):
     outcome: Outcome
     severity: str
     expected: str | None = None
+    # the threshold `expected` is written from, for a reader that writes it its own way (the HTML report's durations)
+    threshold: Threshold | None = None
     observed: float | None = None
     unit: str = "rows"
     reason: str | None = None
@@ -95,20 +99,14 @@ class Verdict(BaseModel):
         return [check for model in self.models for check in model.checks]
 
 
-def describe_threshold(check: Check) -> str | None:
-    t = check.threshold
-    if t is None:
-        return None
-    unit = "%" if check.unit == "percent" else ""
-    if t.operator in ("between", "not_between"):
-        left, right = ("[" if t.low_inclusive else "("), ("]" if t.high_inclusive else ")")
-        return f"{'not ' if t.operator == 'not_between' else ''}between {left}{t.low}, {t.high}{right}{unit}"
-    return f"{t.operator} {t.value}{unit}"
+# a check's `expected` text: `<= 3%`, `between [1, 5)` (1 included, 5 not); numbers as `str` writes them
+EXPECTED = Syntax(compare="{op} {value}{unit}", between="between {left}{low}, {high}{right}{unit}", not_between="not {between}")
 
 
 def fold_check(check: Check, expected_engines: list[str], reports: dict[str, EngineReport], skip_reason: str | None) -> CheckVerdict:
+    expected = render(check.threshold, EXPECTED, check.unit) if check.threshold is not None else None
     base = dict(check_id=check.id, model=check.model, kind=check.kind, columns=list(check.columns), severity=check.severity,
-                expected=describe_threshold(check), unit=check.unit, description=check.description,
+                expected=expected, threshold=check.threshold, unit=check.unit, description=check.description,
                 source={"file": check.source.file, "path": check.source.path, "line": check.source.line})
     if check.kind == "not_executable":
         return CheckVerdict(outcome="not_executable", reason=check.params.reason, **base)

@@ -39,6 +39,7 @@ from dc_bridge.cli import main
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.contract.formats import FORMATS
 from dc_bridge.contract.sql import view_name
+from dc_bridge.contract.types import PHYSICAL_TYPES, SPARK_TYPES
 from dc_bridge.engines.gx import translate as gx_translate
 from dc_bridge.engines.soda import translate as soda_translate
 
@@ -686,6 +687,19 @@ def test_gx_keeps_braces_of_the_contract_sql():
     comp = compiled(CORPUS_DIR / "dcs_sql_braces.yaml")
     (_, query), = _gx_queries(comp)
     assert "RLIKE '^[0-9]{5}$'" in QueryMetricProvider._format_query(query, batch="(BATCH)")
+
+
+def test_gx_type_names_are_the_pyspark_classes_of_every_spark_type_the_type_table_names():
+    """GX_SPARK_TYPES is written out (compile does not import pyspark); pyspark's own classes check it."""
+    from pyspark.sql import types as T
+
+    named = {t for types in SPARK_TYPES.values() for t in types} | set(PHYSICAL_TYPES.values())
+    assert named - set(gx_translate.GX_SPARK_TYPES) == set()
+    for simple, name in gx_translate.GX_SPARK_TYPES.items():
+        cls = getattr(T, name)
+        sample = cls(T.StringType()) if cls is T.ArrayType else cls(T.StringType(), T.StringType()) if cls is T.MapType else cls()
+        # a varchar or char column reads as a string column: GX sees StringType
+        assert sample.simpleString().split("(")[0].split("<")[0] == ("string" if simple in ("varchar", "char") else simple)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from dc_bridge.contract.durations import parse_duration
 from dc_bridge.contract.model import Contract, Field, Model, QualityObjective, QualityRule, Server, ServiceLevel, Source, Threshold
 from dc_bridge.contract.findings import Finding
 from dc_bridge.contract.sql import PLACEHOLDERS
-from dc_bridge.contract.types import spark_physical_type
+from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
 
 Kind = Literal["breaking", "non-breaking", "patch"]
 Direction = Literal["same", "stronger", "weaker", "different"]
@@ -453,12 +453,11 @@ def field_changes(path: str, old: Field, new: Field, documentation: Notes | None
 # ---------------------------------------------------------------------------------------------
 # types and safe widenings
 
-# canonical logical type -> the type vocabulary of the diff: Spark's simple-type names, plus `number`
-# (ODCS/DCS generic number) and `decimal` without precision (any decimal)
-LOGICAL_TYPES: dict[str, str] = {
-    "string": "string", "integer": "int", "long": "bigint", "float": "float", "double": "double", "decimal": "decimal",
-    "number": "number", "boolean": "boolean", "timestamp": "timestamp", "timestamp_ntz": "timestamp_ntz", "date": "date",
-    "time": "time", "bytes": "binary", "array": "array", "map": "map", "object": "struct", "null": "null",
+# canonical logical type -> the type vocabulary of the diff: the first Spark type it allows (`decimal`
+# without precision: any decimal); any other type (`null`) is itself
+LOGICAL_TYPES: dict[str, str] = {logical: spark[0] for logical, spark in SPARK_TYPES.items()} | {
+    # kept as themselves: `number` is wider than any one Spark type (SAFE_WIDENINGS), and a time of day is no string
+    "number": "number", "time": "time",
 }
 # old type -> new types every old value fits in without loss: Delta Lake's type widening
 # (https://docs.delta.io/latest/delta-type-widening.html) plus the generic `number` and `decimal`

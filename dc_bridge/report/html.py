@@ -10,13 +10,14 @@ side and disagreements between engines marked. Print CSS puts it on landscape pa
 from __future__ import annotations
 
 import os
-import re
+from dataclasses import replace
 from html import escape
 from pathlib import Path
 from typing import Mapping
 from urllib.parse import quote
 
-from dc_bridge.verdict import CheckVerdict, ModelVerdict, Verdict, engines_agree
+from dc_bridge.contract.thresholds import render
+from dc_bridge.verdict import EXPECTED, CheckVerdict, ModelVerdict, Verdict, engines_agree
 
 OUTCOMES = ("passed", "warning", "failed", "error", "not_executable", "skipped")
 # problems first within a model
@@ -227,9 +228,12 @@ def _duration_text(seconds: float) -> str:
     return ("-" if seconds < 0 else "") + (" ".join(parts) or "0s")
 
 
+# the verdict's `expected` text with an age's seconds in days and hours: `<= 1d 2h`
+_AGE = replace(EXPECTED, number=_duration_text)
+
+
 def _expected(check: CheckVerdict) -> str:
-    """The threshold as the fold wrote it; a freshness threshold (seconds) in days and hours."""
-    text = check.expected or ""
-    if check.kind == "freshness":
-        text = re.sub(r"\d+(?:\.\d+)?", lambda number: _duration_text(float(number.group())), text)
-    return escape(text)
+    """The threshold as the fold wrote it; a freshness threshold (seconds) written anew, in days and hours."""
+    if check.kind == "freshness" and check.threshold is not None:
+        return escape(render(check.threshold, _AGE, check.unit))
+    return escape(check.expected or "")

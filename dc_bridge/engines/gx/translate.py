@@ -21,7 +21,7 @@ from dc_bridge.engines.queries import epoch_seconds, foreign_key_query, number_t
 
 # GX 1.x expectation severity names
 SEVERITY = {"error": "critical", "warning": "warning", "info": "info"}
-# Spark simpleString -> the Spark type class name GX compares with
+# Spark simpleString -> pyspark class name, GX's spelling of a type (not derived from pyspark: compile would import it)
 GX_SPARK_TYPES = {
     "string": "StringType", "varchar": "StringType", "char": "StringType", "int": "IntegerType", "bigint": "LongType",
     "smallint": "ShortType", "tinyint": "ByteType", "float": "FloatType", "double": "DoubleType",

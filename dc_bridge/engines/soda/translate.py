@@ -18,23 +18,15 @@ import yaml
 
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
-from dc_bridge.contract.model import Threshold
+from dc_bridge.contract.thresholds import Syntax, negate, render
 from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
 from dc_bridge.engines.engine import Unsupported, unsupported
 from dc_bridge.engines.queries import epoch_seconds, foreign_key_query, number_text
 
 
-def threshold_text(t: Threshold) -> str:
-    """A Threshold in SodaCL syntax (`between (1 and 5]` excludes 1, includes 5)."""
-    if t.operator in ("between", "not_between"):
-        left, right = ("[" if t.low_inclusive else "("), ("]" if t.high_inclusive else ")")
-        prefix = "not between" if t.operator == "not_between" else "between"
-        return f"{prefix} {left}{_number(t.low)} and {_number(t.high)}{right}"
-    return f"{t.operator} {_number(t.value)}"
-
-
-def _number(value) -> str:
-    return number_text(value)
+# a threshold in SodaCL (`between (1 and 5]` excludes 1, includes 5); SodaCL takes no exponent (`1e-05`)
+SODACL = Syntax(compare="{op} {value}", between="between {left}{low} and {high}{right}", not_between="not {between}",
+                number=number_text)
 
 
 def _metric_name(check: Check) -> str:
@@ -252,17 +244,10 @@ def translate_check(check: Check, contract_id: str) -> list[dict] | Unsupported:
         config["samples limit"] = 0
     if check.severity != "error":
         # warning/info: a violation warns instead of failing; Soda's `warn` names the bad values
-        config["warn"] = config.pop("fail", None) or f"when {threshold_text(negate(check.threshold))}"
+        config["warn"] = config.pop("fail", None) or f"when {render(negate(check.threshold), SODACL)}"
     elif "fail" not in config and metric != "schema":
-        line = f"{metric} {threshold_text(check.threshold)}"
+        line = f"{metric} {render(check.threshold, SODACL)}"
     return [{line: config}]
-
-
-_NEGATED = {"=": "!=", "!=": "=", ">": "<=", ">=": "<", "<": ">=", "<=": ">", "between": "not_between", "not_between": "between"}
-
-
-def negate(t: Threshold) -> Threshold:
-    return t.model_copy(update={"operator": _NEGATED[t.operator]})
 
 
 def _named(line: Any, check: Check) -> dict:
