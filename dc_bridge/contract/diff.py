@@ -31,6 +31,7 @@ from dc_bridge.contract.document import format_path
 from dc_bridge.contract.durations import parse_duration
 from dc_bridge.contract.model import Contract, Field, Model, QualityObjective, QualityRule, Server, ServiceLevel, Source, Threshold
 from dc_bridge.contract.findings import Finding
+from dc_bridge.contract.thresholds import Syntax, render
 from dc_bridge.contract.sql import PLACEHOLDERS
 from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
 
@@ -575,13 +576,7 @@ def threshold_direction(old: Threshold | None, new: Threshold | None) -> Directi
 
 
 def describe_threshold(threshold: Threshold | None, unit: str = "rows") -> str:
-    if threshold is None:
-        return "without threshold"
-    suffix = "%" if unit == "percent" else ""
-    if threshold.operator in ("between", "not_between"):
-        words = "between" if threshold.operator == "between" else "not between"
-        return f"{words} {shown(threshold.low)}{suffix} and {shown(threshold.high)}{suffix}"
-    return f"{threshold.operator} {shown(threshold.value)}{suffix}"
+    return "without threshold" if threshold is None else render(threshold, WORDS, unit)
 
 
 def describe_rule(rule: QualityRule) -> str:
@@ -829,3 +824,8 @@ def shown(value: Any) -> str:
         # descriptions can be paragraphs; the message only has to say which one changed
         return repr(value if len(value) <= 60 else value[:57] + "...")
     return str(value)
+
+
+# a threshold in the diff's words, numbers as `shown`: `between 1% and 5%` (whether a bound is included is not told)
+WORDS = Syntax(compare="{op} {value}{unit}", between="between {low}{unit} and {high}{unit}", not_between="not {between}",
+               number=shown)

@@ -16,6 +16,7 @@ from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
 from dc_bridge.engines.engine import Unsupported, unsupported
 from dc_bridge.contract.model import Threshold
+from dc_bridge.contract.thresholds import Syntax, render
 from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
 from dc_bridge.engines.queries import epoch_seconds, foreign_key_query, number_text
 
@@ -29,6 +30,10 @@ GX_SPARK_TYPES = {
     "date": "DateType", "binary": "BinaryType", "array": "ArrayType", "map": "MapType", "struct": "StructType",
 }
 BATCH = "{batch}"
+# a threshold as a Spark SQL condition on its subject (the one SQL form of Threshold.holds); numbers as
+# `str` writes them (`5.0`, `1e-05`), which Spark SQL reads as they are
+SQL = Syntax(compare="{subject} {op} {value}", between="({subject} {low_op} {low} AND {subject} {high_op} {high})",
+             not_between="NOT {between}", operators={"!=": "<>"})
 
 
 def freshness_parameter(check: Check) -> str:
@@ -158,17 +163,7 @@ def _rows(query: str) -> dict:
 
 def _scalar(query: str, t: Threshold) -> dict:
     """A scalar metric as a query that returns its value only when the threshold fails (or it is null)."""
-    return _rows(f"SELECT v FROM (SELECT ({query.strip().rstrip(';')}) AS v) AS metric WHERE v IS NULL OR NOT ({sql_condition('v', t)})")
-
-
-def sql_condition(value: str, t: Threshold) -> str:
-    """The threshold as a Spark SQL condition on `value` (the one SQL form of Threshold.holds)."""
-    if t.operator in ("between", "not_between"):
-        low = f"{value} {'>=' if t.low_inclusive else '>'} {t.low}"
-        high = f"{value} {'<=' if t.high_inclusive else '<'} {t.high}"
-        inside = f"({low} AND {high})"
-        return inside if t.operator == "between" else f"NOT {inside}"
-    return f"{value} {'<>' if t.operator == '!=' else t.operator} {t.value}"
+    return _rows(f"SELECT v FROM (SELECT ({query.strip().rstrip(';')}) AS v) AS metric WHERE v IS NULL OR NOT ({render(t, SQL, subject='v')})")
 
 
 def _foreign_key(check: Check, p: c.ForeignKey, contract_id: str) -> list[dict]:
