@@ -124,3 +124,8 @@ def _function_name(node: exp.Expression) -> str | None:
     if isinstance(node, exp.Func):
         return node.sql_name().lower()
     return None
+
+
+def epoch_seconds(expression: str) -> str:
+    """Seconds since the epoch of a timestamp, date or ISO string column (a plain cast to DOUBLE is null for dates)."""
+    return f"CAST(CAST({expression} AS TIMESTAMP) AS DOUBLE)"

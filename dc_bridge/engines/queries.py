@@ -1,5 +1,5 @@
-"""SQL that more than one engine's translation writes the same way: the query of a foreign key, the
-seconds of a timestamp, a number as exact SQL text."""
+"""SQL that more than one engine's translation writes the same way: the query of a foreign key, a
+number as exact SQL text."""
 
 from __future__ import annotations
 
@@ -8,11 +8,6 @@ from decimal import Decimal
 from dc_bridge.contract.sql import quote_identifier, view_name
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
-
-
-def epoch_seconds(expression: str) -> str:
-    """Seconds since the epoch of a timestamp, date or ISO string column (a plain cast to DOUBLE is null for dates)."""
-    return f"CAST(CAST({expression} AS TIMESTAMP) AS DOUBLE)"
 
 
 def foreign_key_query(check: Check, p: c.ForeignKey, contract_id: str, table: str) -> str:

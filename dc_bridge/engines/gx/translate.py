@@ -18,7 +18,8 @@ from dc_bridge.engines.engine import Unsupported, unsupported
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import Syntax, render
 from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
-from dc_bridge.engines.queries import epoch_seconds, foreign_key_query, number_text
+from dc_bridge.contract.sql import epoch_seconds
+from dc_bridge.engines.queries import foreign_key_query, number_text
 
 # GX 1.x expectation severity names
 SEVERITY = {"error": "critical", "warning": "warning", "info": "info"}

@@ -21,7 +21,8 @@ from dc_bridge.plan.checks import Check
 from dc_bridge.contract.thresholds import Syntax, negate, render
 from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
 from dc_bridge.engines.engine import Unsupported, unsupported
-from dc_bridge.engines.queries import epoch_seconds, foreign_key_query, number_text
+from dc_bridge.contract.sql import epoch_seconds
+from dc_bridge.engines.queries import foreign_key_query, number_text
 
 
 # a threshold in SodaCL (`between (1 and 5]` excludes 1, includes 5); SodaCL takes no exponent (`1e-05`)
