@@ -32,6 +32,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from dc_bridge.plan import checks as c
+from dc_bridge.plan.checks import kind_of
 from dc_bridge.compiler import compile_contract
 from dc_bridge.engines.soda.translate import sodacl_text
 from dc_bridge.contract.load import load_contract
@@ -245,6 +246,9 @@ slaProperties:
   - {property: freshness, value: 1, unit: d, element: orders.created_at}
   - {id: orders_latency, property: latency, value: 2, unit: h, element: orders.created_at}
   - {property: retention, value: 1, unit: y, element: orders.created_at}
+  # the longest time between two updates: 500 days minus 26 hours (orders), 4 days (products' dates)
+  - {id: orders_frequency, property: frequency, value: 1, unit: d, element: orders.created_at}
+  - {id: products_frequency, property: frequency, value: 5, unit: d, element: products.updated}
   # a date column: its newest day counts as fresh until the day ends (Soda's reading, and GX's here)
   - {id: products_fresh, property: freshness, value: 3, unit: d, element: products.updated}
 schema:
@@ -390,6 +394,8 @@ PLANTED = {
     "orders.note.length": 2,
     "status_new_count": 3,
     "amount_gx_range": 3,
+    "orders_frequency": 500 * 86400 - 26 * 3600,
+    "products_frequency": 4 * 86400,
 }
 
 
@@ -547,6 +553,9 @@ def reference(check, df, frames: dict, sql: dict) -> float | None:
         if newest is not None and not isinstance(newest, datetime):  # a date: fresh until the day ends
             newest = datetime.combine(newest, datetime.max.time())
         return None if newest is None else (NOW - newest.astimezone()).total_seconds()
+    if isinstance(p, c.Frequency):
+        updates = sorted({_epoch(row[0]) for row in df.select(_col(check.column)).collect() if row[0] is not None})
+        return max((b - a for a, b in zip(updates, updates[1:])), default=None)
     if isinstance(p, c.Latency):
         processed, source = (_col(x) for x in check.columns)
         return rows((F.unix_micros(processed) - F.unix_micros(source)) > p.max_latency.total_seconds() * 1_000_000)
@@ -565,6 +574,11 @@ def reference(check, df, frames: dict, sql: dict) -> float | None:
         n = orphans.count()
         return 100.0 * n / total if check.unit == "percent" else float(n)
     return None
+
+
+def _epoch(value) -> float:
+    """Seconds since the epoch of a collected timestamp (naive local time) or date (its local midnight)."""
+    return (value if isinstance(value, datetime) else datetime.combine(value, datetime.min.time())).timestamp()
 
 
 _COUNTS: dict[int, int] = {}
@@ -592,7 +606,7 @@ def same(a: float | None, b: float | None) -> bool:
 
 # checks whose GX translation returns the metric value only when the threshold fails
 def _gx_scalar(check, suite_type: str | None) -> bool:
-    return check.kind in ("sql_metric", "row_count") and suite_type == "unexpected_rows_expectation"
+    return kind_of(check).measure == "value" and suite_type == "unexpected_rows_expectation"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -677,7 +691,7 @@ CUSTOM_OUTCOMES = {"amount_gx_range": "failed", "soda_rows": "passed", "soda_two
 
 # every check kind both engines run (plus the custom ones, each in its own engine) is exercised
 KINDS = {"not_null", "unique", "unique_combination", "regex", "in_set", "length_between", "value_between", "row_count",
-         "sql_metric", "freshness", "latency", "retention", "foreign_key", "column_exists", "column_type",
+         "sql_metric", "freshness", "frequency", "latency", "retention", "foreign_key", "column_exists", "column_type",
          "custom_gx", "custom_soda"}
 
 

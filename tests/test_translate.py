@@ -538,6 +538,7 @@ GOLDEN: dict[str, list[Row]] = {
         ('orders.freshness', 'freshness', 'expect_column_max_to_be_between', 'freshness(updated_at)'),
         ('orders_latency', 'freshness', 'expect_column_max_to_be_between', 'freshness(updated_at)'),
         ('orders.retention', 'retention', 'unexpected_rows_expectation', 'dcb_orders_retention = 0'),
+        ('orders.frequency', 'frequency', 'unexpected_rows_expectation', 'dcb_orders_frequency <= 86400'),
     ],
     # ODCS sql rule naming the table by its physicalName and by its logical name
     'odcs_sql_literal_table.yaml': [

@@ -50,6 +50,8 @@ _PROPERTY_VALUES = {
 # slaProperties `property` -> ServiceLevel kind (everything else is kept as "other")
 _SLA_KINDS = {"freshness": "freshness", "latency": "latency", "retention": "retention", "availability": "availability",
               "frequency": "frequency"}
+# SLA properties measured on a timestamp column of the data: a duration and an element are read for them
+_TIMED_SLAS = ("freshness", "latency", "retention", "frequency")
 _SECTIONS = {"sla": "slaProperties"}
 _REFERENCE_SEPARATORS = re.compile(r"[./]")
 
@@ -496,7 +498,7 @@ def _read_service_levels(reader: Reader, workspace: Workspace, index: _Index, da
         kind = _SLA_KINDS.get(prop, "other")
         value, unit = node.get("value"), reader.get(node, "unit", path, "string")
         threshold = None
-        if kind in ("freshness", "latency", "retention") and value is not None:
+        if kind in _TIMED_SLAS and value is not None:
             try:
                 threshold = parse_duration(value, unit)
             except ValueError as exc:
@@ -504,7 +506,7 @@ def _read_service_levels(reader: Reader, workspace: Workspace, index: _Index, da
                               found=f"value {describe(value)}, unit {describe(unit)}")
         model = field = None
         element = reader.get(node, "element", path, "string") or default_element
-        if element and kind in ("freshness", "latency", "retention"):
+        if element and kind in _TIMED_SLAS:
             found = resolve_column(index, element.split(",")[0])
             if found is None:
                 key = ("element",) if "element" in node else ()

@@ -17,7 +17,7 @@ from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, ServiceLevel, Threshold
 from dc_bridge.contract.formats import format_regex
-from dc_bridge.contract.sql import TABLE_MARKER, SqlProblem, check_read_only, quote_identifier, substitute
+from dc_bridge.contract.sql import TABLE_MARKER, SqlProblem, check_read_only, epoch_seconds, quote_identifier, substitute
 from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
 
 # classifications whose values must not appear in reports (samples are dropped for them)
@@ -292,11 +292,13 @@ def contract_check_to_sodacl(body: dict, column: str | None):
 # ---------------------------------------------------------------------------------------------
 # service levels
 
-_SERVICE_LEVEL_PARAMS: dict[str, Callable[[ServiceLevel], c.Params]] = {
-    "freshness": lambda level: c.Freshness(level.threshold),
+# service level kind -> its params, given the level and its columns (the timestamp first)
+_SERVICE_LEVEL_PARAMS: dict[str, Callable[[ServiceLevel, tuple[str, ...]], c.Params]] = {
+    "freshness": lambda level, columns: c.Freshness(level.threshold),
     # ODCS latency names one element: without a source timestamp it is the age of the newest row
-    "latency": lambda level: c.Latency(level.source_field, level.threshold) if level.source_field else c.Freshness(level.threshold),
-    "retention": lambda level: c.Retention(level.threshold),
+    "latency": lambda level, columns: c.Latency(level.source_field, level.threshold) if level.source_field else c.Freshness(level.threshold),
+    "retention": lambda level, columns: c.Retention(level.threshold),
+    "frequency": lambda level, columns: c.Frequency(level.threshold, _longest_gap_query(columns[0])),
 }
 
 
@@ -311,13 +313,23 @@ def service_level_checks(contract: Contract) -> list[Check]:
             params = c.NotExecutable(f"the {level.kind} service level names no {'duration' if level.threshold is None else 'timestamp field'}")
             made.append(Check(check_id, level.model or "(contract)", (), params, level.source, threshold=None, description=level.description))
             continue
-        params = builder(level)
-        fields = (level.field, level.source_field) if isinstance(params, c.Latency) else (level.field,)
+        fields = (level.field, level.source_field) if level.source_field else (level.field,)
         columns = column_names(contract.model(level.model), fields) if contract.model(level.model) else fields
-        threshold = Threshold(operator="<=", value=level.threshold.total_seconds()) if isinstance(params, c.Freshness) else c.NONE_ALLOWED
-        made.append(Check(check_id, level.model, columns, params, level.source, threshold=threshold,
-                          dimension="timeliness", description=level.description))
+        check = Check(check_id, level.model, columns, builder(level, columns), level.source, dimension="timeliness",
+                      description=level.description)
+        # a measured age or gap is judged against the duration; a count of late or expired rows allows none
+        if kind_of(check).measure in ("seconds", "value"):
+            check = replace(check, threshold=Threshold(operator="<=", value=level.threshold.total_seconds()))
+        made.append(check)
     return made
+
+
+def _longest_gap_query(column: str) -> str:
+    """The longest time in seconds between two consecutive updates: distinct non-null values of `column`, in order.
+    NULL (fewer than two updates) is no gap to judge, and each engine reports it as such."""
+    seconds = epoch_seconds(quote_identifier(column))
+    return (f"SELECT MAX(t - previous) FROM (SELECT t, LAG(t) OVER (ORDER BY t) AS previous FROM "
+            f"(SELECT DISTINCT {seconds} AS t FROM {TABLE_MARKER} WHERE {quote_identifier(column)} IS NOT NULL) AS updates) AS gaps")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -98,6 +98,15 @@ class Freshness:
 
 
 @dataclass(frozen=True)
+class Frequency:
+    """The longest time between two consecutive updates (distinct non-null values of the check's
+    timestamp column), in seconds, at most `max_gap`. `query` is that metric as SQL over the model
+    (TABLE_MARKER), written by the plan once so every engine measures the same gap."""
+    max_gap: timedelta
+    query: str
+
+
+@dataclass(frozen=True)
 class Latency:
     """Rows whose processed timestamp (the check's column) is more than `max_latency` after `source_column`."""
     source_column: str
@@ -137,7 +146,7 @@ class NotExecutable:
 
 
 Params = Union[NotNull, Unique, Regex, InSet, LengthBetween, ValueBetween, RowCount, ColumnExists, ColumnType,
-               SqlMetric, Freshness, Latency, Retention, ForeignKey, CustomGx, CustomSoda, NotExecutable]
+               SqlMetric, Freshness, Frequency, Latency, Retention, ForeignKey, CustomGx, CustomSoda, NotExecutable]
 
 # What the number an engine returns for a check is, and so how the check is judged:
 # - rows: the rows that violate the check (or their percent of all rows), judged by the threshold;
@@ -192,6 +201,7 @@ _ALL = (
     Kind("column_type", ColumnType, "outcome"),
     Kind("sql_metric", SqlMetric, "value", local_lint_codes=_SQL_CODES),
     Kind("freshness", Freshness, "seconds"),
+    Kind("frequency", Frequency, "value"),
     Kind("latency", Latency, "rows", samples="failing_rows"),
     Kind("retention", Retention, "rows", samples="failing_rows"),
     Kind("foreign_key", ForeignKey, "rows", samples="orphan_keys"),

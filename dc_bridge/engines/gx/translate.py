@@ -17,8 +17,7 @@ from dc_bridge.plan.checks import Check
 from dc_bridge.engines.engine import Unsupported, unsupported
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import Syntax, render
-from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
-from dc_bridge.contract.sql import epoch_seconds
+from dc_bridge.contract.sql import TABLE_MARKER, epoch_seconds, quote_identifier, sql_literal, view_name
 from dc_bridge.engines.queries import foreign_key_query, number_text
 
 # GX 1.x expectation severity names
@@ -130,7 +129,7 @@ def _gx_type(spark_type: str) -> str:
     return GX_SPARK_TYPES.get(spark_type.split("(")[0].split("<")[0], spark_type)
 
 
-def _sql(check: Check, p: c.SqlMetric, contract_id: str) -> list[dict]:
+def _sql(check: Check, p: c.SqlMetric | c.Frequency, contract_id: str) -> list[dict]:
     return [_scalar(p.query.replace(f"`{TABLE_MARKER}`", BATCH).replace(TABLE_MARKER, BATCH), check.threshold)]
 
 
@@ -184,6 +183,7 @@ TRANSLATIONS: dict[str, Callable[[Check, object, str], list[dict] | Unsupported]
     "column_exists": _exists,
     "column_type": _column_type,
     "sql_metric": _sql,
+    "frequency": _sql,
     "freshness": _freshness,
     "latency": _latency,
     "retention": _retention,

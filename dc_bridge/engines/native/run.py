@@ -160,7 +160,7 @@ def _foreign_key(df, check: Check, params: c.ForeignKey, frames: dict, rows: int
     return _judge(check, count=int(row["n"]), rows=rows, native="anti join", samples=examples)
 
 
-def _sql_metric(spark, check: Check, params: c.SqlMetric, view: str) -> CheckResult:
+def _sql_metric(spark, check: Check, params: c.SqlMetric | c.Frequency, view: str) -> CheckResult:
     query = params.query.replace(f"`{TABLE_MARKER}`", view).replace(TABLE_MARKER, view)
     try:
         row = spark.sql(query).first()

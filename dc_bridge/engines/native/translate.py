@@ -81,6 +81,7 @@ TRANSLATIONS: dict[str, str | Callable[..., Unsupported]] = {
     "unique_combination": "grouping",
     "foreign_key": "anti join",
     "sql_metric": "query",
+    "frequency": "query",
     "column_exists": "schema",
     "column_type": "schema",
     "custom_gx": unsupported("a custom GX check runs in GX only"),

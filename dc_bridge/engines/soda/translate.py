@@ -168,7 +168,7 @@ def _column_type(check: Check, p: c.ColumnType, table: str, contract_id: str):
     return "schema", {"fail": {"when wrong column type": {check.column: p.spark_type}}}
 
 
-def _sql(check: Check, p: c.SqlMetric, table: str, contract_id: str):
+def _sql(check: Check, p: c.SqlMetric | c.Frequency, table: str, contract_id: str):
     name = _metric_name(check)
     return name, {f"{name} query": p.query.replace(f"`{TABLE_MARKER}`", table).replace(TABLE_MARKER, table)}
 
@@ -221,6 +221,7 @@ TRANSLATIONS: dict[str, Callable[..., tuple[str, dict] | list[dict] | Unsupporte
     "column_exists": _exists,
     "column_type": _column_type,
     "sql_metric": _sql,
+    "frequency": _sql,
     "freshness": _freshness,
     "latency": _latency,
     "retention": _retention,
