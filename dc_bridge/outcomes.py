@@ -1,4 +1,4 @@
-"""Outcomes, best to worst, and the exit codes every command ends with (DESIGN.md section 4).
+"""Outcomes, best to worst, and the exit codes every command ends with (docs/running.md).
 
 The one order of outcomes: engines merge several results of one check with it, the fold takes the
 worst of a check's engines, of a model's checks and of a contract's models with it, and reports

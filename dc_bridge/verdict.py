@@ -1,4 +1,4 @@
-"""Fold engine reports into one verdict: per check, per model, per contract (DESIGN.md section 4).
+"""Fold engine reports into one verdict: per check, per model, per contract (docs/running.md, "The verdict").
 
 A pure function of the plan, the coverage (which engine runs which check), the engine reports and
 the evidence the runner read from the data besides them (which models are empty, failing values).

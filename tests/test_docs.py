@@ -1,4 +1,4 @@
-"""docs/lint-codes.md follows the code table in dc_bridge/findings.py, so the two cannot drift apart."""
+"""docs/lint-codes.md follows the code table in dc_bridge/contract/findings.py, so the two cannot drift apart."""
 
 import re
 from pathlib import Path
@@ -29,7 +29,7 @@ def test_every_code_has_a_section_with_its_severity_title_and_hint(code):
     # the first line of the section is `**<severity>** · <title>`; the fix hint follows verbatim
     first = body.strip().splitlines()[0]
     assert first == f"**{entry.severity}** · {entry.title}", f"{code}: found {first!r}"
-    assert f"Fix: {entry.hint}\n" in body, f"{code}: the fix hint differs from dc_bridge/findings.py"
+    assert f"Fix: {entry.hint}\n" in body, f"{code}: the fix hint differs from dc_bridge/contract/findings.py"
 
 
 def test_sections_are_in_code_order():

@@ -1,4 +1,4 @@
-"""Both engines count what DESIGN.md section 3 says, on the same data, as plain PySpark does.
+"""Both engines count what docs/mapping.md says, on the same data, as plain PySpark does.
 
 Table-driven: a handful of small tables with many columns and violations planted at known rows
 (nulls, duplicates, bad formats, bounds hit exactly, orphans, stale rows), each with one in-memory
@@ -500,7 +500,7 @@ def _col(name: str):
 
 
 def reference(check, df, frames: dict, sql: dict) -> float | None:
-    """The check's metric as DESIGN.md section 3 defines it, or None when it has none."""
+    """The check's metric as docs/mapping.md defines it, or None when it has none."""
     from pyspark.sql import functions as F
 
     p = check.params

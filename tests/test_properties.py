@@ -120,7 +120,7 @@ def _col(name: str):
 
 
 def reference(check, df, total: int) -> float | None:
-    """The check's number as DESIGN.md section 3 defines it, with plain DataFrame operations."""
+    """The check's number as docs/mapping.md defines it, with plain DataFrame operations."""
     from pyspark.sql import functions as F
 
     p = check.params

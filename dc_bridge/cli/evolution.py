@@ -1,8 +1,8 @@
 """`dc-bridge diff`, `check-version` and `drift`: contract evolution and schema drift on the command line.
 
 Thin wrappers, like every command: contract/diff.py classifies changes, contract/versioning.py judges
-the version and reads old versions from git, drift.py compares schemas. Findings print through
-report/findings.py, so text, JSON and SARIF look as they do for `dc-bridge lint`; the JSON of `diff`
+the version and reads old versions from git, runner/drift.py compares schemas. Findings print through
+report/finding_formats.py, so text, JSON and SARIF look as they do for `dc-bridge lint`; the JSON of `diff`
 and `check-version` adds the changes with their kind and old and new values.
 """
 
@@ -24,7 +24,7 @@ _KIND_ORDER = ("patch", "non-breaking", "breaking")
 
 
 def register(group: click.Group) -> None:
-    """Add the commands to the `dc-bridge` group (called at the end of dc_bridge/cli.py)."""
+    """Add the commands to the `dc-bridge` group (called at the end of cli/__init__.py)."""
     for command in (diff_command, check_version_command, drift_command):
         group.add_command(command)
 

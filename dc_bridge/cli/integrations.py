@@ -1,6 +1,6 @@
 """`dc-bridge gx ...` and `dc-bridge soda ...`: thin command wrappers over gx_project and soda_config.
 
-Registered on the main group by `register(main)` (two lines at the end of cli.py), so the
+Registered on the main group by `register(main)` (at the end of cli/__init__.py), so the
 integrations stay out of the core command module. Exit codes as everywhere: 0 done, 1 findings
 (stale files), 2 bad input (contract errors, conflicts in the GX project).
 """

@@ -4,7 +4,7 @@
 the contracts say, not how they are written: a DCS contract rewritten in ODCS with the same meaning
 has no changes. Each difference is a `Change` that is `breaking` (a consumer, or data that passed
 before, may break: MAJOR), `non-breaking` (MINOR) or `patch` (documentation: PATCH), with the lint
-code that names its rule (the code table is in dc_bridge/findings.py).
+code that names its rule (the code table is in contract/findings.py).
 
 Elements are paired by name (models, fields, servers), by id, name or content (quality rules) and by
 kind (service levels). A renamed element is a removal plus an addition: the data changed for every
@@ -39,7 +39,7 @@ Kind = Literal["breaking", "non-breaking", "patch"]
 Direction = Literal["same", "stronger", "weaker", "different"]
 T = TypeVar("T")
 
-# rule code -> kind of change; title, default severity and fix of each code are in dc_bridge/findings.py
+# rule code -> kind of change; title, default severity and fix of each code are in contract/findings.py
 KINDS: dict[str, Kind] = {
     "DCB200": "breaking",  # model removed
     "DCB201": "breaking",  # field removed

@@ -1,7 +1,7 @@
 """Which of a check's columns the DataFrame has, and how GX names a column of a Spark DataFrame.
 
 A column path is a top-level column name (which may itself contain a dot: `e.mail`) or, for struct
-children, `parent.child` (how plan.py names nested fields). A check on a column the data does not
+children, `parent.child` (how plan/build.py names nested fields). A check on a column the data does not
 have cannot be evaluated; both runners report it as `error` up front, rather than let the engine
 fail. That matters for Soda, which fuses the metrics of all columns into one query, so a single
 unknown column would otherwise turn every check of that query into an error.

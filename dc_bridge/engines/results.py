@@ -2,11 +2,11 @@
 
 Both runners fill these the same way, so the fold (verdict.py) never asks which engine it reads:
 
-- `observed` is the check's metric as DESIGN.md section 3 defines it: the number of violating rows,
+- `observed` is the check's metric as docs/mapping.md defines it: the number of violating rows,
   or their percent of all rows when the check's unit is percent, or the measured value for
   `row_count` and `sql_metric`, or the age in seconds for `freshness`. None when the engine gave no
   number (column_exists, column_type, custom checks without a count, a scalar SQL check that GX
-  only confirms as holding: its query returns the value only on violation, see engines/gx.py).
+  only confirms as holding: its query returns the value only on violation, see engines/gx/run.py).
 - `outcome` is judged by the check's own `Threshold.holds(observed)`, never by the engine's own
   notion of success, except for checks without a threshold (column_exists, column_type, custom_*),
   where the engine's success decides.

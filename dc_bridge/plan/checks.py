@@ -1,13 +1,17 @@
 """The check IR: what a contract asserts, engine-neutral.
 
 A `Check` carries the parts every check has (id, model, columns, threshold, severity, source) and a
-kind-specific `params` node. Each params class is one check kind; the translators are mapping
-tables from params class to engine form. DESIGN.md section 3 is the meaning of each kind.
+kind-specific `params` node. Each params class is one check kind, and `KINDS` below declares, once,
+what the rest of dc-bridge asks of a kind: what its number is (`measure`), whether it compares one
+value per row, whether it is about a column's presence, where failing values come from, and which lint
+errors stay local to one check. Each engine translates a kind through its own table keyed by the kind's
+name (engines/<engine>/translate.py); tests/test_kinds.py fails when a table lacks a kind.
+docs/mapping.md is the meaning of each kind.
 
 Count semantics, shared by every engine: `observed` is the number of rows that violate the check
-(or, for `row_count`, `sql_metric` and `freshness`, the measured value); `unit: percent` divides a
-row count by the model's row count. The threshold is judged on that number, in one place
-(`Threshold.holds`), so no engine's own notion of success decides a verdict.
+(measure `rows`, or their percent of all rows with `unit: percent`), or the measured value (`value`:
+row_count, sql_metric, frequency; `seconds`: freshness). The threshold is judged on that number, in
+one place (`Threshold.holds`), so no engine's own notion of success decides a verdict.
 """
 
 from __future__ import annotations
@@ -210,7 +214,7 @@ _ALL = (
     Kind("not_executable", NotExecutable, "none", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB172"})),
 )
 
-# kind name -> Kind: the closed set of DESIGN.md section 2
+# kind name -> Kind: the closed set of check kinds
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _ALL}
 # params class -> its kind's name (`Unique` on several columns is `unique_combination`, see Check.kind)
 _KIND_NAMES: dict[type, str] = {kind.params: kind.name for kind in reversed(_ALL)}

@@ -39,7 +39,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     a few failing values per failed check (never for pii or sensitive fields). `data_docs`: a folder
     to build a GX Data Docs site of the contract's suites in (report/data_docs.py).
     `timeout`: seconds one engine may take on one model; then its Spark jobs are cancelled and its
-    checks are `error` (dc_bridge/timeouts.py). `side_by_side`: the selected engines check a model
+    checks are `error` (runner/timeouts.py). `side_by_side`: the selected engines check a model
     at the same time, on the same session (False, or with a `timeout`: one after the other).
     `cache`: each model's DataFrame is persisted for the run and released at its end, so the source
     is read once (measured slower for parquet: docs/benchmarks.md).

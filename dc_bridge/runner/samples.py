@@ -9,7 +9,7 @@ them again. What the bridge fetches instead, per model, bounded:
   then more only while too few rows have been found); each check shows up to `SAMPLE_LIMIT` of
   its failing values from them. A check none of whose failing rows is among those (a rare failure
   beside a frequent one) gets its smallest and largest failing value from one aggregation;
-- a uniqueness key: one grouping, with how many distinct values repeat (DESIGN.md section 3 counts
+- a uniqueness key: one grouping, with how many distinct values repeat (docs/mapping.md counts
   rows, and reports the distinct duplicated values beside them) and the smallest and largest;
 - a foreign key: one anti join, up to 5 orphan keys.
 

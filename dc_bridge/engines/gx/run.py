@@ -5,11 +5,11 @@ One ephemeral context per run (nothing is written to disk), a Spark data source 
 owns caching), one dataframe asset with a whole-dataframe batch definition.
 
 Results are joined by `meta.dc_bridge.check_id`, never by position (GX does not keep suite order).
-Numbers come from GX's result, the outcome from the check's own threshold (DESIGN.md section 3):
+Numbers come from GX's result, the outcome from the check's own threshold (docs/mapping.md):
 
 - column map expectations: `unexpected_count` is the violating row count; the percent is computed
   here from `unexpected_count / element_count` (GX's own `unexpected_percent` divides by the
-  non-null rows, DESIGN.md divides by all rows);
+  non-null rows, docs/mapping.md divides by all rows);
 - `unexpected_rows_expectation` counting rows (not_null with missing values, latency, retention,
   foreign keys): `observed_value` is the number of rows the query returned (GX counts them all);
 - `unexpected_rows_expectation` for a scalar metric (sql_metric, row_count that is no range): the

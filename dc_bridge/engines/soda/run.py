@@ -4,7 +4,7 @@ The DataFrame is registered as the temp view the SodaCL names (`sql.view_name`),
 model runs on the caller's session (`add_spark_session`), and the results are joined by check name,
 which the translator sets to the check id. The view is dropped afterwards.
 
-Numbers (DESIGN.md section 3) come from the check's metric value (`diagnostics.value`):
+Numbers (docs/mapping.md, "Semantics, check by check") come from the check's metric value (`diagnostics.value`):
 
 - `missing_count` / `invalid_count` and the bridge's user-defined metrics: the value as is;
 - `missing_percent` / `invalid_percent`: Soda rounds these to two decimals, so the exact percent is

@@ -4,7 +4,7 @@
 configuration). Every check's `name` is its check id, the join key with the other engine. Samples
 are off for every check (`samples limit: 0`): they cost a query per failed check and may leak values.
 
-Where Soda's own metric counts differently from DESIGN.md section 3, the check is a user-defined
+Where Soda's own metric counts differently from docs/mapping.md ("Semantics, check by check"), the check is a user-defined
 metric whose query counts what the contract means: duplicates (Soda's `duplicate_count` counts
 distinct duplicated values, we count rows), exclusive ranges, latency and retention.
 """
