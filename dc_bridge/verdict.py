@@ -116,7 +116,8 @@ def fold_check(check: Check, expected_engines: list[str], reports: dict[str, Eng
     outcomes, reasons = [], []
     for engine in expected_engines:
         report = reports.get(engine)
-        result = report.results.get(check.id) if report else None
+        # a report with an error failed as a whole: none of its results can be trusted (engines/results.py)
+        result = report.results.get(check.id) if report and report.error is None else None
         if result is None:
             why = (report.error if report and report.error else None) or f"{engine} returned no result for this check"
             outcomes.append("error")
@@ -132,7 +133,7 @@ def fold_check(check: Check, expected_engines: list[str], reports: dict[str, Eng
     observed = [r.observed for r in results.values() if r.observed is not None]
     if len(observed) > 1 and not engines_agree(observed):
         outcomes.append("error")
-        numbers = ", ".join(f"{engine}={r.observed:g}" for engine, r in results.items() if r.observed is not None)
+        numbers = ", ".join(f"{engine}={r.observed:.15g}" for engine, r in results.items() if r.observed is not None)
         reasons.append(f"engines disagree: {numbers}")
     return CheckVerdict(outcome=worst(outcomes), observed=observed[0] if observed else None,
                         reason="; ".join(reasons) or None, engines=results, **base)

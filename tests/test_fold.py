@@ -175,7 +175,6 @@ def test_model_absent_from_reports_fails_closed():
     assert got.reason == "gx: gx returned no result for this check; soda: soda returned no result for this check"
 
 
-@pytest.mark.xfail(strict=True, reason="fold reads the results of a report whose `error` says the whole run failed")
 def test_crashed_report_with_leftover_results_is_not_trusted():
     """EngineReport.error means no result of that report can be trusted (engines/results.py). The engines
     always send `{}` results with an error, so this does not happen today; the fold should still not pass."""
@@ -187,8 +186,6 @@ def test_crashed_report_with_leftover_results_is_not_trusted():
     assert CRASH_TEXT in got.reason
 
 
-@pytest.mark.xfail(strict=True, reason="the disagreement reason formats numbers with :g (6 significant digits): "
-                                       "1234567 and 1234568 both print as 1.23457e+06")
 def test_disagreement_reason_tells_large_numbers_apart():
     got = one(run([check("row_count")], {"gx": ("passed", 1234567), "soda": ("passed", 1234568)}))
     assert got.outcome == "error"
