@@ -13,6 +13,10 @@ Outcome = Literal["passed", "warning", "failed", "error", "not_executable", "ski
 # evaluated outcomes, best to worst; `not_executable` and `skipped` never make a verdict better or worse
 ORDER: tuple[str, ...] = ("passed", "warning", "failed", "error")
 NOT_EVALUATED: tuple[str, ...] = ("not_executable", "skipped")
+# every outcome, in the order reports list their counts
+ALL: tuple[str, ...] = ORDER + NOT_EVALUATED
+# problems first: the order reports list checks in
+WORST_FIRST: tuple[str, ...] = tuple(reversed(ORDER)) + NOT_EVALUATED
 _RANK = {outcome: rank for rank, outcome in enumerate(ORDER)}
 
 # exit codes of every command: 0 done (a verdict that passed), 1 findings (a verdict that failed,

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import Syntax, render
 from dc_bridge.engines.results import CheckResult, EngineReport
-from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, NOT_EVALUATED, ORDER, Outcome, worst
+from dc_bridge.outcomes import ALL, EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, Outcome, worst
 from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 
 
@@ -178,7 +178,7 @@ def _with_evidence(verdict: CheckVerdict, check: Check, evidence: Evidence) -> C
 
 
 def _counts(verdicts: list[CheckVerdict]) -> dict[str, int]:
-    counts = {o: 0 for o in ORDER + NOT_EVALUATED}
+    counts = {o: 0 for o in ALL}
     for v in verdicts:
         counts[v.outcome] += 1
     return counts

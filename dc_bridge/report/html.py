@@ -17,11 +17,11 @@ from typing import Mapping
 from urllib.parse import quote
 
 from dc_bridge.contract.thresholds import render
+from dc_bridge.outcomes import ALL, WORST_FIRST
 from dc_bridge.verdict import EXPECTED, CheckVerdict, ModelVerdict, Verdict, engines_agree
 
-OUTCOMES = ("passed", "warning", "failed", "error", "not_executable", "skipped")
 # problems first within a model
-_ORDER = {outcome: rank for rank, outcome in enumerate(("error", "failed", "warning", "passed", "not_executable", "skipped"))}
+_ORDER = {outcome: rank for rank, outcome in enumerate(WORST_FIRST)}
 _LABEL = {"not_executable": "not run"}
 # seconds -> the largest units that say it (freshness ages)
 _UNITS = (("d", 86400), ("h", 3600), ("min", 60), ("s", 1))
@@ -129,18 +129,18 @@ def _header(verdict: Verdict, data_docs_index: str | None) -> str:
         facts.append(f'<a href="{escape(data_docs_index)}">GX Data Docs</a>')
     for engine, error in verdict.engine_errors.items():
         facts.append(f'<span class="flag">{escape(engine)} failed: {escape(error)}</span>')
-    counts = " · ".join(f"{verdict.counts.get(o, 0)} {_LABEL.get(o, o)}" for o in OUTCOMES)
+    counts = " · ".join(f"{verdict.counts.get(o, 0)} {_LABEL.get(o, o)}" for o in ALL)
     return (f"<header><h1>{escape(verdict.contract_id)} <span class=\"small\">version {escape(verdict.contract_version)}</span></h1>"
             f"<p>Contract verdict {_badge(verdict.outcome, big=True)} &nbsp; {counts}</p>"
             f"<p class=\"facts\">{''.join(f'<span>{fact}</span>' for fact in facts)}</p></header>")
 
 
 def _summary(verdict: Verdict, data_docs: Mapping[str, str]) -> str:
-    head = "".join(f'<th class="num">{_LABEL.get(o, o)}</th>' for o in OUTCOMES)
+    head = "".join(f'<th class="num">{_LABEL.get(o, o)}</th>' for o in ALL)
     rows = []
     for model in verdict.models:
         link = f'<a href="{escape(data_docs[model.name])}">Data Docs</a>' if model.name in data_docs else ""
-        cells = "".join(f'<td class="num">{model.counts.get(o, 0)}</td>' for o in OUTCOMES)
+        cells = "".join(f'<td class="num">{model.counts.get(o, 0)}</td>' for o in ALL)
         rows.append(f'<tr><td><a href="#{_anchor(model.name)}">{escape(model.name)}</a></td>{cells}'
                     f"<td>{_badge(model.outcome)}</td><td>{link}</td></tr>")
     return (f"<section><h2>Summary per model</h2><table><thead><tr><th>model</th>{head}<th>verdict</th><th></th></tr></thead>"

@@ -8,6 +8,8 @@ import xml.etree.ElementTree as ET
 from rich.console import Console
 from rich.table import Table
 
+from dc_bridge.outcomes import ALL, NOT_EVALUATED, WORST_FIRST
+
 from dc_bridge.verdict import CheckVerdict, Verdict
 
 _STYLE = {"passed": "green", "warning": "yellow", "failed": "red", "error": "bold red", "not_executable": "dim", "skipped": "dim"}
@@ -33,7 +35,7 @@ def as_junit(verdict: Verdict) -> str:
                 ET.SubElement(case, "failure", message=text, type=check.kind).text = text
             elif check.outcome == "error":
                 ET.SubElement(case, "error", message=text, type=check.kind).text = text
-            elif check.outcome in ("not_executable", "skipped"):
+            elif check.outcome in NOT_EVALUATED:
                 ET.SubElement(case, "skipped", message=check.reason or check.outcome)
             elif check.outcome == "warning":
                 ET.SubElement(case, "system-out").text = f"warning: {text}"
@@ -61,15 +63,15 @@ def _explain(check: CheckVerdict) -> str:
 def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
     table = Table(title=f"{verdict.contract_id} {verdict.contract_version}", title_justify="left")
     table.add_column("model")
-    for outcome in ("passed", "warning", "failed", "error", "not_executable", "skipped"):
+    for outcome in ALL:
         table.add_column({"not_executable": "not run"}.get(outcome, outcome), justify="right", style=_STYLE[outcome])
     table.add_column("verdict")
     for model in verdict.models:
-        table.add_row(model.name, *(str(model.counts[o]) for o in ("passed", "warning", "failed", "error", "not_executable", "skipped")),
+        table.add_row(model.name, *(str(model.counts[o]) for o in ALL),
                       f"[{_STYLE[model.outcome]}]{model.outcome}[/]")
     console.print(table)
     findings = sorted((c for c in verdict.checks() if c.outcome in ("error", "failed", "warning")),
-                      key=lambda c: ("error", "failed", "warning").index(c.outcome))
+                      key=lambda c: WORST_FIRST.index(c.outcome))
     for check in findings[:limit]:
         where = f"{check.source.get('file')}:{check.source.get('line') or ''}"
         console.print(f"[{_STYLE[check.outcome]}]{check.outcome:<7}[/] {check.check_id}  {_explain(check).split('; ', 1)[-1]}  [dim]{where}[/]")
