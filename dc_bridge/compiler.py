@@ -4,7 +4,9 @@ runs which check, and why not), in one translation of each check by each engine.
 The artifacts are written as `expectation_suites/<contract>/<model>.json` and
 `soda_checks/<contract>/<model>.yml` (each engine's `CompiledFiles` says where and as what text).
 Serialisation is deterministic (fixed key order, fixed formatting), so re-compiling an unchanged
-contract rewrites byte-identical files and a stale committed file shows up as a diff.
+contract rewrites byte-identical files and a stale committed file shows up as a diff. Ids and model
+names become file names through `safe_name` alone, so no contract can name a path outside `out`;
+two models or contracts that would share a file are an `OutputError`, never a silent overwrite.
 
 A run compiles like `compile` except that checks with a check-local lint error (a bad regex, refused
 SQL: `Kind.local_lint_codes`) stay in the plan as `error` but get no engine artifact; any other lint
@@ -13,7 +15,9 @@ error stops it (`ContractError`). `fold_gx`, `fold_soda` and `gx init` compile t
 
 from __future__ import annotations
 
+import hashlib
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,23 +131,84 @@ def display_path(file: str) -> str:
         return path.as_posix()
 
 
-def directory_name(contract_id: str) -> str:
-    """A contract id as a portable folder name (`urn:datacontract:checkout:orders` -> `urn_datacontract_checkout_orders`)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", contract_id).strip("_") or "contract"
+class OutputError(ValueError):
+    """Compiled files that cannot be written as asked: two models (or two contracts) would share a
+    file, or a path would leave the output folder. Nothing has been written when it is raised."""
 
 
-def file_name(model: str) -> str:
-    return re.sub(r"[^\w.-]+", "_", model).strip("_") or "model"
+# Windows device names: `con.json` opens the console there, whatever the extension
+_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
+_UNSAFE = re.compile(r"[^\w.-]+")
+_MAX_NAME_BYTES = 150  # with the suffix, well under the 255 bytes of a file name
+
+
+def safe_name(text: str, fallback: str) -> str:
+    """A contract id or model name as one file or folder name that stays inside its folder: every
+    run of characters other than letters, digits, `.`, `_` and `-` becomes `_` (so no separator,
+    drive, NUL or space), and then leading and trailing `_` and trailing `.` go;
+    what is left empty or only dots (`.`, `..`) becomes `fallback`; a Windows device name
+    (`con`, `nul.v2`) gets `_` after its stem; a name longer than 150 bytes is cut and ends in a
+    hash of the whole. `urn:datacontract:checkout:orders` -> `urn_datacontract_checkout_orders`."""
+    name = _UNSAFE.sub("_", text).strip("_").rstrip(".")
+    if not name.strip("."):
+        name = fallback
+    stem, dot, rest = name.partition(".")
+    if stem.upper() in _RESERVED:
+        name = f"{stem}_{dot}{rest}"
+    if len(name.encode("utf-8")) > _MAX_NAME_BYTES:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        name = name.encode("utf-8")[:_MAX_NAME_BYTES - 13].decode("utf-8", "ignore") + "-" + digest
+    return name
+
+
+def _component_ok(part: str) -> bool:
+    return part not in ("", ".", "..") and not any(ch in part for ch in "/\\\0") and not Path(part).is_absolute()
+
+
+def _clash_key(path: Path, out: Path) -> str:
+    """How a file system that ignores case (macOS, Windows) names a compiled file: one key per file."""
+    return unicodedata.normalize("NFC", path.relative_to(out).as_posix()).casefold()
 
 
 def rendered(compiled: Compiled, out: Path) -> dict[Path, str]:
-    """Every compiled file's path under `out` and its exact text."""
-    folder = directory_name(compiled.contract.id)
-    files = {}
+    """Every compiled file's path under `out` and its exact text. Raises `OutputError` when two
+    models would be written to one file (names that differ only in characters `safe_name`
+    replaces, or in case) or a path would leave `out`."""
+    folder = safe_name(compiled.contract.id, "contract")
+    files: dict[Path, str] = {}
+    owners: dict[str, str] = {}
     for name, per_model in compiled.artifacts.items():
         kind = ENGINES[name].files
         for model, artifact in per_model.items():
-            files[out / kind.folder / folder / f"{file_name(model)}{kind.suffix}"] = kind.text(artifact, compiled.meta)
+            parts = (kind.folder, folder, f"{safe_name(model, 'model')}{kind.suffix}")
+            if not all(_component_ok(part) for part in parts):  # safe_name makes this impossible; never trust it blindly
+                raise OutputError(f"{compiled.contract.file}: the compiled file {'/'.join(parts)} would leave {out}")
+            path = out.joinpath(*parts)
+            key = _clash_key(path, out)
+            if key in owners and owners[key] != model:
+                raise OutputError(f"{compiled.contract.file}: models `{owners[key]}` and `{model}` both compile to {path}, "
+                                  f"and one would overwrite the other; rename one of them (a model name becomes a file "
+                                  f"name: characters other than letters, digits, `.`, `_` and `-` become `_`, and names "
+                                  f"that differ only in case are one file on macOS and Windows)")
+            owners[key] = model
+            files[path] = kind.text(artifact, compiled.meta)
+    return files
+
+
+def merged(renders: list[tuple[str, dict[Path, str]]], out: Path) -> dict[Path, str]:
+    """The files of several contracts compiled in one call (label, files); `OutputError` when two
+    contracts would write one file with different text (ids that become the same folder name)."""
+    files: dict[Path, str] = {}
+    owners: dict[str, tuple[str, Path]] = {}
+    for label, paths in renders:
+        for path, text in paths.items():
+            key = _clash_key(path, out)
+            if key in owners and (owners[key][0] != label and files[owners[key][1]] != text):
+                raise OutputError(f"{owners[key][0]} and {label} both compile to {path}, and one would overwrite the other "
+                                  f"(their ids become the same folder name); give them different ids, or compile them "
+                                  f"with different --out folders")
+            owners.setdefault(key, (label, path))
+            files.setdefault(owners[key][1], text)
     return files
 
 

@@ -9,6 +9,7 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge import __version__
+from dc_bridge.cli import outputs
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 
@@ -35,8 +36,9 @@ def lint(contracts: tuple[str, ...], output_format: str, output_file: str | None
     findings = [f for result in results for f in result.findings]
     report = FORMATTERS[output_format](findings, list(contracts))
     if output_file:
-        with open(output_file, "w", encoding="utf-8") as handle:
-            handle.write(report + "\n")
+        outputs.check_file("--output-file", output_file,
+                           [i for path, result in zip(contracts, results) for i in outputs.contract_inputs(path, result)])
+        outputs.write_text("--output-file", output_file, report + "\n")
     else:
         click.echo(report)
     if any(f.code in _UNREADABLE_CODES for f in findings if f.file in contracts):
@@ -60,18 +62,46 @@ def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, che
     from dc_bridge import compiler
     from dc_bridge.report import explain as explain_report
 
-    stale: list[Path] = []
+    # everything is compiled and checked before anything is written: a contract with errors, two
+    # models or contracts that would share a file, or a file that is an input stops the command first
+    compiled_all, renders, inputs = [], [], []
     for path in contracts:
         loaded = _load_or_exit(path)
+        inputs += outputs.contract_inputs(path, loaded)
         if loaded.kind == "library":
-            click.echo(f"{path}: a shared quality-rule library; its rules compile where a contract imports them")
+            compiled_all.append((path, None))
             continue
         compiled = compiler.compile_contract(loaded.contract)
-        files = compiler.rendered(compiled, Path(out_dir))
+        try:
+            renders.append((path, compiler.rendered(compiled, Path(out_dir))))
+        except compiler.OutputError as exc:
+            raise outputs.OutputRefused(f"nothing written; {exc}") from None
+        compiled_all.append((path, compiled))
+    try:
+        compiler.merged(renders, Path(out_dir))
+    except compiler.OutputError as exc:
+        raise outputs.OutputRefused(f"nothing written; {exc}") from None
+    if not check_only:
+        for create in (False, True):  # every refusal before any folder is created
+            outputs.check_folder("--out", out_dir, inputs, create=create)
+            for _, files in renders:
+                for file in files:
+                    outputs.check_file(f"--out {out_dir}: the compiled file", str(file), inputs, written="it",
+                                       fix="Choose another --out folder.", create=create)
+    files_of = dict(renders)
+    stale: list[Path] = []
+    for path, compiled in compiled_all:
+        if compiled is None:
+            click.echo(f"{path}: a shared quality-rule library; its rules compile where a contract imports them")
+            continue
+        files = files_of[path]
         if check_only:
             stale += [p for p, text in files.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
         else:
-            written = compiler.write(files)
+            try:
+                written = compiler.write(files)
+            except OSError as exc:
+                raise outputs.OutputRefused(f"cannot write under --out {out_dir}: {exc}") from None
             click.echo(f"{path}: {len(compiled.plan.checks)} checks, {len(files)} files ({len(written)} changed) under {out_dir}")
         if explain:
             click.echo(explain_report.as_text(compiled))
@@ -137,6 +167,9 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
             if not eq:
                 raise click.BadParameter(f"--conf {option!r} must be KEY=VALUE")
             conf[key] = value
+        # before Spark starts: a report or site that would replace an input, or could not be written
+        # after the run, stops here
+        _check_run_outputs(contract, data, server, output_file if output_format != "console" else None, data_docs)
         with console.status("checking") as status:
             verdict = run(contract, engines=[e.strip() for e in engines.split(",") if e.strip()], server=server, data=data,
                           where=where, master=master, conf=conf, samples=samples, progress=lambda message: status.update(message),
@@ -155,12 +188,45 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
         text = (html.for_run(verdict, data_docs, output_file) if output_format == "html" else
                 verdict_formats.as_json(verdict) if output_format == "json" else verdict_formats.as_junit(verdict))
         if output_file:
-            Path(output_file).write_text(text + "\n", encoding="utf-8")
+            outputs.write_text("--output-file", output_file, text + "\n")
         else:
             click.echo(text)
     if output_file and output_format != "console":
         verdict_formats.print_console(verdict, Console(stderr=True))
     sys.exit(verdict.exit_code(fail_on))
+
+
+# what GX writes in a Data Docs folder: a contract file there would be replaced
+DATA_DOCS_OWNED = ("index.html", "static", "expectations", "validations")
+
+
+def _check_run_outputs(contract: str, data: dict, server: str | None, output_file: str | None, data_docs: str | None) -> None:
+    """The checks of outputs.py for `run`'s --output-file and --data-docs, and the suite names a Data Docs site stores."""
+    from pathlib import Path
+
+    from dc_bridge.contract.load import load_contract
+    from dc_bridge.engines.gx.project import unstorable
+    from dc_bridge.report.data_docs import suite_name
+
+    if not output_file and not data_docs:
+        return
+    if output_file and data_docs and outputs.same_path(output_file, data_docs):
+        raise outputs.OutputRefused(f"--output-file {output_file} is also the --data-docs folder; nothing was written. "
+                                    f"Give the report a file of its own, e.g. {Path(data_docs) / 'report.html'}.")
+    loaded = load_contract(contract)
+    inputs = outputs.contract_inputs(contract, loaded)
+    if loaded.contract is not None:
+        inputs += outputs.data_inputs(loaded.contract, data, server)
+    problems = unstorable(suite_name(loaded.contract.id, m.name) for m in loaded.contract.models) if loaded.contract else []
+    if data_docs and problems:
+        raise outputs.OutputRefused(f"--data-docs {data_docs}: {'; '.join(problems)}; nothing was written. Give the "
+                                    f"contract an id without leading, trailing or doubled dots and without `/` or `\\`, "
+                                    f"or leave out --data-docs.")
+    for create in (False, True):  # every refusal before any folder is created
+        if data_docs:
+            outputs.check_folder("--data-docs", data_docs, inputs, owned=DATA_DOCS_OWNED, create=create)
+        if output_file:
+            outputs.check_file("--output-file", output_file, inputs, create=create)
 
 
 from dc_bridge.cli.evolution import register as _register_governance

@@ -17,6 +17,7 @@ import click
 
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
+from dc_bridge.cli import outputs
 from dc_bridge.contract.findings import Finding
 from dc_bridge.report.finding_formats import FORMATTERS
 
@@ -31,9 +32,17 @@ def register(group: click.Group) -> None:
 
 def _emit(text: str, output_file: str | None) -> None:
     if output_file:
-        Path(output_file).write_text(text + "\n", encoding="utf-8")
+        outputs.write_text("--output-file", output_file, text + "\n")
     else:
         click.echo(text)
+
+
+def _check_output(output_file: str | None, versions) -> None:
+    """Refuse an --output-file that is a file either version was read from (outputs.py); a version
+    read from git (REV:PATH) is read from a temporary copy, which no output can replace."""
+    if output_file:
+        inputs = [i for v in versions if v.label == v.result.file for i in outputs.contract_inputs(v.spec, v.result)]
+        outputs.check_file("--output-file", output_file, inputs)
 
 
 def _load_both(old: str, new: str):
@@ -106,6 +115,7 @@ def diff_command(old: str, new: str, output_format: str, output_file: str | None
     from dc_bridge.contract.diff import required_bump
 
     versions, changes = _compare(old, new)
+    _check_output(output_file, versions)
     findings = _relabel(versions, [c.finding() for c in changes])
     files = [v.label for v in versions]
     report = _report(output_format, findings, files, changes, {"required_bump": required_bump(changes)}, versions)
@@ -132,6 +142,7 @@ def check_version_command(old: str, new: str, output_format: str, output_file: s
     from dc_bridge.contract.versioning import SemVer, bump_level, check_version
 
     versions, changes = _compare(old, new)
+    _check_output(output_file, versions)
     before, after = (v.result for v in versions)
     verdict = check_version(before, after, changes)
     # the changes are listed for context; only the version finding decides
@@ -180,6 +191,9 @@ def drift_command(contract: str, data_options: tuple[str, ...], server: str | No
         data = dict(parse_data_option(option, Path(contract).parent) for option in data_options)
         conf = dict(_pair(option) for option in conf_options)
         sources = _drift_sources(loaded.contract, data, server)
+        if output_file:  # before Spark starts
+            inputs = outputs.contract_inputs(contract, loaded) + outputs.data_inputs(loaded.contract, data, server, every_model=False)
+            outputs.check_file("--output-file", output_file, inputs)
         frames = {}
         if sources:  # nothing to read: no JVM to start
             spark, created = get_session(master, conf)

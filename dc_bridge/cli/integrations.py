@@ -8,11 +8,12 @@ integrations stay out of the core command module. Exit codes as everywhere: 0 do
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
+
+from dc_bridge.cli import outputs
 
 
 
@@ -50,6 +51,8 @@ def gx_init(contract: str, project_dir: str, result_format: str) -> None:
     from dc_bridge.integrations.gx_project import init_project
     from dc_bridge.compiler import ContractError
 
+    # GX keeps the project in <DIR>/gx and rewrites what is there: no input of this command may lie in it
+    outputs.check_folder("--project-dir", project_dir, outputs.contract_inputs(contract), owned=("gx",))
     try:
         report = init_project(contract, project_dir, result_format)
     except ContractError as exc:
@@ -96,13 +99,20 @@ def soda_config_command(contract: str, out_dir: str, output_file: str | None) ->
     from dc_bridge.integrations.soda_config import config_text, soda_config
     from dc_bridge.compiler import ContractError
 
+    from dc_bridge.compiler import OutputError
+
     try:
         config, stale = soda_config(contract, out_dir)
     except ContractError as exc:
         _contract_errors(contract, exc)
+    except OutputError as exc:
+        raise outputs.OutputRefused(str(exc)) from None
     text = config_text(config)
     if output_file:
-        Path(output_file).write_text(text, encoding="utf-8")
+        # the contract's files and the compiled SodaCL this config names are inputs here
+        read = [outputs.Input(model["sodacl"], f"the compiled SodaCL of model `{name}`") for name, model in config["models"].items()]
+        outputs.check_file("--output-file", output_file, outputs.contract_inputs(contract) + read, written="the config")
+        outputs.write_text("--output-file", output_file, text)
     else:
         click.echo(text, nl=False)
     if stale:

@@ -13,7 +13,7 @@ from pathlib import Path
 from dc_bridge.compiler import Compiled, compile_for_run
 from dc_bridge.contract.model import Contract
 from dc_bridge.contract.sql import view_name
-from dc_bridge.engines.gx.project import RESULT_FORMATS, Change, sync
+from dc_bridge.engines.gx.project import RESULT_FORMATS, Change, ProjectConflict, sync, unstorable
 from dc_bridge.engines.gx.translate import freshness_parameter
 
 
@@ -33,6 +33,10 @@ def init_project(contract: str | Path | Contract, project_dir: str | Path = ".",
     import great_expectations as gx
 
     compiled = compile_for_run(contract)
+    unfit = unstorable(suite["name"] for suite in compiled.suites.values())
+    if unfit:  # before GX creates anything: it would write such a suite outside the project, or raise
+        raise ProjectConflict("; ".join(unfit) + "; give the contract an id without leading, trailing or doubled dots "
+                              "and without `/` or `\\`")
     context = gx.get_context(mode="file", project_root_dir=str(project_dir))
     report = InitReport(project=Path(context.root_directory), left_out=dict(compiled.invalid))
     report.changes = sync(context, compiled.plan.contract_id, compiled.suites, RESULT_FORMATS[result_format],

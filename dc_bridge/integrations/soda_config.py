@@ -34,7 +34,7 @@ def soda_config(contract: str | Path | Contract, out: str | Path = ".") -> tuple
     paths = {path.stem: path for path in compiled_files if path.parts[-3] == "soda_checks"}
     models = {}
     for model in compiled.sodacl:
-        path = paths[compiler.file_name(model)]
+        path = paths[compiler.safe_name(model, "model")]
         models[model] = {"view": view_name(compiled.plan.contract_id, model), "sodacl": path.as_posix()}
     stale = [p for p, text in compiled_files.items() if p in paths.values() and (not p.exists() or p.read_text(encoding="utf-8") != text)]
     config = {"contract": compiler.display_path(compiled.contract.file), "contract_id": compiled.plan.contract_id,

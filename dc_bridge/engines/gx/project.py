@@ -75,9 +75,27 @@ def sync(context, contract_id: str, suites: dict[str, dict], result_format: dict
     return changes
 
 
+def unstorable(names) -> list[str]:
+    """Why GX cannot keep each of these suite names in files (one message per bad name). GX's file
+    stores turn a suite's name into a path, one folder per dot-separated part: an empty part (a name
+    with a leading, trailing or doubled dot, such as a contract id `..`) makes the path absolute or
+    folds it into another suite's (`/orders.json`), and GX refuses `/` and `\\` with a traceback."""
+    found = []
+    for name in names:
+        parts = name.split(".")
+        if any(not part for part in parts):
+            found.append(f"suite name {name!r} has an empty part between dots, which GX would store outside "
+                         f"its folder or on top of another suite")
+        elif any(ch in name for ch in "/\\\0"):
+            found.append(f"suite name {name!r} holds a path separator, which GX cannot store")
+    return found
+
+
 def _conflicts(context, contract_id: str, desired: dict) -> list[str]:
     """What would overwrite an object dc-bridge did not create (checked before anything is written)."""
-    found = []
+    found = unstorable(suite.name for suite in desired.values())
+    if found:
+        return found
     source = context.data_sources.all().get(contract_id)
     if source is not None and source.type != "spark":
         found.append(f"data source {contract_id!r} exists and is a {source.type} data source, not spark")
