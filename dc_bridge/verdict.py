@@ -80,6 +80,8 @@ class Verdict(BaseModel):
     engine_seconds: dict[str, float] = Field(default_factory=dict)
     engine_errors: dict[str, str] = Field(default_factory=dict)
     where: str | None = None
+    # model -> why the --where filter was not applied to it (the model lacks a column it names): checked unfiltered
+    where_not_applied: dict[str, str] = Field(default_factory=dict)
     # schema drift between the contract and the data (dc-bridge drift's findings; informational here:
     # a missing column or a wrong type already fails the model's exists and type checks)
     drift: list[dict[str, Any]] = Field(default_factory=list)

@@ -152,6 +152,7 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
     from pathlib import Path
 
     from rich.console import Console
+    from rich.text import Text  # contract text (model names) is never markup
 
     from dc_bridge.report import verdict_formats
     from dc_bridge.compiler import ContractError
@@ -172,7 +173,7 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
         _check_run_outputs(contract, data, server, output_file if output_format != "console" else None, data_docs)
         with console.status("checking") as status:
             verdict = run(contract, engines=[e.strip() for e in engines.split(",") if e.strip()], server=server, data=data,
-                          where=where, master=master, conf=conf, samples=samples, progress=lambda message: status.update(message),
+                          where=where, master=master, conf=conf, samples=samples, progress=lambda message: status.update(Text(message)),
                           data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache)
     except ContractError as exc:
         click.echo(FORMATTERS["text"](exc.findings, [contract]), err=True)

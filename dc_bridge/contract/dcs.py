@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from dc_bridge.contract.document import Document, format_path
-from dc_bridge.contract.durations import parse_duration
+from dc_bridge.contract.durations import DurationOutOfRange, parse_duration
+from dc_bridge.contract.limits import DURATION_RANGE
 from dc_bridge.contract.model import Contract, Field, ForeignKey, Model, Server, ServiceLevel
 from dc_bridge.contract.quality import read_quality_rule
 from dc_bridge.contract.reader import Reader, describe
@@ -240,6 +241,8 @@ def _read_service_levels(reader: Reader, data: dict, models: tuple[Model, ...]) 
         if raw is not None:
             try:
                 threshold = parse_duration(raw)
+            except DurationOutOfRange as exc:
+                reader.report("DCB151", path + (threshold_key,), str(exc), expected=DURATION_RANGE, found=repr(raw))
             except ValueError as exc:
                 reader.report("DCB150", path + (threshold_key,), str(exc), expected="PT24H, P1D, 25h, 30d, 1 year", found=repr(raw))
         columns = []

@@ -75,6 +75,22 @@ class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml whe
         return items
 
 
+class _NumberTooLong(yaml.YAMLError):
+    """An integer with more digits than Python converts (`sys.get_int_max_str_digits()`, 4,300)."""
+
+    def __init__(self, digits: int, mark):
+        super().__init__(f"an integer of {digits:,} digits")
+        self.digits, self.problem_mark = digits, mark
+
+
+def _construct_int(loader: _LineLoader, node: yaml.ScalarNode) -> int:
+    try:
+        return loader.construct_yaml_int(node)
+    except ValueError:  # PyYAML's int() refuses it (and any later str() would too)
+        raise _NumberTooLong(len(str(node.value)), node.start_mark) from None
+
+
+_LineLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _LineLoader.construct_line_mapping)
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _LineLoader.construct_line_sequence)
 # Dates stay strings: both standards' JSON schemas type them as strings, and `2024-01-01` in an
@@ -212,6 +228,10 @@ def parse_document(text: str, file: str) -> Document:
     loader = _LineLoader(text)
     try:
         data = loader.get_single_data()
+    except _NumberTooLong as exc:
+        raise FatalFinding(Finding("DCB151", file, "", f"{file} holds {exc}, too long to read as a number",
+                                   line=exc.problem_mark.line + 1, expected="a number of at most 38 digits",
+                                   found=f"{exc.digits:,} digits")) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None

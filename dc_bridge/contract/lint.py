@@ -23,12 +23,17 @@ from dc_bridge.contract import gx_catalog
 from dc_bridge.contract.document import Document, format_path
 from dc_bridge.contract.inheritance import inheritance_findings
 from dc_bridge.contract.load import LoadResult, load_contract
+from dc_bridge.contract.limits import (
+    LENGTH_RANGE, MAX_PRECISION, NUMBER_RANGE, PRECISION_RANGE, length_problem, number_problem, shown,
+)
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, Source, walk_fields
-from dc_bridge.contract.redos import nested_quantifier
-from dc_bridge.contract.types import NUMERIC_TYPES, STRING_TYPES, TEMPORAL_TYPES
+from dc_bridge.contract.types import NUMERIC_TYPES, SPARK_TYPES, STRING_TYPES, TEMPORAL_TYPES
 from dc_bridge.contract.findings import Finding
 from dc_bridge.contract.formats import format_regex
-from dc_bridge.contract.sql import SqlProblem, check_read_only, substitute, unknown_placeholders
+from dc_bridge.contract.sql import (
+    FIELD_STAND_IN, TABLE_MARKER, TOO_DEEP, SqlProblem, allowed_tables_text, check_expression, check_read_only, custom_placeholders,
+    model_tables, substitute, unknown_placeholders, view_tables,
+)
 
 # (standard, version prefix) -> bundled official schema; the packages carry the newest ones
 _SCHEMAS = {
@@ -151,14 +156,19 @@ def semantic_findings(contract: Contract) -> list[Finding]:
     patterns: list[tuple[str, Source, str]] = []  # (pattern, where, path suffix)
     # where a field's constraints are written: DCS on the field, ODCS under logicalTypeOptions
     options = "logicalTypeOptions." if contract.format == "odcs" else ""
+    views = view_tables(contract)
     for model in contract.models:
         findings += _key_findings(contract, model)
+        rules = model.quality_rules()
+        # what the model's quality SQL may read (only built where there is SQL: it lists every model)
+        tables = model_tables(contract, model) if any(rule.type == "sql" for _, _, rule in rules) else ()
         for field in walk_fields(model.fields):
             findings += _constraint_findings(field, options)
             if field.pattern is not None:
                 patterns.append((field.pattern, field.source, options + "pattern"))
-        for _, field, rule in model.quality_rules():
-            findings += _rule_findings(rule, field)
+        allowed = allowed_tables_text(contract, model) if tables else None
+        for _, field, rule in rules:
+            findings += _rule_findings(rule, field, tables, allowed, views)
             if rule.metric == "invalidValues" and isinstance(rule.arguments.get("pattern"), str):
                 patterns.append((rule.arguments["pattern"], rule.source, "arguments.pattern"))
     findings += _regex_findings(patterns)
@@ -202,6 +212,7 @@ def _constraint_findings(field: Field, options: str = "") -> list[Finding]:
         if low is not None and high is not None and _comparable(low, high) and low > high:
             findings.append(_at(field.source, "DCB164", f"`{low_name}` {low} is larger than `{high_name}` {high}; no value can satisfy both",
                                 options + low_name, expected=f"{low_name} <= {high_name}", found=f"{low} > {high}"))
+    findings += _limit_findings(field, options)
     logical = field.logical_type
     if logical in NUMERIC_TYPES:
         # a bound that is no number compares as NULL in Spark SQL: no value would ever be outside it
@@ -224,6 +235,47 @@ def _constraint_findings(field: Field, options: str = "") -> list[Finding]:
     return findings
 
 
+_DECIMAL_TYPE = re.compile(r"^\s*(?:decimal|numeric|number)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)\s*$", re.IGNORECASE)
+
+
+def _limit_findings(field: Field, options: str = "") -> list[Finding]:
+    """DCB151 for a bound, length or decimal precision no engine can run (contract/limits.py)."""
+    findings = []
+    for name, bound in (("minimum", field.minimum), ("maximum", field.maximum),
+                        ("exclusiveMinimum", field.exclusive_minimum), ("exclusiveMaximum", field.exclusive_maximum)):
+        problem = None if bound is None else number_problem(bound)
+        if problem:
+            findings.append(_at(field.source, "DCB151", f"`{name}: {shown(bound)}` {problem}: no engine can compare a value with it", options + name,
+                                expected=NUMBER_RANGE, found=shown(bound)))
+    for name, length in (("minLength", field.min_length), ("maxLength", field.max_length)):
+        problem = None if length is None else length_problem(length)
+        if problem:
+            findings.append(_at(field.source, "DCB151", f"`{name}: {shown(length)}` {problem}: no engine can compare a length with it", options + name,
+                                expected=LENGTH_RANGE, found=shown(length)))
+    declared = _DECIMAL_TYPE.match(field.physical_type or "")
+    decimals = []
+    if SPARK_TYPES.get(field.logical_type or "", ("",))[0] == "decimal":  # as runner/data.py reads a decimal's precision
+        decimals.append(("precision", "scale", field.precision, field.scale, options))
+    if declared:
+        decimals.append(("physicalType", "physicalType", _whole(declared[1]), _whole(declared[2]), ""))
+    for precision_key, scale_key, precision, scale, prefix in decimals:
+        bad_precision = precision is not None and not 1 <= precision <= MAX_PRECISION
+        bad_scale = scale is not None and not 0 <= scale <= (MAX_PRECISION if precision is None or bad_precision else precision)
+        if bad_precision or bad_scale:
+            written = field.physical_type if precision_key == "physicalType" else \
+                ", ".join(f"{k} {v}" for k, v in (("precision", precision), ("scale", scale)) if v is not None)
+            findings.append(_at(field.source, "DCB151", f"`{shown(written)}` is no Spark decimal type: no engine can read or check it",
+                                prefix + (precision_key if bad_precision else scale_key), expected=PRECISION_RANGE, found=shown(written)))
+    return findings
+
+
+def _whole(digits: str | None) -> int | None:
+    """A precision as written; digits beyond any precision are not converted (Python refuses 4,300 of them)."""
+    if digits is None:
+        return None
+    return int(digits) if len(digits) <= 9 else 10**9
+
+
 def _is_number(value: Any) -> bool:
     """A number, or text that is one (`"0.01"`, written in quotes to keep a decimal's digits)."""
     if isinstance(value, bool):
@@ -241,18 +293,19 @@ def _comparable(a: Any, b: Any) -> bool:
     return isinstance(a, (int, float)) and isinstance(b, (int, float)) or isinstance(a, str) and isinstance(b, str)
 
 
-def _rule_findings(rule: QualityRule, field: Field | None) -> list[Finding]:
+def _rule_findings(rule: QualityRule, field: Field | None, tables: tuple[tuple[str, str], ...] = (), allowed: str | None = None,
+                   views: frozenset[str] = frozenset()) -> list[Finding]:
     findings = []
     if rule.type == "sql" and rule.query:
         for placeholder in unknown_placeholders(rule.query):
             findings.append(_at(rule.source, "DCB172", f"unknown placeholder {placeholder} in the query", "query",
                                 expected="{model} {table} {field} {column} {object} {property} (optionally with $)", found=placeholder))
-        problem = None if findings else _sql_problem(rule.query, field is not None)
+        problem = None if findings else _sql_problem(rule.query, field is not None, tables, allowed)
         if problem is not None:
             findings.append(_at(rule.source, problem.code, str(problem), "query", expected="one read-only SELECT",
                                 found=rule.query.strip().splitlines()[0][:80] if rule.query.strip() else "empty"))
     if rule.type == "custom":
-        findings += _custom_findings(rule)
+        findings += _custom_findings(rule, views)
     if field is None and rule.metric in ("nullValues", "missingValues", "invalidValues"):
         findings.append(_at(rule.source, "DCB102", f"{rule.metric} counts values of one field; this rule is on the model",
                             expected="the rule under the property it checks", found="a model-level rule",
@@ -264,66 +317,74 @@ def _rule_findings(rule: QualityRule, field: Field | None) -> list[Finding]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _sql_problem(query: str, has_field: bool) -> SqlProblem | None:
-    """Contracts repeat the same query on many fields; parse each once."""
+def _sql_problem(query: str, has_field: bool, tables: tuple[tuple[str, str], ...] = (), allowed: str | None = None) -> SqlProblem | None:
+    """Contracts repeat the same query on many fields and models: each text is parsed once (contract/sql.py
+    caches the parse, here with the plan's stand-ins so the plan reuses it), each model's tables are checked."""
     try:
-        check_read_only(substitute(query, table="__dc_bridge_table__", column="__dc_bridge_column__" if has_field else None))
+        check_read_only(substitute(query, table=TABLE_MARKER, column=FIELD_STAND_IN if has_field else None),
+                        [name for name, _ in tables], allowed=allowed)
     except SqlProblem as problem:
         return problem
+    except RecursionError:  # contract/sql.py refuses deep SQL itself; should a path of the parser still recurse out
+        return SqlProblem("DCB171", TOO_DEEP)
     return None
 
 
-def _custom_findings(rule: QualityRule) -> list[Finding]:
+def _custom_findings(rule: QualityRule, views: frozenset[str] = frozenset()) -> list[Finding]:
     if rule.engine not in ("gx", "soda"):
         return [_at(rule.source, "DCB180", f"engine `{rule.engine}` is not one dc-bridge runs", "engine",
                     expected="great-expectations or soda", found=repr(rule.engine))]
-    return _custom_shape_findings(rule) or _custom_sql_findings(rule)
+    return _custom_shape_findings(rule) or _custom_sql_findings(rule, views)
 
 
 # SQL a custom check hands to Spark: GX `unexpected_rows_query`, Soda `fail query`, `<metric> query`
 # (keys ending in "query"), and SQL expressions: Soda `<metric> expression`, `fail condition`,
-# `filter`, GX `row_condition`
+# `filter`, GX `row_condition` (with `condition_parser: spark`) and its `pass_through_filter`
 _SQL_EXPRESSION_KEYS = ("expression", "condition", "filter")
-_ANY_PLACEHOLDER = re.compile(r"\$?\{[^{}]*\}")
+# GX's own row-condition grammar (`col("x") > 5`): GX turns it into Spark columns itself, never into SQL
+_GX_CONDITION_PARSERS = {"great_expectations", "great_expectations__experimental__"}
 
 
-def _custom_sql_findings(rule: QualityRule) -> list[Finding]:
-    """The SQL inside a custom check runs like quality SQL, so the same read-only rule applies."""
+def _custom_sql_findings(rule: QualityRule, views: frozenset[str] = frozenset()) -> list[Finding]:
+    """The SQL inside a custom check runs verbatim in Spark, so the rules of quality SQL apply, and it may
+    read only what is the run's own data when it runs: GX's `{batch}` and the models' views."""
     body = rule.implementation
     if isinstance(body, str):
         try:
             body = yaml.safe_load(body)
         except yaml.YAMLError:
             return []
+    allowed = "its model as {batch} (GX) or the models' views " + ", ".join(sorted(views)[:6]) + (", ..." if len(views) > 6 else "")
     findings = []
-    for key, text in _string_values(body):
+    for key, text, parent in _string_values(body):
         name = key.lower().replace("_", " ")
         if name.endswith("query"):
-            query = text
+            check = check_read_only
         elif name.endswith(_SQL_EXPRESSION_KEYS):
-            query = f"SELECT 1 FROM __dc_bridge_table__ WHERE {text}"
+            if key == "row_condition" and str(parent.get("condition_parser", "")).lower() in _GX_CONDITION_PARSERS:
+                continue  # GX's own grammar; `condition_parser: spark` hands the text to Spark as SQL
+            check = check_expression
         else:
             continue
         try:
-            check_read_only(_ANY_PLACEHOLDER.sub("__dc_bridge_table__", query))
+            check(custom_placeholders(text), views, allowed=allowed)
         except SqlProblem as problem:
-            if problem.code == "DCB171" and not name.endswith("query"):
-                continue  # a GX row_condition in GX's own syntax need not be SQL; only refused SQL counts
             findings.append(_at(rule.source, problem.code, f"`{key}` of the custom check: {problem}", "implementation",
-                                expected="one read-only SELECT", found=_short(text)))
+                                expected="one read-only SELECT" if check is check_read_only else "one SQL expression",
+                                found=_short(text)))
     return findings
 
 
-def _string_values(node: Any, key: str = "") -> Iterable[tuple[str, str]]:
-    """(key, text) for every string value in a nested mapping/list, with the key it is written under."""
+def _string_values(node: Any, key: str = "", parent: dict | None = None) -> Iterable[tuple[str, str, dict]]:
+    """(key, text, the mapping it is in) for every string value in a nested mapping/list, with the key it is written under."""
     if isinstance(node, dict):
         for k, v in node.items():
-            yield from _string_values(v, str(k))
+            yield from _string_values(v, str(k), node)
     elif isinstance(node, list):
         for item in node:
-            yield from _string_values(item, key)
+            yield from _string_values(item, key, parent)
     elif isinstance(node, str) and key:
-        yield key, node
+        yield key, node, parent if parent is not None else {}
 
 
 def _custom_shape_findings(rule: QualityRule) -> list[Finding]:
@@ -371,13 +432,14 @@ def _regex_findings(patterns: list[tuple[str, Source, str]]) -> list[Finding]:
 
 
 def _catastrophic_findings(patterns: list[tuple[str, Source, str]], errors: list[str | None] | None) -> list[Finding]:
-    """DCB142 for patterns that compile but can backtrack exponentially (see contract/redos.py)."""
+    """DCB142 for patterns that compile but can backtrack exponentially or polynomially (see contract/redos.py)."""
+    from dc_bridge.contract.redos import catastrophic_backtracking  # here: `import lint` stays fast
+
     found = []
     for index, (pattern, source, suffix) in enumerate(patterns):
-        problem = None if errors is not None and errors[index] else nested_quantifier(pattern)
+        problem = None if errors is not None and errors[index] else catastrophic_backtracking(pattern)
         if problem:
-            found.append(_at(source, "DCB142", f"the pattern can take exponential time on some values: {problem}", suffix,
-                             expected="no nested repetition", found=repr(pattern)))
+            found.append(_at(source, "DCB142", problem.message, suffix, expected=problem.expected, found=repr(pattern)))
     return found
 
 

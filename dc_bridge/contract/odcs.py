@@ -13,7 +13,8 @@ from dataclasses import dataclass, field as dataclass_field
 from typing import Any
 
 from dc_bridge.contract.document import Document, format_path
-from dc_bridge.contract.durations import parse_duration
+from dc_bridge.contract.durations import DurationOutOfRange, parse_duration
+from dc_bridge.contract.limits import DURATION_RANGE
 from dc_bridge.contract.model import (
     Contract, Field, ForeignKey, Model, QualityObjective, QualityRule, RelatesTo, Server, ServiceLevel,
 )
@@ -501,6 +502,9 @@ def _read_service_levels(reader: Reader, workspace: Workspace, index: _Index, da
         if kind in _TIMED_SLAS and value is not None:
             try:
                 threshold = parse_duration(value, unit)
+            except DurationOutOfRange as exc:
+                reader.report("DCB151", path + ("value",), f"SLA `{prop}`: {exc}", expected=DURATION_RANGE,
+                              found=f"value {describe(value)}, unit {describe(unit)}")
             except ValueError as exc:
                 reader.report("DCB150", path + ("value",), f"SLA `{prop}`: {exc}", expected="a number with a time unit (d, h, hr, minutes, y) or a duration",
                               found=f"value {describe(value)}, unit {describe(unit)}")

@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from dc_bridge.contract.limits import NUMBER_RANGE, number_problem, shown
 from dc_bridge.contract.model import QualityRule, Threshold
 from dc_bridge.contract.reader import Reader, describe
 
@@ -67,6 +68,8 @@ def read_threshold(reader: Reader, node: dict, path: tuple, *, between_inclusive
                 reader.report("DCB101", path + (key,), f"`{key}` must be a list of two numbers, smallest first",
                               expected="[low, high]", found=describe(raw))
                 return None
+            if not _runnable(reader, path + (key,), key, *values):
+                return None
             low, high = values
             if low > high or (low == high and not between_inclusive):
                 reader.report("DCB160", path + (key,), f"`{key}: [{low}, {high}]` is an empty range: no value can be between them",
@@ -74,7 +77,7 @@ def read_threshold(reader: Reader, node: dict, path: tuple, *, between_inclusive
             return Threshold(operator=op, low=low, high=high, low_inclusive=between_inclusive, high_inclusive=between_inclusive) \
                 if len(given) == 1 else _ambiguous(reader, path, given)
         value = reader.get(node, key, path, "number")
-        if value is None:
+        if value is None or not _runnable(reader, path + (key,), key, value):
             return None
         bounds[key] = (op, value)
     if len(bounds) == 1:
@@ -89,6 +92,17 @@ def read_threshold(reader: Reader, node: dict, path: tuple, *, between_inclusive
                           expected="a lower bound below the upper bound", found=f"{low_op} {low} and {high_op} {high}")
         return Threshold(operator="between", low=low, high=high, low_inclusive=low_op == ">=", high_inclusive=high_op == "<=")
     return _ambiguous(reader, path, given)
+
+
+def _runnable(reader: Reader, path: tuple, key: str, *values: Any) -> bool:
+    """Whether every number of a threshold can run in every engine (contract/limits.py); DCB151 if not."""
+    for value in values:
+        problem = number_problem(value)
+        if problem is not None:
+            reader.report("DCB151", path, f"`{key}: {shown(value)}` {problem}: no engine can compare a metric with it",
+                          expected=NUMBER_RANGE, found=shown(value))
+            return False
+    return True
 
 
 def _has_threshold_key(node: dict) -> bool:

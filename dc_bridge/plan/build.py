@@ -11,13 +11,13 @@ import functools
 from dataclasses import replace
 from typing import Callable, Iterable
 
-from sqlglot import exp
-
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, ServiceLevel, Threshold
 from dc_bridge.contract.formats import format_regex
-from dc_bridge.contract.sql import TABLE_MARKER, SqlProblem, check_read_only, epoch_seconds, quote_identifier, substitute
+from dc_bridge.contract.sql import (
+    FIELD_STAND_IN, TABLE_MARKER, SqlProblem, check_read_only, epoch_seconds, model_tables, quote_identifier, retarget, substitute,
+)
 from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
 
 # classifications whose values must not appear in reports (samples are dropped for them)
@@ -35,8 +35,10 @@ def build_plan(contract: Contract) -> CheckPlan:
 
 def model_checks(contract: Contract, model: Model) -> list[Check]:
     result: list[Check] = []
+    # the tables its quality SQL may read, and what each becomes (built where there is SQL: it lists every model)
+    tables = model_tables(contract, model) if any(rule.type == "sql" for _, _, rule in model.quality_rules()) else ()
     for field, column in _columns(model.fields):
-        result += field_checks(model, field, column)
+        result += field_checks(model, field, column, tables)
     result += _primary_key_checks(model)
     for key in model.foreign_keys:
         columns = column_names(model, key.columns)
@@ -45,7 +47,7 @@ def model_checks(contract: Contract, model: Model) -> list[Check]:
         result.append(Check(f"{model.name}.{'_'.join(columns)}.foreign_key", model.name, columns,
                             c.ForeignKey(key.to_model, to_columns), key.source, description=key.description))
     for index, rule in enumerate(model.quality):
-        result.append(quality_check(model, None, None, rule, f"{model.name}.quality[{index}]"))
+        result.append(quality_check(model, None, None, rule, f"{model.name}.quality[{index}]", tables))
     return result
 
 
@@ -87,7 +89,7 @@ def _constraint_params(field: Field) -> list[tuple[str, c.Params]]:
     return found
 
 
-def field_checks(model: Model, field: Field, column: str) -> list[Check]:
+def field_checks(model: Model, field: Field, column: str, tables: tuple[tuple[str, str], ...] = ()) -> list[Check]:
     base = f"{model.name}.{column}"
     sensitive = field.pii or (field.classification or "").lower() in SENSITIVE_CLASSIFICATIONS
     made = [Check(f"{base}.exists", model.name, (column,), c.ColumnExists(), field.source, threshold=None, sensitive=sensitive)]
@@ -98,7 +100,7 @@ def field_checks(model: Model, field: Field, column: str) -> list[Check]:
         made.append(Check(f"{base}.{suffix}", model.name, (column,), params, field.source, sensitive=sensitive,
                           description=field.description if suffix == "format" else None))
     for index, rule in enumerate(field.quality):
-        made.append(replace(quality_check(model, field, column, rule, f"{base}.quality[{index}]"), sensitive=sensitive))
+        made.append(replace(quality_check(model, field, column, rule, f"{base}.quality[{index}]", tables), sensitive=sensitive))
     for child_name, child in _nested(field):
         if _constraint_params(child) or child.quality:
             made.append(Check(f"{base}.{child_name}", model.name, (column,),
@@ -144,28 +146,32 @@ def _primary_key_checks(model: Model) -> list[Check]:
 # quality rules
 
 
-def quality_check(model: Model, field: Field | None, column: str | None, rule: QualityRule, path_id: str) -> Check:
+def quality_check(model: Model, field: Field | None, column: str | None, rule: QualityRule, path_id: str,
+                  tables: tuple[tuple[str, str], ...] = ()) -> Check:
+    """`tables`: what the model's quality SQL may read (`sql.model_tables`); by default the model itself only."""
     check_id = rule.id if rule.id and not rule.imported_from else f"{model.name}.{column}.{rule.id}" if rule.id else path_id
     columns = (column,) if column else ()
-    params, columns = _RULE_TYPES[rule.type](model, field, column, rule, columns)
+    params, columns = _RULE_TYPES[rule.type](model, field, column, rule, columns, tables)
     check = Check(check_id, model.name, columns, params, rule.source, threshold=rule.threshold, unit=rule.unit,
                   severity=rule.severity, dimension=rule.dimension, description=rule.description or rule.name)
     # a kind the engine's own success judges has no threshold, whatever the rule wrote
     return check if kind_of(check).judged_by_threshold else replace(check, threshold=None)
 
 
-def _text_rule(model, field, column, rule, columns):
+def _text_rule(model, field, column, rule, columns, tables=()):
     return c.NotExecutable("a text rule describes quality in words; no engine can run it"), columns
 
 
-def _sql_rule(model, field, column, rule, columns):
+def _sql_rule(model, field, column, rule, columns, tables=()):
     try:
-        return c.SqlMetric(normalise_query(rule.query, model, column)), columns
+        return c.SqlMetric(normalise_query(rule.query, model, column, tables)), columns
     except SqlProblem as problem:
         return c.NotExecutable(f"the SQL cannot run: {problem}"), columns
+    except RecursionError:  # parsing or rewriting SQL nested too deeply for sqlglot (lint reports it: DCB171)
+        return c.NotExecutable("the SQL cannot run: it nests too deeply to parse"), columns
 
 
-def _library_rule(model, field, column, rule, columns):
+def _library_rule(model, field, column, rule, columns, tables=()):
     args = rule.arguments
     property_names = args.get("properties")
     if rule.metric == "rowCount":
@@ -187,7 +193,7 @@ def _library_rule(model, field, column, rule, columns):
     return c.NotExecutable(f"library metric {rule.metric} with arguments {sorted(args)} is not supported"), columns
 
 
-def _custom_rule(model, field, column, rule, columns):
+def _custom_rule(model, field, column, rule, columns, tables=()):
     if rule.engine == "gx":
         return c.CustomGx(gx_expectation(rule.implementation, column)), columns
     if rule.engine == "soda":
@@ -198,34 +204,31 @@ def _custom_rule(model, field, column, rule, columns):
 _RULE_TYPES: dict[str, Callable] = {"text": _text_rule, "sql": _sql_rule, "library": _library_rule, "custom": _custom_rule}
 
 
-def normalise_query(query: str, model: Model, column: str | None) -> str:
-    """Fill placeholders and turn literal references to the model's table into the table marker.
+def normalise_query(query: str, model: Model, column: str | None, tables: tuple[tuple[str, str], ...] = ()) -> str:
+    """Fill placeholders, check the query (contract/sql.py: read-only, and reading only what `tables`
+    allows), and write each table it reads as what the run has for it.
 
-    Contracts often name the table directly (`FROM orders`); the engines run on their own views,
-    so every reference to the model (by name or physical name) becomes TABLE_MARKER.
+    Contracts often name the table directly (`FROM orders`); the engines run on their own views, so
+    every reference to the model (by name or physical name) becomes TABLE_MARKER, and one to another
+    model of the contract becomes that model's run view (`sql.model_tables`). Without `tables`, the
+    query may read its own model only.
     """
-    names = frozenset({model.name.lower(), (model.physical_name or model.name).lower()})
-    normalised = _normalised_template(query, names, column is not None)
+    if not tables:
+        tables = tuple(sorted({name.lower(): TABLE_MARKER for name in (model.name, model.physical_name) if name}.items()))
+    normalised = _normalised_template(query, tables, column is not None)
     return normalised if column is None else normalised.replace(_STAND_IN, quote_identifier(column))
 
 
 # a contract repeats one query on many fields: it is parsed and rewritten once, with this column
 # in the field's place, which the field's own quoted name then replaces in the generated SQL
-_STAND_IN = quote_identifier("__dc_bridge_field__")
+_STAND_IN = quote_identifier(FIELD_STAND_IN)
 
 
 @functools.lru_cache(maxsize=4096)
-def _normalised_template(query: str, names: frozenset[str], has_column: bool) -> str:
-    filled = substitute(query, table=TABLE_MARKER, column="__dc_bridge_field__" if has_column else None)
-    statement = check_read_only(filled)
-
-    def retarget(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Table) and not node.args.get("db") and node.name.lower() in names:
-            alias = node.args.get("alias")
-            return exp.Table(this=exp.to_identifier(TABLE_MARKER), alias=alias)
-        return node
-
-    return statement.transform(retarget).sql(dialect="spark")
+def _normalised_template(query: str, tables: tuple[tuple[str, str], ...], has_column: bool) -> str:
+    filled = substitute(query, table=TABLE_MARKER, column=FIELD_STAND_IN if has_column else None)
+    statement = check_read_only(filled, [name for name, _ in tables])
+    return retarget(statement, dict(tables))
 
 
 def gx_expectation(implementation: dict, column: str | None) -> dict:

@@ -1,4 +1,5 @@
-"""Findings as text, JSON and SARIF 2.1.0 (for code-scanning tools)."""
+"""Findings as text, JSON and SARIF 2.1.0 (for code-scanning tools). Text goes to a terminal: the
+contract's own text in a message has its control characters written visibly (report/escaping.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 from dc_bridge import __version__
 from dc_bridge.contract.findings import CODES, Finding
+from dc_bridge.report.escaping import console_text
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -21,7 +23,8 @@ def as_text(findings: list[Finding], files: list[str]) -> str:
         lines.append(f"    fix: {f.fix}")
     counts = {level: sum(1 for f in findings if f.level == level) for level in ("error", "warning", "info")}
     lines.append(f"{len(files)} file(s) checked: {counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info")
-    return "\n".join(lines)
+    # a message quotes the contract's text: a control character in it is shown, never sent to the terminal
+    return console_text("\n".join(lines))
 
 
 def as_json(findings: list[Finding], files: list[str]) -> str:

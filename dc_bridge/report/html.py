@@ -9,16 +9,25 @@ side and disagreements between engines marked. Print CSS puts it on landscape pa
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import replace
-from html import escape
+from html import escape as html_escape
 from pathlib import Path
 from typing import Mapping
 from urllib.parse import quote
 
 from dc_bridge.contract.thresholds import render
 from dc_bridge.outcomes import ALL, WORST_FIRST
+from dc_bridge.report.escaping import page_text
 from dc_bridge.verdict import EXPECTED, CheckVerdict, ModelVerdict, Verdict, engines_agree
+
+
+def escape(text) -> str:
+    """Any text of the page: HTML-escaped (quotes too, for attributes), with control characters and
+    what no HTML or XML document may hold (`\\x01`, a lone surrogate) written visibly (report/escaping.py)."""
+    return html_escape(page_text(text), quote=True)
+
 
 # problems first within a model
 _ORDER = {outcome: rank for rank, outcome in enumerate(WORST_FIRST)}
@@ -113,7 +122,7 @@ def as_html(verdict: Verdict, data_docs: Mapping[str, str] | None = None, data_d
 
 
 def _badge(outcome: str, big: bool = False) -> str:
-    return f'<span class="badge {outcome}{" big" if big else ""}">{escape(_LABEL.get(outcome, outcome))}</span>'
+    return f'<span class="badge {escape(outcome)}{" big" if big else ""}">{escape(_LABEL.get(outcome, outcome))}</span>'
 
 
 def _header(verdict: Verdict, data_docs_index: str | None) -> str:
@@ -163,7 +172,7 @@ def _model(model: ModelVerdict, engines: list[str], docs: str | None) -> str:
 
 def _check_row(check: CheckVerdict, engines: list[str]) -> str:
     disagreement = _disagreement(check)
-    classes = " ".join(c for c in (check.outcome, "disagree" if disagreement else "") if c)
+    classes = escape(" ".join(c for c in (check.outcome, "disagree" if disagreement else "") if c))
     where = f"{check.source.get('file') or ''}:{check.source.get('line') or ''}"
     about = " · ".join(x for x in (check.kind, ", ".join(check.columns), check.severity if check.severity != "error" else "") if x)
     description = f"<div>{escape(check.description)}</div>" if check.description else ""
@@ -220,6 +229,8 @@ def _duration(seconds: float) -> str:
 
 
 def _duration_text(seconds: float) -> str:
+    if not math.isfinite(seconds):  # no engine measures one, but a hand-made or folded verdict may hold it
+        return str(seconds)
     left, parts = abs(seconds), []
     for unit, size in _UNITS:
         if left >= size and len(parts) < 2:

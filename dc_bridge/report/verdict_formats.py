@@ -1,4 +1,9 @@
-"""The verdict as JSON (schema in docs/verdict.schema.json), JUnit XML (one test case per check) and a console report."""
+"""The verdict as JSON (schema in docs/verdict.schema.json), JUnit XML (one test case per check) and a console report.
+
+Every text that comes from a contract or the data reaches XML through `xml_text` and rich as `Text`
+built from `console_text` (report/escaping.py): a column named `[/x]` or holding `\\x01` is shown as
+written, never parsed as markup and never makes the XML malformed.
+"""
 
 from __future__ import annotations
 
@@ -7,40 +12,50 @@ import xml.etree.ElementTree as ET
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from dc_bridge.outcomes import ALL, NOT_EVALUATED, WORST_FIRST
-
+from dc_bridge.report.escaping import console_text, json_text, xml_text
 from dc_bridge.verdict import CheckVerdict, Verdict
 
 _STYLE = {"passed": "green", "warning": "yellow", "failed": "red", "error": "bold red", "not_executable": "dim", "skipped": "dim"}
 
 
 def as_json(verdict: Verdict) -> str:
-    return json.dumps(verdict.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    return json_text(json.dumps(verdict.model_dump(mode="json"), indent=2, ensure_ascii=False))
 
 
 def as_junit(verdict: Verdict) -> str:
-    suites = ET.Element("testsuites", name=f"dc-bridge {verdict.contract_id} {verdict.contract_version}",
-                        tests=str(sum(verdict.counts.values())), failures=str(verdict.counts["failed"]),
-                        errors=str(verdict.counts["error"]), skipped=str(verdict.counts["not_executable"] + verdict.counts["skipped"]))
+    suites = _element(None, "testsuites", name=f"dc-bridge {verdict.contract_id} {verdict.contract_version}",
+                      tests=sum(verdict.counts.values()), failures=verdict.counts["failed"], errors=verdict.counts["error"],
+                      skipped=verdict.counts["not_executable"] + verdict.counts["skipped"])
     for model in verdict.models:
-        suite = ET.SubElement(suites, "testsuite", name=model.name, tests=str(len(model.checks)),
-                              failures=str(model.counts["failed"]), errors=str(model.counts["error"]),
-                              skipped=str(model.counts["not_executable"] + model.counts["skipped"]))
+        suite = _element(suites, "testsuite", name=model.name, tests=len(model.checks), failures=model.counts["failed"],
+                         errors=model.counts["error"], skipped=model.counts["not_executable"] + model.counts["skipped"])
         for check in model.checks:
-            case = ET.SubElement(suite, "testcase", classname=f"{verdict.contract_id}.{model.name}", name=check.check_id,
-                                 file=check.source.get("file") or "", line=str(check.source.get("line") or ""))
+            case = _element(suite, "testcase", classname=f"{verdict.contract_id}.{model.name}", name=check.check_id,
+                            file=check.source.get("file") or "", line=check.source.get("line") or "")
             text = _explain(check)
             if check.outcome == "failed":
-                ET.SubElement(case, "failure", message=text, type=check.kind).text = text
+                _element(case, "failure", text, message=text, type=check.kind)
             elif check.outcome == "error":
-                ET.SubElement(case, "error", message=text, type=check.kind).text = text
+                _element(case, "error", text, message=text, type=check.kind)
             elif check.outcome in NOT_EVALUATED:
-                ET.SubElement(case, "skipped", message=check.reason or check.outcome)
+                _element(case, "skipped", message=check.reason or check.outcome)
             elif check.outcome == "warning":
-                ET.SubElement(case, "system-out").text = f"warning: {text}"
+                _element(case, "system-out", f"warning: {text}")
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
+
+
+def _element(parent: ET.Element | None, tag: str, text: str | None = None, **attributes) -> ET.Element:
+    """An element whose text and attributes hold only characters XML 1.0 allows (ElementTree escapes
+    `<`, `&` and quotes, but writes a control character as it is, which no XML parser reads)."""
+    values = {key: xml_text(value) for key, value in attributes.items()}
+    element = ET.Element(tag, values) if parent is None else ET.SubElement(parent, tag, values)
+    if text is not None:
+        element.text = xml_text(text)
+    return element
 
 
 def _explain(check: CheckVerdict) -> str:
@@ -61,25 +76,27 @@ def _explain(check: CheckVerdict) -> str:
 
 
 def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
-    table = Table(title=f"{verdict.contract_id} {verdict.contract_version}", title_justify="left")
+    """The summary table, the worst findings and the verdict. Texts of the contract and the data are
+    `Text` (never markup rich would parse: a `[/x]` in a value is shown, not a crash)."""
+    table = Table(title=Text(console_text(f"{verdict.contract_id} {verdict.contract_version}")), title_justify="left")
     table.add_column("model")
     for outcome in ALL:
         table.add_column({"not_executable": "not run"}.get(outcome, outcome), justify="right", style=_STYLE[outcome])
     table.add_column("verdict")
     for model in verdict.models:
-        table.add_row(model.name, *(str(model.counts[o]) for o in ALL),
-                      f"[{_STYLE[model.outcome]}]{model.outcome}[/]")
+        table.add_row(Text(console_text(model.name)), *(str(model.counts[o]) for o in ALL), Text(model.outcome, style=_STYLE[model.outcome]))
     console.print(table)
     findings = sorted((c for c in verdict.checks() if c.outcome in ("error", "failed", "warning")),
                       key=lambda c: WORST_FIRST.index(c.outcome))
     for check in findings[:limit]:
         where = f"{check.source.get('file')}:{check.source.get('line') or ''}"
-        console.print(f"[{_STYLE[check.outcome]}]{check.outcome:<7}[/] {check.check_id}  {_explain(check).split('; ', 1)[-1]}  [dim]{where}[/]")
+        console.print(Text.assemble((f"{check.outcome:<7}", _STYLE[check.outcome]), " ", console_text(check.check_id), "  ",
+                                    console_text(_explain(check).split("; ", 1)[-1]), "  ", (console_text(where), "dim")))
     if len(findings) > limit:
         console.print(f"... and {len(findings) - limit} more; use --output json for all of them")
     drift_errors = [d for d in verdict.drift if d["severity"] == "error"]
     if drift_errors:
-        console.print(f"[yellow]schema drift[/]: {len(drift_errors)} difference(s) between the contract and the data, "
-                      f"e.g. {drift_errors[0]['message']} (dc-bridge drift shows all)")
+        console.print(Text.assemble(("schema drift", "yellow"), f": {len(drift_errors)} difference(s) between the contract and the data, e.g. ",
+                                    console_text(drift_errors[0]["message"]), " (dc-bridge drift shows all)"))
     timing = ", ".join(f"{engine} {seconds:.1f}s" for engine, seconds in verdict.engine_seconds.items())
-    console.print(f"contract verdict: [{_STYLE[verdict.outcome]}]{verdict.outcome}[/] ({timing})")
+    console.print(Text.assemble("contract verdict: ", (verdict.outcome, _STYLE[verdict.outcome]), f" ({console_text(timing)})"))

@@ -36,7 +36,8 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
 
     Without `master`, a new session is embedded (`local[*]`), unless the process was launched by
     spark-submit, whose `--master` then holds. An embedded session gets small-data defaults (no UI,
-    4 shuffle partitions); a session on a cluster keeps the cluster's. `conf` overrides either.
+    4 shuffle partitions); a session on a cluster keeps the cluster's. `conf` overrides either. A
+    session created here leaves `${...}` in SQL text alone (`spark.sql.variable.substitute` off).
     """
     from pyspark.sql import SparkSession
 
@@ -62,6 +63,9 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
     log_config = resources.files("dc_bridge").joinpath("log4j2.properties")
     builder = (builder.config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.session.timeZone", "UTC")
+               # Spark fills `${...}` in SQL text from its configuration, the environment and system
+               # properties; dc-bridge's SQL has none (contract/sql.py refuses them), so nothing may fill one
+               .config("spark.sql.variable.substitute", "false")
                .config("spark.driver.extraJavaOptions", f"-Dlog4j.configurationFile={log_config}"))
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)

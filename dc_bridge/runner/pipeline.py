@@ -14,12 +14,14 @@ from typing import Callable
 from dc_bridge import __version__
 from dc_bridge.compiler import Compiled, compile_contract, invalid_checks, load_for_run
 from dc_bridge.contract.model import Contract
-from dc_bridge.contract.sql import view_name
+from dc_bridge.contract.sql import filter_expression, view_name
+from dc_bridge.engines.columns import missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.plan.build import build_plan
 from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, model_dataframe
 from dc_bridge.runner.drift import schema_drift
+from dc_bridge.runner.reads import foreign_reads
 from dc_bridge.runner.samples import gather_samples
 from dc_bridge.runner.threads import run_side_by_side
 from dc_bridge.runner.timeouts import within
@@ -43,12 +45,17 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     at the same time, on the same session (False, or with a `timeout`: one after the other).
     `cache`: each model's DataFrame is persisted for the run and released at its end, so the source
     is read once (measured slower for parquet: docs/benchmarks.md).
+    `where`: one boolean expression over the models' columns, applied to every model that has the
+    columns it names (the others are checked unfiltered, and the verdict says so: `where_not_applied`);
+    checked before Spark starts like quality SQL (contract/sql.py `filter_expression`): anything else is a ValueError.
     """
     selected = tuple(e for e in ENGINES if e in engines)
     unknown = set(engines) - set(ENGINES)
     if unknown or not selected:
         raise ValueError(f"unknown engine(s) {', '.join(sorted(unknown)) or '(none)'}; choose from {', '.join(ENGINES)}")
     say = progress or (lambda message: None)
+    # --where is SQL from the command line: one expression, held to the rules of quality SQL, before Spark starts
+    where_filter = filter_expression(where) if where else None
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     loaded, local_errors = load_for_run(contract)
@@ -65,11 +72,16 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     reports: dict[str, dict[str, EngineReport]] = {}
     seconds = {engine: 0.0 for engine in selected}
     try:
-        frames = _model_frames(spark, loaded, dataframes or {}, data or {}, server, where)
+        frames, unfiltered = _model_frames(spark, loaded, dataframes or {}, data or {}, server, where, where_filter)
         for model, frame in frames.items():
             view = view_name(loaded.id, model)
             frame.createOrReplaceTempView(view)
             views.append(view)
+        # the second look at SQL checks: what Spark resolved their names to (runner/reads.py)
+        foreign = foreign_reads(spark, [c for c in compiled.plan.checks if c.id not in compiled.invalid],
+                                {model: view_name(loaded.id, model) for model in frames})
+        if foreign:
+            compiled = compile_contract(loaded, invalid={**compiled.invalid, **foreign}, plan=plan)
         if cache:
             cached = _persist(frames)
         for model in compiled.plan.models:
@@ -84,7 +96,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
                 reports[model][engine] = report
                 seconds[engine] += took
         drift = [finding.to_dict() for finding in schema_drift(loaded, frames)]  # reads schemas only: no Spark job
-        facts = dict(contract_file=loaded.file, where=where, started_at=started_at.isoformat(),
+        facts = dict(contract_file=loaded.file, where=where, where_not_applied=unfiltered, started_at=started_at.isoformat(),
                      engine_seconds={e: round(s, 3) for e, s in seconds.items()}, versions=versions, drift=drift)
         judged = fold(compiled.plan, reports, compiled.coverage, selected, compiled.invalid, **facts)
         # the evidence beside the engines' reports, read for the checks the engines judged; after a
@@ -113,23 +125,45 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
 
 
-def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, DataLocation], server: str | None, where: str | None) -> dict:
+def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, DataLocation], server: str | None,
+                 where: str | None = None, where_filter: tuple[str, frozenset[str]] | None = None) -> tuple[dict, dict[str, str]]:
+    """Each model's DataFrame, filtered by `where` where it can be; and model -> why it was not filtered.
+
+    A model that lacks a column the filter names is checked unfiltered, with that note in the verdict:
+    a contract's models rarely share a date column (`line_items` has no `order_timestamp`), and checking
+    such a model whole is what a run without --where does. A filter no model can take is an error."""
     unknown = set(dataframes) | set(data)
     unknown -= {m.name for m in contract.models}
     if unknown:
         raise DataError(f"{contract.file} has no model named {', '.join(sorted(unknown))} (models: {', '.join(m.name for m in contract.models)})")
     chosen = None if all(m.name in dataframes or m.name in data for m in contract.models) else choose_server(contract, server)
-    frames = {}
+    frames, unfiltered = {}, {}
     for model in contract.models:
         frame = dataframes.get(model.name)
         if frame is None:
             frame = model_dataframe(spark, contract, model, chosen, data)
-        if where:
-            frame = frame.where(where)
+        if where_filter is not None:
+            expression, columns = where_filter
+            lacking = missing_columns(frame, sorted(columns))
+            if lacking:
+                named = ", ".join(f"`{c}`" for c in lacking)
+                unfiltered[model.name] = f"checked unfiltered: --where names {named}, which `{model.name}` does not have"
+            else:
+                try:
+                    frame = frame.where(expression)
+                except Exception as exc:  # Spark's analysis: a type mismatch, an aggregate in a filter, ...
+                    first = next((line.strip() for line in str(exc).strip().splitlines() if line.strip()), type(exc).__name__)
+                    raise DataError(f"--where {where!r} cannot filter model `{model.name}`: {first}. Give one boolean "
+                                    "expression over the model's columns, e.g. --where \"order_timestamp >= '2024-01-01'\"") from None
         # a plan of the run's own: Spark uncaches a temp view's plan when the view is dropped (the
         # run's views, GX's `tmp_view`), which would otherwise be the caller's cached DataFrame
         frames[model.name] = frame.select("*")
-    return frames
+    if where_filter is not None and frames and len(unfiltered) == len(frames):
+        columns = ", ".join(f"`{c}`" for c in sorted(where_filter[1]))
+        have = "; ".join(f"{name}: {', '.join(frame.columns)}" for name, frame in frames.items())
+        raise DataError(f"--where {where!r} names {columns}, which no model of {contract.file} has, so it would filter nothing; "
+                        f"name a column of the models ({have})")
+    return frames, unfiltered
 
 
 def _persist(frames: dict) -> list:

@@ -5,6 +5,7 @@ with the same conditions)."""
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, Callable
 
 from dc_bridge.contract.sql import quote_identifier
@@ -23,14 +24,23 @@ def _epoch(expression):
     return expression.cast("timestamp").cast("double")
 
 
+def _bound(value):
+    """A range bound as a Spark literal: PySpark makes a Python int a LongType literal and fails on one
+    beyond it (the largest decimal(38,0) is a valid bound, contract/limits.py), so such an int is a Decimal."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+        return Decimal(value)
+    return value
+
+
 def _outside_range(check: Check, p: c.ValueBetween):
     value = column(check.column)
+    low, high = _bound(p.min_value), _bound(p.max_value)
     bad = None
-    if p.min_value is not None:
-        bad = value <= p.min_value if p.strict_min else value < p.min_value
-    if p.max_value is not None:
-        high = value >= p.max_value if p.strict_max else value > p.max_value
-        bad = high if bad is None else bad | high
+    if low is not None:
+        bad = value <= low if p.strict_min else value < low
+    if high is not None:
+        above = value >= high if p.strict_max else value > high
+        bad = above if bad is None else bad | above
     return value.isNotNull() & bad
 
 
