@@ -436,12 +436,15 @@ def test_the_analysed_plan_is_checked_before_any_engine(spark, victim, sentinel)
         "range": "SELECT COUNT(*) FROM range(3)",
     }
     checks = [Check(name, "things", (), SqlMetric(query), Source(file="c.yaml", path=name)) for name, query in queries.items()]
+    # one query on two fields is analysed once per model: the second field's column does not even exist
+    checks += [Check(f"field_{column}", "things", (column,), SqlMetric(f"SELECT COUNT(*) FROM dcb_victim WHERE `{column}` > 0"),
+                     Source(file="c.yaml", path=column)) for column in ("id", "no_such_column")]
     try:
         found = foreign_reads(spark, checks, views)
     finally:
         for view in views.values():
             spark.catalog.dropTempView(view)
-    assert set(found) == {"session_view", "view_in_subquery", "file", "identifier", "range"}, found
+    assert set(found) == {"session_view", "view_in_subquery", "file", "identifier", "range", "field_id", "field_no_such_column"}, found
     assert found["session_view"].startswith("the SQL reads the view `dcb_victim`, which is not one of the run's model views")
     assert CANARY not in str(found)
 

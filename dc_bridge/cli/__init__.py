@@ -126,7 +126,9 @@ def _load_or_exit(path: str):
               help="Engines to run, comma-separated: gx, soda, spark (the native fused engine, fastest).")
 @click.option("--server", help="The contract server to read data from (default: a local server, else the first readable one).")
 @click.option("--data", "data_options", multiple=True, metavar="MODEL=PATH[:FORMAT]", help="Read MODEL from PATH instead of the server (repeatable).")
-@click.option("--where", help="A Spark SQL filter applied to every model before checking, e.g. \"order_date >= '2024-01-01'\".")
+@click.option("--where", help="One Spark SQL condition over a model's columns, applied before checking, e.g. "
+                             "\"order_timestamp >= '2024-01-01'\"; a model without those columns is checked unfiltered "
+                             "(the verdict lists it under where_not_applied).")
 @click.option("--master", help="Spark master URL (default: an embedded local session).")
 @click.option("--conf", "conf_options", multiple=True, metavar="KEY=VALUE", help="Spark configuration (repeatable).")
 @click.option("--output", "output_format", type=click.Choice(["console", "json", "junit", "html"]), default="console", show_default=True)

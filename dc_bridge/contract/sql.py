@@ -74,7 +74,6 @@ _CALL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _SODA_VARIABLES = re.compile(r"\$\{\s*NOW\s*\}")
 _BRACES = re.compile(r"(?<!\$)\{[^{}]*\}")
 
-
 # sqlglot recurses per nesting level: SQL nested a few hundred levels deep is refused, never a crash
 TOO_DEEP = ("the SQL nests too deeply to parse (parentheses, subqueries or CASE inside one another); "
             "write it with fewer levels, e.g. with a WITH clause")
@@ -313,6 +312,8 @@ def _parse_error(exc: ParseError) -> str:
     description = str(first.get("description") or "").splitlines()[0]
     if description.startswith("Failed to parse") or not description:
         description = "not one expression"
+    elif description.startswith("Required keyword"):  # sqlglot's "Required keyword: 'expression' missing for <class ...EQ>"
+        description = "an operand is missing"
     if first.get("highlight") and first.get("into_expression") is not None:
         return f"{description} at `{first['highlight']}` (column {first.get('col')})"
     return description
