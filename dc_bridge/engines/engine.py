@@ -29,6 +29,11 @@ def unsupported(reason: str) -> Callable[..., Unsupported]:
     return lambda *_: Unsupported(reason)
 
 
+def not_executable(check: Check, *_) -> Unsupported:
+    """The `not_executable` entry of every engine's table: no engine runs it, for the check's own reason."""
+    return Unsupported(check.params.reason)
+
+
 @dataclass(frozen=True)
 class CompiledFiles:
     """Where an engine's compiled artifact of one model is written, and as what text."""

@@ -14,7 +14,7 @@ from typing import Callable
 
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
-from dc_bridge.engines.engine import Unsupported, unsupported
+from dc_bridge.engines.engine import Unsupported, not_executable, unsupported
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import Syntax, render
 from dc_bridge.contract.sql import TABLE_MARKER, epoch_seconds, quote_identifier, sql_literal, view_name
@@ -190,7 +190,7 @@ TRANSLATIONS: dict[str, Callable[[Check, object, str], list[dict] | Unsupported]
     "foreign_key": _foreign_key,
     "custom_gx": _custom,
     "custom_soda": unsupported("a custom Soda check runs in Soda only"),
-    "not_executable": lambda check, p, contract_id: Unsupported(p.reason),
+    "not_executable": not_executable,
 }
 
 

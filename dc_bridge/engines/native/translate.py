@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any, Callable
 
 from dc_bridge.contract.sql import quote_identifier
-from dc_bridge.engines.engine import Unsupported, unsupported
+from dc_bridge.engines.engine import Unsupported, not_executable, unsupported
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
 
@@ -96,7 +96,7 @@ TRANSLATIONS: dict[str, str | Callable[..., Unsupported]] = {
     "column_type": "schema",
     "custom_gx": unsupported("a custom GX check runs in GX only"),
     "custom_soda": unsupported("a custom Soda check runs in Soda only"),
-    "not_executable": lambda check: Unsupported(check.params.reason),
+    "not_executable": not_executable,
 }
 
 

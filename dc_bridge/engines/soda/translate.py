@@ -20,7 +20,7 @@ from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
 from dc_bridge.contract.thresholds import Syntax, negate, render
 from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
-from dc_bridge.engines.engine import Unsupported, unsupported
+from dc_bridge.engines.engine import Unsupported, not_executable, unsupported
 from dc_bridge.contract.sql import epoch_seconds
 from dc_bridge.engines.queries import foreign_key_query, number_text
 
@@ -229,7 +229,7 @@ TRANSLATIONS: dict[str, Callable[..., tuple[str, dict] | list[dict] | Unsupporte
     # verbatim SodaCL: its own check items, each named by the check id
     "custom_soda": _custom,
     "custom_gx": unsupported("a custom GX check runs in GX only"),
-    "not_executable": lambda check, p, table, contract_id: Unsupported(p.reason),
+    "not_executable": not_executable,
 }
 
 
