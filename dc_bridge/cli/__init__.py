@@ -209,7 +209,7 @@ def _check_run_outputs(contract: str, data: dict, server: str | None, output_fil
 
     from dc_bridge.contract.load import load_contract
     from dc_bridge.engines.gx.project import unstorable
-    from dc_bridge.report.data_docs import suite_name
+    from dc_bridge.engines.gx.translate import suite_name
 
     if not output_file and not data_docs:
         return

@@ -15,15 +15,11 @@ from typing import Any
 
 from dc_bridge.compiler import Compiled
 from dc_bridge.engines.gx.project import RESULT_FORMATS, sync
+from dc_bridge.engines.gx.translate import suite_name
 
 DOCS_SITE = "dc_bridge"
 # the run name of `dc-bridge run --data-docs` validations: their Data Docs pages are found by it
 RUN_NAME = "dc-bridge"
-
-
-def suite_name(contract_id: str, model: str) -> str:
-    """The name engines/gx/translate.py gives a model's suite; its validation definition and checkpoint carry it too."""
-    return f"{contract_id}.{model}"
 
 
 def build_data_docs(spark, frames: dict, compiled: Compiled, directory: str | Path, now: datetime) -> dict[str, str]:
@@ -31,11 +27,10 @@ def build_data_docs(spark, frames: dict, compiled: Compiled, directory: str | Pa
     a Data Docs site in `directory`; returns model -> page URL. Runs while the models' temp views are
     registered (foreign-key expectations read them). GX's own pass/fail is what the pages show; the
     verdict is the run's. This is a second GX pass over the data: `--data-docs` costs GX's time again."""
-    import dc_bridge.engines.gx.run  # noqa: F401  (GX analytics off before GX is imported)
-    from great_expectations.core.run_identifier import RunIdentifier
-
+    # first: importing engines/gx/run.py turns GX analytics off before GX itself is imported
     from dc_bridge.engines.gx.run import GX_BATCH_VIEW, freshness_parameters
     from dc_bridge.engines.views import temp_views
+    from great_expectations.core.run_identifier import RunIdentifier
 
     context = _docs_context(Path(directory))
     # the run's own session is running, and stays the run's to stop

@@ -35,12 +35,11 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Callable
 
+from dc_bridge.engines.gx.run import COMPLETE, SUMMARY
+
 BATCH_DEFINITION = "whole dataframe"
 DOCS_ACTION = "update_data_docs"
-RESULT_FORMATS = {
-    "summary": {"result_format": "SUMMARY", "partial_unexpected_count": 0},
-    "complete": {"result_format": "COMPLETE", "partial_unexpected_count": 0},
-}
+RESULT_FORMATS = {"summary": SUMMARY, "complete": COMPLETE}
 
 
 class ProjectConflict(Exception):

@@ -229,10 +229,15 @@ def _suite_notes(contract_meta: dict, model: str) -> list[str]:
             f"Compiled by dc-bridge from `{contract_meta.get('contract_file')}`. Each expectation's notes name its contract check."]
 
 
+def suite_name(contract_id: str, model: str) -> str:
+    """A model's suite name; GX validation definitions, checkpoints and Data Docs pages carry it too."""
+    return f"{contract_id}.{model}"
+
+
 def assemble_suite(contract_id: str, model: str, translated: list[list[dict]], contract_meta: dict) -> dict:
     """One model's suite JSON (GX 1.x `ExpectationSuite(**suite)` loads it) from its checks' expectations."""
     return {
-        "name": f"{contract_id}.{model}",
+        "name": suite_name(contract_id, model),
         "expectations": [expectation for expectations in translated for expectation in expectations],
         "meta": {"dc_bridge": {**contract_meta, "model": model, "view": view_name(contract_id, model)}},
         "notes": _suite_notes(contract_meta, model),
