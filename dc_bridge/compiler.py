@@ -92,14 +92,16 @@ def contract_meta(contract: Contract) -> dict[str, Any]:
 
 def load_for_run(contract: str | Path | Contract) -> tuple[Contract, list[Finding]]:
     """The contract and its check-local errors; any other lint error stops the run (ContractError)."""
-    if isinstance(contract, Contract):  # not linted as a file, but a refused query or regex must still be `error`
-        return contract, [f for f in semantic_findings(contract) if f.level == "error" and f.code in CHECK_LOCAL_CODES]
-    result = lint_file(contract)
-    errors = [f for f in result.findings if f.level == "error"]
+    if isinstance(contract, Contract):  # no file to lint, but the rules over the contract hold the same
+        loaded, findings = contract, semantic_findings(contract)
+    else:
+        result = lint_file(contract)
+        loaded, findings = result.contract, result.findings
+    errors = [f for f in findings if f.level == "error"]
     stopping = [f for f in errors if f.code not in CHECK_LOCAL_CODES]
-    if result.contract is None or stopping:
-        raise ContractError(stopping or result.findings)
-    return result.contract, errors
+    if loaded is None or stopping:
+        raise ContractError(stopping or findings)
+    return loaded, errors
 
 
 def invalid_checks(plan: CheckPlan, findings: list[Finding]) -> dict[str, str]:

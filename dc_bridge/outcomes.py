@@ -24,6 +24,23 @@ _RANK = {outcome: rank for rank, outcome in enumerate(ORDER)}
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 
 
+def verdict_exit_code(outcome: str, fail_on: str = "failed") -> int:
+    """The exit code of a run whose contract verdict is `outcome` (docs/running.md, "Outputs and exit codes").
+
+    - `passed`, and `warning` unless `fail_on` is "warning": 0;
+    - `failed` (and `warning` with `fail_on="warning"`): 1, the data does not meet the contract;
+    - `error`: 2, something could not be judged;
+    - `not_executable` (also when every check was `skipped`): 2. Nothing was evaluated, so nothing
+      was judged about the data: not a pass (0), and no finding about the data either (1), but a
+      contract, or a choice of engines, that gives the run nothing to check: an input to fix.
+    """
+    if outcome in ("error", "not_executable", "skipped"):
+        return EXIT_UNREADABLE
+    if outcome == "failed" or (outcome == "warning" and fail_on == "warning"):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
 def rank(outcome: str) -> int:
     return _RANK[outcome]
 

@@ -9,13 +9,16 @@ The rules:
 - fail closed: a check an engine should have returned but did not is `error`;
 - `not_executable` and `skipped` never make a verdict better or worse;
 - a check that passed only because its model has no rows says so in its reason;
-- failed and warning checks carry the failing values the runner found (never for sensitive fields).
+- failed and warning checks carry the failing values the runner found; a check on a pii or
+  sensitive field never shows one, whatever the engine or the evidence holds (WITHHELD);
+- a contract where nothing was evaluated (every check `not_executable` or `skipped`) is
+  `not_executable`, never `passed`, and exits 2 (outcomes.verdict_exit_code).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -23,7 +26,7 @@ from pydantic import BaseModel, Field
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import Syntax, render
 from dc_bridge.engines.results import CheckResult, EngineReport
-from dc_bridge.outcomes import ALL, EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, Outcome, worst
+from dc_bridge.outcomes import ALL, Outcome, verdict_exit_code, worst
 from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 
 
@@ -34,6 +37,10 @@ class Evidence:
     empty_models: frozenset[str] = frozenset()
     # check id -> {"samples": [...], "duplicated_values": n} or {"samples_note": why there are none}
     samples: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+# the samples note of a check on a pii or sensitive field: its values are never shown
+WITHHELD = "withheld: the field is marked pii or has a sensitive classification"
 
 
 def vacuous_reason(model: str) -> str:
@@ -88,14 +95,19 @@ class Verdict(BaseModel):
     started_at: str | None = None
     seconds: float | None = None
     versions: dict[str, str] = Field(default_factory=dict)
+    # why the contract could not be checked at all (in a run of several contracts, which goes on past it)
+    error: str | None = None
+
+    @classmethod
+    def unchecked(cls, contract_file: str, engines: list[str], reason: str) -> "Verdict":
+        """The verdict of a contract a run could not check (its file has errors, its data cannot be read)."""
+        return cls(contract_id=contract_file, contract_version="", contract_file=contract_file, outcome="error",
+                   counts={outcome: 0 for outcome in ALL}, models=[], engines=list(engines), error=reason)
 
     def exit_code(self, fail_on: str = "failed") -> int:
-        """0 passed (and warnings unless fail_on is warning), 1 failed, 2 error."""
-        if self.outcome == "error":
-            return EXIT_UNREADABLE
-        if self.outcome == "failed" or (self.outcome == "warning" and fail_on == "warning"):
-            return EXIT_FINDINGS
-        return EXIT_OK
+        """0 passed (and warnings unless fail_on is warning), 1 failed, 2 error or nothing evaluated
+        (outcomes.verdict_exit_code)."""
+        return verdict_exit_code(self.outcome, fail_on)
 
     def checks(self) -> list[CheckVerdict]:
         return [check for model in self.models for check in model.checks]
@@ -125,6 +137,8 @@ def fold_check(check: Check, expected_engines: list[str], reports: dict[str, Eng
             outcomes.append("error")
             reasons.append(f"{engine}: {why}")
             continue
+        if check.sensitive and result.samples:  # an engine's own samples of a pii field never reach a report
+            result = replace(result, samples=[])
         results[engine] = result
         outcome = result.outcome
         if outcome == "failed" and check.severity in ("warning", "info"):
@@ -148,15 +162,23 @@ def engines_agree(values: list[float]) -> bool:
 
 
 def fold(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], coverage: dict[str, dict[str, str | None]],
-         selected: tuple[str, ...], invalid: dict[str, str] | None = None, evidence: Evidence = Evidence(), **run_facts: Any) -> Verdict:
+         selected: tuple[str, ...], invalid: dict[str, str] | None = None, evidence: Evidence = Evidence(),
+         absent: dict[str, str] | None = None, **run_facts: Any) -> Verdict:
     """`reports[model][engine]`; `coverage[check_id][engine]` is None where the engine runs the check
-    (else why not); `invalid[check_id]` is why a check could not be sent to any engine (it is `error`)."""
+    (else why not); `invalid[check_id]` is why a check could not be sent to any engine (it is `error`);
+    `absent[check_id]` is the column, declared by the contract, that it reads and the data lacks
+    (engines/columns.py `absent_references`): it is `failed` with that reason, whatever an engine said."""
     invalid = invalid or {}
+    absent = absent or {}
     models = []
     unplaced = sorted({check.model for check in plan.checks} - set(plan.models))
     for model in list(plan.models) + unplaced:
         verdicts = []
         for check in plan.for_model(model):
+            if check.id in absent and check.kind != "not_executable":
+                outcome = "warning" if check.severity in ("warning", "info") else "failed"
+                verdicts.append(fold_check(check, [], {}, None).model_copy(update={"outcome": outcome, "reason": absent[check.id]}))
+                continue
             if check.id in invalid:
                 verdicts.append(fold_check(check, [], {}, None).model_copy(update={"outcome": "error", "reason": invalid[check.id]}))
                 continue
@@ -175,7 +197,10 @@ def _with_evidence(verdict: CheckVerdict, check: Check, evidence: Evidence) -> C
     if verdict.outcome == "passed" and not verdict.reason and kind_of(check).vacuous_on_empty and check.model in evidence.empty_models:
         return verdict.model_copy(update={"reason": vacuous_reason(check.model)})
     if verdict.outcome in ("failed", "warning") and check.id in evidence.samples:
-        return verdict.model_copy(update=evidence.samples[check.id])
+        found = evidence.samples[check.id]
+        if check.sensitive and found.get("samples"):
+            found = {"samples_note": WITHHELD, "duplicated_values": found.get("duplicated_values")}
+        return verdict.model_copy(update=found)
     return verdict
 
 

@@ -161,8 +161,9 @@ def test_gx_metric_soda_query_and_spark_task_faults(spark, views, tmp_path, monk
 
 def test_timeout_cancels_the_slow_engine_and_keeps_the_other(spark, views, tmp_path):
     """GX needs a column computed by a Python UDF that sleeps; Soda's checks do not read it. With
-    --timeout, GX is stopped at the limit (its Spark job group cancelled), its checks are error, and
-    Soda's results stand."""
+    --timeout, GX is stopped at the limit (its Spark jobs cancelled), its checks are error, and
+    Soda's results stand. One by one: side by side, GX's sleeping tasks hold both cores until they
+    are cancelled, so Soda's limit runs out at the same moment (both `error`, never a pass)."""
     from pyspark.sql import functions as F
 
     @F.udf("int")
@@ -192,7 +193,7 @@ def test_timeout_cancels_the_slow_engine_and_keeps_the_other(spark, views, tmp_p
     """))
     out = tmp_path / "verdict.json"
     began = time.monotonic()
-    result = _run_cli([str(contract), "--timeout", "12", "--no-samples", "--output", "json", "--output-file", str(out)])
+    result = _run_cli([str(contract), "--timeout", "12", "--one-by-one", "--no-samples", "--output", "json", "--output-file", str(out)])
     elapsed = time.monotonic() - began
     assert result.exit_code == 2, result.output
     assert elapsed < 60, f"the run took {elapsed:.0f} s; the GX job was not cancelled"
@@ -203,6 +204,61 @@ def test_timeout_cancels_the_slow_engine_and_keeps_the_other(spark, views, tmp_p
     assert both["outcome"] == "error" and "gx: timed out" in both["reason"] and both["engines"]["soda"]["observed"] == 0
     # the cancelled job leaves nothing running on the shared session
     assert spark.sparkContext.statusTracker().getActiveJobsIds() == []
+
+
+def test_every_run_has_a_time_limit_unless_turned_off():
+    """Without --timeout a run still has a limit (an hour per engine and model); `none` turns it off,
+    and a limit that is not a positive number is refused before Spark starts."""
+    import inspect
+
+    from dc_bridge.runner.pipeline import run
+    from dc_bridge.runner.timeouts import DEFAULT_SECONDS
+
+    assert DEFAULT_SECONDS == 3600
+    assert inspect.signature(run).parameters["timeout"].default == DEFAULT_SECONDS
+    command = main.commands["run"]
+    option = next(p for p in command.params if p.name == "timeout")
+    context = command.make_context("run", ["x.yaml"])
+    assert context.params["timeout"] == DEFAULT_SECONDS
+    assert command.make_context("run", ["x.yaml", "--timeout", "none"]).params["timeout"] is None
+    assert command.make_context("run", ["x.yaml", "--timeout", "7200"]).params["timeout"] == 7200
+    for bad in ("0", "-1", "nan", "inf", "soon"):
+        result = CliRunner().invoke(main, ["run", str(ROOT / "contracts" / "orders.yaml"), "--timeout", bad])
+        assert result.exit_code == 2, (bad, result.output)
+        assert "is not a time limit: give a positive number of seconds, or `none` for no limit" in result.output
+    assert option.metavar == "SECONDS|none"
+    with pytest.raises(ValueError, match="give a positive number of seconds, or None for no limit"):
+        run(ROOT / "contracts" / "orders.yaml", timeout=0)
+
+
+def test_a_time_limit_keeps_the_callers_job_group(spark):
+    """The limit tags its jobs instead of replacing the caller's job group: cancelling the caller's
+    group (a notebook's cancel button) still stops a job started inside the limit."""
+    import threading
+
+    from pyspark.sql import functions as F
+
+    from dc_bridge.runner.timeouts import within
+
+    @F.udf("int")
+    def sleepy(value):
+        time.sleep(30)
+        return value
+
+    context = spark.sparkContext
+    context.setJobGroup("notebook-cell", "a caller's cell", interruptOnCancel=True)
+    cancel = threading.Timer(3, lambda: context.cancelJobGroup("notebook-cell"))
+    began = time.monotonic()
+    try:
+        cancel.start()
+        with pytest.raises(Exception, match="cancel"):
+            within(120, spark, "slow", lambda: spark.range(2).select(sleepy("id")).collect(), on_timeout=lambda reason: reason)
+    finally:
+        cancel.cancel()
+        context.setLocalProperty("spark.jobGroup.id", None)
+        context.setLocalProperty("spark.job.description", None)
+    assert time.monotonic() - began < 60
+    assert context.statusTracker().getActiveJobsIds() == []
 
 
 SESSION_DEATH = r"""
@@ -224,8 +280,8 @@ def die_then_execute(self):
 
 soda.scan.Scan.execute = die_then_execute
 from dc_bridge.cli import main
-# with --timeout the engines run in worker threads; a dead session must not break that either
-main(["run", sys.argv[1], "--timeout", "120", "--output", "json", "--output-file", sys.argv[2]])
+# with a time limit the engines run in worker threads; a dead session must not break that either (one by one: GX before Soda)
+main(["run", sys.argv[1], "--timeout", "120", "--one-by-one", "--output", "json", "--output-file", sys.argv[2]])
 """
 
 
@@ -301,6 +357,7 @@ def test_catastrophic_regex_cannot_hang_a_run(tmp_path):
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     checks = _by_id(json.loads(out.read_text()))
     assert checks["codes.code.pattern"]["outcome"] == "error"
-    assert checks["codes.code.pattern"]["reason"] == "soda: timed out after 5 s (--timeout); its Spark jobs were cancelled"
+    assert checks["codes.code.pattern"]["reason"] == ("soda: timed out after 5 s (the time limit; raise it with --timeout SECONDS, or --timeout none); "
+                                                       "its Spark jobs were cancelled")
     assert (checks["fine.id.required"]["outcome"], checks["fine.id.unique"]["outcome"]) == ("passed", "passed")
     assert elapsed < 120, f"the run took {elapsed:.0f} s"

@@ -8,7 +8,9 @@ Spark, no engines. Each table row is one rule of docs/running.md ("The verdict")
 - engines that both measured a check and whose numbers differ make it `error` (float noise aside);
 - fail closed: a result an engine should have returned but did not is `error`;
 - a check-local lint error (`invalid`) is `error` whatever the engines say;
-- `not_executable` and `skipped` never make a verdict better or worse; nothing evaluated is not `passed`;
+- `not_executable` and `skipped` never make a verdict better or worse; nothing evaluated is not `passed`
+  (verdict `not_executable`, exit 2);
+- a check that reads a column the data lacks (`absent`) is `failed` with that reason;
 - model = worst of its checks, contract = worst of its models, with counts per outcome;
 - evidence: vacuous passes on empty models, failing values on failed/warning checks only;
 - exit codes.
@@ -322,6 +324,27 @@ def test_rollup(rows, model_outcomes, outcome, counts):
         assert sum(model.counts.values()) == len(rows[model.name])
 
 
+ABSENT = "column `nobody` of `people` is not in the data, which the foreign key references"
+ABSENT_ROWS = [
+    # id, severity, {engine: spec}, expected outcome: a check that reads a column the data lacks is
+    # `failed` (a judgement about the data), whatever an engine said, and never `passed`
+    ("absent-engines-error", "error", {"gx": ("error", None, "UNRESOLVED_COLUMN"), "soda": CRASH}, "failed"),
+    ("absent-engines-passed", "error", PASS, "failed"),
+    ("absent-no-result", "error", {"gx": MISSING, "soda": MISSING}, "failed"),
+    ("absent-warning-severity", "warning", PASS, "warning"),
+]
+
+
+@pytest.mark.parametrize("severity, spec, expected", [row[1:] for row in ABSENT_ROWS], ids=[row[0] for row in ABSENT_ROWS])
+def test_absent_column_is_failed_with_its_reason(severity, spec, expected):
+    c = check(severity=severity)
+    verdict = fold(plan_of(c), reports_for([c], spec), coverage_for([c]), BOTH, {}, Evidence(), absent={c.id: ABSENT},
+                   contract_file="contract.yaml")
+    got = one(verdict)
+    assert (got.outcome, got.reason) == (expected, ABSENT)
+    assert verdict.outcome == expected and verdict.exit_code() == (1 if expected == "failed" else 0)
+
+
 def test_not_executable_keeps_its_reason():
     got = one(run([check("not_executable")], {}, coverage={}))
     assert (got.outcome, got.reason) == ("not_executable", "a text rule describes quality in words")
@@ -391,8 +414,11 @@ EXIT_ROWS = [
     ("failed-fail-on-warning", ("error", FAIL), "warning", "failed", 1),
     ("error", ("error", ERR), "failed", "error", 2),
     ("error-fail-on-warning", ("error", ERR), "warning", "error", 2),
-    # nothing evaluated: not `passed`, but it exits 0 today (see docs/running.md: only failed/error exit non-zero)
-    ("not-executable", ("error", NX), "failed", "not_executable", 0),
+    # nothing evaluated: not `passed`, and no finding about the data either: exit 2, like an error
+    # (docs/running.md, "Outputs and exit codes"; outcomes.verdict_exit_code)
+    ("not-executable", ("error", NX), "failed", "not_executable", 2),
+    ("not-executable-fail-on-warning", ("error", NX), "warning", "not_executable", 2),
+    ("skipped-only", ("error", SKIP), "failed", "not_executable", 2),
 ]
 
 

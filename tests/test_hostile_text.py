@@ -114,7 +114,7 @@ CASES = [
          "schema[0].quality[0].mustBeGreaterOrEqualTo", "is infinite", allowed=NUMBER),
     Case("dcs_between_infinities", dcs_rule("{type: sql, query: 'SELECT 1', mustBeBetween: [-.inf, .inf]}"),
          "models.orders.quality[0].mustBeBetween", "`mustBeBetween: -inf` is infinite", allowed=NUMBER),
-    Case("dcs_must_be_1e999_as_text", dcs_rule("{type: sql, query: 'SELECT 1', mustBe: '1e999'}"),
+    Case("dcs_must_be_1e999", dcs_rule("{type: sql, query: 'SELECT 1', mustBe: 1e999}"),
          "models.orders.quality[0].mustBe", "`mustBe: inf` is infinite", allowed=NUMBER),
     Case("dcs_must_be_40_digits", dcs_rule("{type: sql, query: 'SELECT 1', mustBe: " + "9" * 40 + "}"),
          "models.orders.quality[0].mustBe", "has more digits than Spark's widest exact number (38)", allowed=NUMBER),

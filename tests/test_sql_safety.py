@@ -26,6 +26,7 @@ is checked as a column name.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import tempfile
@@ -486,6 +487,24 @@ def test_run_with_a_contract_object_refuses_too(spark, tmp_path):
     assert result.outcome == "error"
 
 
+def test_run_with_a_contract_object_is_held_to_the_contract_rules(spark):
+    """A Contract built or changed in Python skips the file's lint, not the rules over the contract:
+    a bound no engine can hold (DCB151) or a minimum above its maximum (DCB164) stops the run, as
+    it does for a file."""
+    from dc_bridge.compiler import ContractError
+
+    contract = load_contract(ROOT / "contracts" / "orders.yaml").contract
+    for bound, code in ((float("inf"), "DCB151"), (-1, "DCB164")):
+        orders = contract.model("orders")
+        field = orders.field("order_total").model_copy(update={"minimum": 0, "maximum": bound})
+        fields = tuple(field if f.name == "order_total" else f for f in orders.fields)
+        changed = contract.model_copy(update={"models": tuple(orders.model_copy(update={"fields": fields}) if m.name == "orders" else m
+                                                              for m in contract.models)})
+        with pytest.raises(ContractError) as refused:
+            dc_bridge.run(changed, spark=spark, samples=False, engines=["spark"])
+        assert code in {f.code for f in refused.value.findings}
+
+
 # ---------------------------------------------------------------------------------------------
 # identifiers are names, never SQL
 
@@ -528,6 +547,34 @@ def test_names_that_look_like_sql_are_checked_as_names(spark, victim, tmp_path):
         "') OR 1=1 --.range": ("failed", 1.0, ["gx", "soda"]),
     }
     assert spark.table("dcb_victim").count() == 2
+
+
+SUBSTITUTED = textwrap.dedent("""
+    dataContractSpecification: 1.1.0
+    id: substituted-names
+    info: {title: Substituted names, version: 1.0.0}
+    models:
+      "things_${env:HOME}":
+        fields:
+          "${spark.app.name}": {type: string, required: true}
+          ok:
+            type: object
+            fields:
+              "${system:user.home}": {type: string}
+""")
+
+
+def test_names_spark_would_fill_in_are_refused(tmp_path):
+    """A name holding `${` would be filled in by a session that substitutes variables (the caller's):
+    the configuration or a secret would come back as a column name in an error. Lint error DCB173
+    at each such name; `run` refuses the contract before Spark starts."""
+    path = tmp_path / "substituted.yaml"
+    path.write_text(SUBSTITUTED)
+    found = {(f.code, f.path) for f in lint_file(path).findings if f.code == "DCB173"}
+    assert found == {("DCB173", "models.things_${env:HOME}"), ("DCB173", "models.things_${env:HOME}.fields.${spark.app.name}"),
+                     ("DCB173", "models.things_${env:HOME}.fields.ok.fields.${system:user.home}")}
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 2 and "DCB173" in result.output, result.output
 
 
 # ---------------------------------------------------------------------------------------------
@@ -713,6 +760,16 @@ def test_cli_where_on_a_column_one_model_lacks_checks_that_model_unfiltered(tmp_
     checks = {c["check_id"]: c for m in verdict["models"] for c in m["checks"]}
     assert checks["orders.quality[1]"]["observed"] == 12    # every bundled order is of 2030
     assert checks["line_items.line_item_id.required"]["outcome"] == "passed"
+    # every report says so, not only JSON
+    reason = verdict["where_not_applied"]["line_items"]
+    console = run_cli(ORDERS, "--where", "order_timestamp >= '2024-01-01'", "--engines", "spark", "--no-samples")
+    assert "filter not applied: line_items: " + reason in " ".join(console.output.split()), console.output
+    for output in ("junit", "html"):
+        path = tmp_path / f"verdict.{output}"
+        run_cli(ORDERS, "--where", "order_timestamp >= '2024-01-01'", "--engines", "spark", "--no-samples",
+                "--output", output, "--output-file", str(path))
+        text = path.read_text()
+        assert ("line_items: " if output == "html" else "") + html.escape(reason) in text, text[:2000]
 
 
 def test_cli_where_on_a_column_no_model_has_is_exit_2(spark):

@@ -12,6 +12,7 @@ from dc_bridge import __version__
 from dc_bridge.cli import outputs
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
+from dc_bridge.runner.timeouts import DEFAULT_SECONDS
 
 _UNREADABLE_CODES = {"DCB001", "DCB002", "DCB006"}
 
@@ -120,8 +121,27 @@ def _load_or_exit(path: str):
     return result
 
 
+class _TimeLimit(click.ParamType):
+    """`--timeout`: a positive number of seconds, or `none` for no limit."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        if value is None or isinstance(value, float):
+            return value
+        if str(value).strip().lower() in ("none", "off"):
+            return None
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = float("nan")
+        if not 0 < seconds < float("inf"):
+            self.fail(f"{value!r} is not a time limit: give a positive number of seconds, or `none` for no limit", param, ctx)
+        return seconds
+
+
 @main.command(name="run")
-@click.argument("contract", type=click.Path(dir_okay=False, path_type=str))
+@click.argument("contracts", nargs=-1, required=True, metavar="CONTRACT...")
 @click.option("--engines", default="gx,soda", show_default=True,
               help="Engines to run, comma-separated: gx, soda, spark (the native fused engine, fastest).")
 @click.option("--server", help="The contract server to read data from (default: a local server, else the first readable one).")
@@ -139,15 +159,19 @@ def _load_or_exit(path: str):
               help="Exit 1 on failures only, or on warnings too.")
 @click.option("--samples/--no-samples", default=True, show_default=True,
               help="Fetch a few failing values per failed check (never for pii or sensitive fields).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Limit each engine's run on each model; on expiry its Spark jobs are cancelled and its checks are errors.")
+@click.option("--timeout", type=_TimeLimit(), default=DEFAULT_SECONDS, metavar="SECONDS|none", show_default=True,
+              help="Limit each engine's run on each model; on expiry its Spark jobs are cancelled and its checks are errors. "
+                   "`none`: no limit.")
 @click.option("--side-by-side/--one-by-one", default=True, show_default=True,
               help="Run the selected engines on a model at the same time on one Spark session, or one after the other.")
 @click.option("--cache/--no-cache", default=False, show_default=True,
               help="Persist each model's data for the run (memory, spilling to disk) so the source is read once.")
-def run_command(contract, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
+def run_command(contracts, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
                 data_docs, timeout, side_by_side, cache) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
+
+    Several contracts (files, or globs in quotes) are checked one after the other in one process and
+    one Spark session: one verdict each, and the highest of their exit codes.
 
     Exit 0 passed (warnings allowed unless --fail-on warning), 1 failed, 2 error or bad input.
     """
@@ -159,11 +183,19 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
     from dc_bridge.report import verdict_formats
     from dc_bridge.compiler import ContractError
     from dc_bridge.runner.pipeline import run
-    from dc_bridge.runner.data import DataError, parse_data_option
+    from dc_bridge.runner.data import DataError, get_session, parse_data_option
+    from dc_bridge.verdict import Verdict
 
     console = Console(stderr=output_format != "console" and not output_file)
+    selected = [e.strip() for e in engines.split(",") if e.strip()]
     try:
-        data = dict(parse_data_option(option, Path(contract).parent) for option in data_options)
+        files = contract_files(contracts)
+        several = len(files) > 1
+        if several and (data_options or data_docs):
+            option = "--data" if data_options else "--data-docs"
+            raise click.UsageError(f"{option} belongs to one contract, and {len(files)} were given; run each contract "
+                                   f"that needs {option} on its own.")
+        data = dict(parse_data_option(option, Path(files[0]).parent) for option in data_options)
         conf = {}
         for option in conf_options:
             key, eq, value = option.partition("=")
@@ -172,31 +204,79 @@ def run_command(contract, engines, server, data_options, where, master, conf_opt
             conf[key] = value
         # before Spark starts: a report or site that would replace an input, or could not be written
         # after the run, stops here
-        _check_run_outputs(contract, data, server, output_file if output_format != "console" else None, data_docs)
-        with console.status("checking") as status:
-            verdict = run(contract, engines=[e.strip() for e in engines.split(",") if e.strip()], server=server, data=data,
-                          where=where, master=master, conf=conf, samples=samples, progress=lambda message: status.update(Text(message)),
-                          data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache)
-    except ContractError as exc:
-        click.echo(FORMATTERS["text"](exc.findings, [contract]), err=True)
-        sys.exit(EXIT_UNREADABLE)
+        for file in files:
+            _check_run_outputs(file, data, server, output_file if output_format != "console" else None, data_docs)
+        # several contracts share one session, started here and stopped at the end; one contract's run
+        # starts (and stops) its own, after its contract has been read
+        session, created = get_session(master, conf) if several else (None, False)
     except (DataError, ValueError) as exc:
         click.echo(f"dc-bridge run: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
+    verdicts = []
+    try:
+        for file in files:
+            try:
+                with console.status("checking") as status:
+                    say = (lambda message, file=file: status.update(Text(f"{file}: {message}" if several else message)))
+                    verdicts.append(run(file, engines=selected, server=server, data=data, where=where, spark=session,
+                                        master=None if several else master, conf=None if several else conf, samples=samples,
+                                        progress=say, data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache))
+            except ContractError as exc:
+                click.echo(FORMATTERS["text"](exc.findings, [file]), err=True)
+                if not several:
+                    sys.exit(EXIT_UNREADABLE)
+                verdicts.append(Verdict.unchecked(file, selected, f"the contract has errors ({len(exc.findings)} finding(s), "
+                                                                  f"listed by dc-bridge lint {file})"))
+            except (DataError, ValueError) as exc:
+                click.echo(f"dc-bridge run: {file}: {exc}" if several else f"dc-bridge run: {exc}", err=True)
+                if not several:
+                    sys.exit(EXIT_UNREADABLE)
+                verdicts.append(Verdict.unchecked(file, selected, str(exc)))
+    finally:
+        if created:
+            session.stop()
+    shown = verdicts if several else verdicts[0]
     if output_format == "console":
-        verdict_formats.print_console(verdict, console)
+        _print_console(shown, console, fail_on)
     else:
         from dc_bridge.report import html
 
-        text = (html.for_run(verdict, data_docs, output_file) if output_format == "html" else
-                verdict_formats.as_json(verdict) if output_format == "json" else verdict_formats.as_junit(verdict))
+        text = ((html.as_html_many(shown) if several else html.for_run(shown, data_docs, output_file)) if output_format == "html" else
+                verdict_formats.as_json(shown) if output_format == "json" else verdict_formats.as_junit(shown))
         if output_file:
             outputs.write_text("--output-file", output_file, text + "\n")
         else:
             click.echo(text)
     if output_file and output_format != "console":
-        verdict_formats.print_console(verdict, Console(stderr=True))
-    sys.exit(verdict.exit_code(fail_on))
+        _print_console(shown, Console(stderr=True), fail_on)
+    sys.exit(max(verdict.exit_code(fail_on) for verdict in verdicts))
+
+
+def _print_console(shown, console, fail_on: str) -> None:
+    from dc_bridge.report import verdict_formats
+
+    if isinstance(shown, list):
+        verdict_formats.print_console_many(shown, console, fail_on)
+    else:
+        verdict_formats.print_console(shown, console)
+
+
+def contract_files(arguments: tuple[str, ...]) -> list[str]:
+    """The contract files `run` was given: each argument a file, or a glob (quoted, so the shell left
+    it) that matches at least one file; each file once, in the order given."""
+    import glob
+    from pathlib import Path
+
+    files: list[str] = []
+    for argument in arguments:
+        if Path(argument).is_file() or not glob.has_magic(argument):
+            matches = [argument]  # a missing file is reported by the run, with its name
+        else:
+            matches = sorted(m for m in glob.glob(argument, recursive=True) if Path(m).is_file())
+            if not matches:
+                raise click.UsageError(f"{argument} matches no contract file; give files, or a glob that matches some.")
+        files += [m for m in matches if not any(outputs.same_path(m, f) for f in files)]
+    return files
 
 
 # what GX writes in a Data Docs folder: a contract file there would be replaced

@@ -24,10 +24,10 @@ _FIELD_VALUES: dict[str, tuple[str, str]] = {
     "format": ("format", "string"),
     "minLength": ("min_length", "integer"),
     "maxLength": ("max_length", "integer"),
-    "minimum": ("minimum", "scalar"),
-    "maximum": ("maximum", "scalar"),
-    "exclusiveMinimum": ("exclusive_minimum", "scalar"),
-    "exclusiveMaximum": ("exclusive_maximum", "scalar"),
+    "minimum": ("minimum", "bound"),
+    "maximum": ("maximum", "bound"),
+    "exclusiveMinimum": ("exclusive_minimum", "bound"),
+    "exclusiveMaximum": ("exclusive_maximum", "bound"),
     "precision": ("precision", "integer"),
     "scale": ("scale", "integer"),
     "pii": ("pii", "boolean"),
@@ -150,15 +150,18 @@ def _read_field(reader: Reader, workspace: Workspace, name: str, node: dict, pat
     spark_type = reader.get(config, "sparkType", path + ("config",), "string")
     if spark_type:
         values["physical_type"] = spark_type
-    enum = reader.get(node, "enum", path, "list")
+    if "primaryKey" not in node and reader.get(node, "primary", path, "boolean"):
+        # DCS's deprecated spelling of primaryKey: still part of the standard, so it is honoured, not ignored
+        values["primary_key"] = True
+    enum = reader.value_list(node, "enum", path, logical_type=values.get("logical_type"))
     if enum is not None:
-        values["enum"] = tuple(enum)
+        values["enum"] = enum
     tags = reader.get(node, "tags", path, "list")
     if tags is not None:
         values["tags"] = tuple(str(t) for t in tags)
     quality = tuple(
         rule for rule_path, rule_node in reader.items(node, "quality", path)
-        if (rule := read_quality_rule(reader, rule_node, rule_path, standard="dcs")) is not None
+        if (rule := read_quality_rule(reader, rule_node, rule_path, standard="dcs", logical_type=values.get("logical_type"))) is not None
     )
     children = {}
     for key in ("items", "keys", "values"):

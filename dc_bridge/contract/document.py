@@ -8,6 +8,7 @@ and list item and reports duplicate keys.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,23 +27,34 @@ ALIAS_FLOOR = 100_000
 
 
 class YamlMap(dict):
-    """A mapping that remembers the line of each key (`key_lines`) and of itself (`line`)."""
+    """A mapping that remembers the line of each key (`key_lines`) and of itself (`line`), and the text of
+    each unquoted value YAML read as something other than text (`plain_texts`: `NO` was read as false)."""
 
     line: int | None = None
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.key_lines: dict[Any, int] = {}
+        self.plain_texts: dict[Any, str] = {}
 
 
 class YamlList(list):
-    """A list that remembers the line of each item (`item_lines`) and of itself (`line`)."""
+    """A list that remembers the line of each item (`item_lines`) and of itself (`line`), and the text of
+    each unquoted item YAML read as something other than text (`plain_texts`, by index)."""
 
     line: int | None = None
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.item_lines: list[int] = []
+        self.plain_texts: dict[int, str] = {}
+
+
+def _plain_text(node: yaml.Node, value: Any) -> str | None:
+    """The written text of a plain (unquoted) scalar that YAML resolved to a non-string, else None."""
+    if isinstance(node, yaml.ScalarNode) and not node.style and not isinstance(value, str) and isinstance(node.value, str):
+        return node.value
+    return None
 
 
 class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when present: 10x faster
@@ -66,12 +78,21 @@ class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml whe
                 self.duplicate_keys.append((key, key_node.start_mark.line + 1))
             mapping[key] = self.construct_object(value_node, deep=True)
             mapping.key_lines[key] = key_node.start_mark.line + 1
+            text = _plain_text(value_node, mapping[key])
+            if text is not None:
+                mapping.plain_texts[key] = text
+            else:
+                mapping.plain_texts.pop(key, None)
         return mapping
 
     def construct_line_sequence(self, node: yaml.SequenceNode) -> YamlList:
         items = YamlList(self.construct_object(child, deep=True) for child in node.value)
         items.line = node.start_mark.line + 1
         items.item_lines = [child.start_mark.line + 1 for child in node.value]
+        for index, child in enumerate(node.value):
+            text = _plain_text(child, items[index])
+            if text is not None:
+                items.plain_texts[index] = text
         return items
 
 
@@ -99,6 +120,11 @@ _LineLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+# A number with an exponent but no dot or no exponent sign (`1e37`, `1.5e9`) is a number in YAML 1.2 and
+# JSON, but text to YAML 1.1; a threshold written that way is meant as the number, never as text.
+_EXPONENT = re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$")
+for _first in "-+0123456789":
+    _LineLoader.yaml_implicit_resolvers.setdefault(_first, []).append(("tag:yaml.org,2002:float", _EXPONENT))
 
 
 @dataclass

@@ -7,28 +7,32 @@ the JSON-schema findings and the rules that need the whole normalised contract.
 from __future__ import annotations
 
 import base64
+import difflib
 import functools
 import json
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
 
-import jsonschema
+import jsonschema_rs
 import yaml
 
 from dc_bridge.contract import gx_catalog
 from dc_bridge.contract.document import Document, format_path
 from dc_bridge.contract.inheritance import inheritance_findings
 from dc_bridge.contract.load import LoadResult, load_contract
+from dc_bridge.contract.quality import THRESHOLD_KEYS
 from dc_bridge.contract.limits import (
     LENGTH_RANGE, MAX_PRECISION, NUMBER_RANGE, PRECISION_RANGE, length_problem, number_problem, shown,
 )
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, Source, walk_fields
 from dc_bridge.contract.types import NUMERIC_TYPES, SPARK_TYPES, STRING_TYPES, TEMPORAL_TYPES
-from dc_bridge.contract.findings import Finding
+from dc_bridge.contract.findings import CODES, Finding
 from dc_bridge.contract.formats import format_regex
 from dc_bridge.contract.sql import (
     FIELD_STAND_IN, TABLE_MARKER, TOO_DEEP, SqlProblem, allowed_tables_text, check_expression, check_read_only, custom_placeholders,
@@ -46,6 +50,34 @@ _SCHEMAS = {
 }
 # RFC relationship types that postdate the official schemas; dc-bridge checks them itself
 _RFC_RELATIONSHIPS = {"relatesTo", "imports"}
+# keys dc-bridge reads although the official schema of some version lacks them (contracts.md says so)
+# (both spellings of every threshold operator are read in both standards; DCS 0.9 wrote a custom check's
+# body as `specification`; a DCS definition may itself be a `$ref`; ODCS 3.0 wrote `validValues` beside the rule)
+_OPERATORS = frozenset(THRESHOLD_KEYS)
+_READ_BEYOND_SCHEMA = {"odcs": frozenset({"enum", "pii", "validValues"}) | _OPERATORS,
+                       "dcs": frozenset({"specification", "$ref"}) | _OPERATORS}
+# free-form places whatever their schema says: extensions are the user's own
+_FREE_FORM = frozenset({"customProperties"})
+# keys whose spelling decides what runs: an unknown key whose nearest allowed key is one of these is DCB104
+RUN_KEYS = frozenset({
+    # fields and properties
+    "required", "unique", "primaryKey", "primary", "primaryKeyPosition", "references", "enum", "pattern", "format",
+    "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "type", "logicalType",
+    "logicalTypeOptions", "physicalType", "physicalName", "precision", "scale", "fields", "properties", "items", "keys",
+    "values", "$ref", "config", "pii", "classification", "name",
+    # models, schema objects, the contract
+    "models", "schema", "quality", "servicelevels", "slaProperties", "slaDefaultElement", "definitions", "relationships",
+    "servers", "dataContractSpecification", "apiVersion", "kind",
+    # quality rules
+    "query", "metric", "rule", "arguments", "engine", "implementation", "specification", "unit", "severity", "validValues",
+    "mustBe", "mustNotBe", "mustBeGreaterThan", "mustBeGreaterThanOrEqualTo", "mustBeGreaterOrEqualTo", "mustBeLessThan",
+    "mustBeLessThanOrEqualTo", "mustBeLessOrEqualTo", "mustBeBetween", "mustNotBeBetween",
+    # service levels and relationships
+    "freshness", "latency", "retention", "frequency", "threshold", "period", "timestampField", "processedTimestampField",
+    "sourceTimestampField", "element", "value", "property", "to", "from",
+    # servers: where and how the data is read
+    "location", "path", "delimiter", "server",
+})
 
 
 def lint_file(path: str | Path) -> LoadResult:
@@ -73,11 +105,162 @@ def lint_file(path: str | Path) -> LoadResult:
 
 
 @functools.lru_cache(maxsize=None)
-def _validator(standard: str, prefix: str) -> jsonschema.protocols.Validator:
+def _schema(standard: str, prefix: str) -> dict:
     package, name = _SCHEMAS[(standard, prefix)]
-    schema = json.loads(resources.files(package).joinpath(name).read_text(encoding="utf-8"))
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
+    return json.loads(resources.files(package).joinpath(name).read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(standard: str, prefix: str) -> Any:
+    """The compiled validator of one official schema (jsonschema-rs: the Python `jsonschema` took 58 s on a
+    contract of 500 nested properties, all of it in `unevaluatedProperties`; see docs/benchmarks.md). `format`
+    is an annotation, as it was: dc-bridge checks the formats it runs itself."""
+    return jsonschema_rs.validator_for(_schema(standard, prefix), validate_formats=False)
+
+
+@dataclass(frozen=True)
+class SchemaError:
+    """One error of the official schema, in the terms lint reports it: the keyword that failed (`validator`),
+    its value in the schema, the instance and its path, and a message worded as dc-bridge has always worded it."""
+    validator: str | None
+    absolute_path: tuple
+    message: str
+    validator_value: Any
+    instance: Any
+
+
+def schema_errors(standard: str, prefix: str, data: Any) -> list[SchemaError]:
+    """The schema's errors on `data`, in the order of a depth-first walk of the schema (keywords as written)."""
+    root = _schema(standard, prefix)
+    found = []
+    for error in _validator(standard, prefix).iter_errors(data):
+        path = tuple(error.instance_path)
+        if type(error.kind).__name__ == "PropertyNames":  # a key's own error, reported at the mapping that holds it
+            error = error.kind.error
+            instance = error.instance
+        else:
+            instance = _at_path(data, path)
+        found.append((_walk_order(root, error.evaluation_path), _schema_error(root, error, path, instance)))
+    return [error for _, error in sorted(found, key=lambda pair: pair[0])]
+
+
+_MISSING = object()
+
+
+def _at_path(node: Any, path: Iterable) -> Any:
+    for part in path:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return _MISSING
+    return node
+
+
+def _walk_order(root: dict, evaluation_path: list) -> tuple:
+    """Where a schema location comes in a depth-first walk that takes keywords, properties and branches in the
+    order the schema writes them (`then`/`else` where `if` stands), following `$ref`: errors on one instance are
+    reported in that order, as the Python `jsonschema` reported them."""
+    key: list[int] = []
+    node: Any = root
+    expect = "keyword"  # what the next step names: a keyword, a name (under properties) or an index (allOf)
+    for step in evaluation_path:
+        if expect == "name":
+            names = list(node) if isinstance(node, dict) else []
+            key.append(names.index(step) if step in names else len(names))
+            node, expect = node.get(step) if isinstance(node, dict) else None, "keyword"
+        elif expect == "index":
+            key.append(step if isinstance(step, int) else 0)
+            node = node[step] if isinstance(node, list) and isinstance(step, int) and step < len(node) else None
+            expect = "keyword"
+        elif not isinstance(node, dict):
+            key.append(0)
+        else:
+            names = list(node)
+            position = "if" if step in ("then", "else") and "if" in node else step
+            key.append(names.index(position) if position in names else len(names))
+            if step == "$ref" and isinstance(node.get("$ref"), str):
+                node = _resolve_ref(root, node["$ref"])
+                continue
+            node = node.get(step)
+            if step in _NAMED_SCHEMAS:
+                expect = "name"
+            elif isinstance(node, list):
+                expect = "index"
+    return tuple(key)
+
+
+_NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+def _resolve_ref(root: dict, ref: str) -> Any:
+    node: Any = root
+    for part in ref.lstrip("#").strip("/").split("/"):
+        if not part:
+            continue
+        part = part.replace("~1", "/").replace("~0", "~")
+        node = node[int(part)] if isinstance(node, list) else (node or {}).get(part)
+    return node
+
+
+def _schema_error(root: dict, error: Any, path: tuple, instance: Any) -> SchemaError:
+    """An error of jsonschema-rs as the Python `jsonschema` worded it (lint's messages and tests keep that text)."""
+    location = list(error.schema_path)
+    keyword = location[-1] if location and isinstance(location[-1], str) else None
+    value = _at_path(root, location)
+    holder = _at_path(root, location[:-1])
+    kind = type(error.kind).__name__
+    if kind in ("FalseSchema",) or keyword is None or value is _MISSING:
+        return SchemaError(None, path, f"False schema does not allow {instance!r}" if kind == "FalseSchema" else error.message,
+                           None, instance)
+    if kind in ("AdditionalProperties", "UnevaluatedProperties"):
+        extras = sorted(error.kind.unexpected, key=str)
+        names, verb = ", ".join(repr(extra) for extra in extras), "was" if len(extras) == 1 else "were"
+        if kind == "AdditionalProperties" and isinstance(holder, dict) and "patternProperties" in holder:
+            patterns = ", ".join(repr(each) for each in sorted(holder["patternProperties"]))
+            message = f"{names} {'does' if len(extras) == 1 else 'do'} not match any of the regexes: {patterns}"
+        elif kind == "UnevaluatedProperties" and value is not False:
+            message = f"Unevaluated properties are not valid under the given schema ({names} {verb} unevaluated and invalid)"
+        else:
+            message = f"{'Additional' if kind == 'AdditionalProperties' else 'Unevaluated'} properties are not allowed ({names} {verb} unexpected)"
+    elif keyword == "type":
+        reprs = ", ".join(repr(t) for t in ([value] if isinstance(value, str) else value))
+        message = f"{instance!r} is not of type {reprs}"
+    elif keyword == "enum":
+        message = f"{instance!r} is not one of {value!r}"
+    elif keyword == "const":
+        message = f"{value!r} was expected"
+    elif keyword == "required":
+        message = f"{error.kind.property!r} is a required property"
+    elif keyword == "pattern":
+        message = f"{instance!r} does not match {value!r}"
+    elif keyword in ("minItems", "minLength"):
+        message = f"{instance!r} {'should be non-empty' if value == 1 else 'is too short'}"
+    elif keyword in ("maxItems", "maxLength"):
+        message = f"{instance!r} {'is expected to be empty' if value == 0 else 'is too long'}"
+    elif keyword == "minProperties":
+        message = f"{instance!r} {'should be non-empty' if value == 1 else 'does not have enough properties'}"
+    elif keyword == "maxProperties":
+        message = f"{instance!r} {'is expected to be empty' if value == 0 else 'has too many properties'}"
+    elif keyword == "minimum":
+        message = f"{instance!r} is less than the minimum of {value!r}"
+    elif keyword == "maximum":
+        message = f"{instance!r} is greater than the maximum of {value!r}"
+    elif keyword == "exclusiveMinimum":
+        message = f"{instance!r} is less than or equal to the minimum of {value!r}"
+    elif keyword == "exclusiveMaximum":
+        message = f"{instance!r} is greater than or equal to the maximum of {value!r}"
+    elif keyword == "uniqueItems":
+        message = f"{instance!r} has non-unique elements"
+    elif keyword == "not":
+        message = f"{instance!r} should not be valid under {value!r}"
+    elif keyword == "dependentRequired":
+        message = error.message
+    elif keyword in ("anyOf", "oneOf"):
+        message = (f"{instance!r} is valid under more than one of the given schemas" if kind == "OneOfMultipleValid"
+                   else f"{instance!r} is not valid under any of the given schemas")
+    else:
+        message = error.message
+    return SchemaError(keyword, path, message, value, instance)
 
 
 def validate_schema(document: Document, kind: str, spec_version: str) -> list[Finding]:
@@ -88,9 +271,13 @@ def validate_schema(document: Document, kind: str, spec_version: str) -> list[Fi
     if key not in _SCHEMAS:
         return []
     data = _for_schema(document.data, standard)
-    findings = []
+    unknown = unknown_keys(document, kind, spec_version, data)
+    by_place: dict[tuple, dict[str, UnknownKey]] = {}
+    for item in unknown:
+        by_place.setdefault(item.parent, {})[item.key] = item
+    findings = _unknown_key_findings(document, unknown)
     seen = set()  # the same error can come from several branches of a schema (allOf, if/then)
-    errors = sorted(_validator(*key).iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    errors = sorted(schema_errors(*key, data), key=lambda e: list(map(str, e.absolute_path)))
     # a key the schema does not know can fail both `additionalProperties` (one branch of the schema)
     # and `unevaluatedProperties` (the whole object): one finding says it
     unevaluated = {(tuple(e.absolute_path), e.message.partition("(")[2]) for e in errors if e.validator == "unevaluatedProperties"}
@@ -98,12 +285,208 @@ def validate_schema(document: Document, kind: str, spec_version: str) -> list[Fi
         path = tuple(error.absolute_path)
         if error.validator == "additionalProperties" and (path, error.message.partition("(")[2]) in unevaluated:
             continue
-        finding = Finding("DCB100", document.file, format_path(path), f"schema: {_schema_message(error)}",
-                          line=document.line_of(path), expected=_expected(error), found=_short(error.instance))
-        if (finding.path, finding.message) not in seen:
+        finding = _without_run_keys(Finding("DCB100", document.file, format_path(path), f"schema: {_schema_message(error)}",
+                                            line=document.line_of(path), expected=_expected(error), found=_short(error.instance)),
+                                    error, by_place)
+        if finding is not None and (finding.path, finding.message) not in seen:
             seen.add((finding.path, finding.message))
             findings.append(finding)
     return findings
+
+
+# ---------------------------------------------------------------------------------------------
+# unknown keys: every key must be one of the standard's at its place, read from the official schema
+
+
+@dataclass(frozen=True)
+class UnknownKey:
+    parent: tuple  # path of the mapping that holds the key
+    key: str
+    suggestion: str | None  # the nearest allowed key at that place
+    forbidden: bool  # the official schema itself forbids extra keys there (it reports them as DCB100)
+
+    @property
+    def changes_run(self) -> bool:
+        return self.suggestion in RUN_KEYS
+
+
+class _SchemaPlaces:
+    """Which keys the official JSON schema allows at each place of a document: the union of `properties`
+    over every branch (`$ref`, allOf/anyOf/oneOf, if/then/else), open where `additionalProperties` or
+    `patternProperties` let the user name keys (models, fields, `config`), free-form where no keys are named."""
+
+    def __init__(self, schema: dict, extras: frozenset[str]):
+        self.root, self.extras = schema, extras
+        # what the schemas at a place allow, by the ids of those schemas (all of them dicts of `root`, which
+        # outlives this object): a contract's thousand fields share one field schema, read once
+        self._places: dict[tuple[int, ...], _Place] = {}
+
+    def _resolve(self, ref: str) -> Any:
+        node: Any = self.root
+        for part in ref.lstrip("#").strip("/").split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if not isinstance(node, dict) or part not in node:
+                return None
+            node = node[part]
+        return node
+
+    def branches(self, schemas: list) -> list[dict]:
+        found: list[dict] = []
+        seen: set[int] = set()
+        pending = list(schemas)
+        while pending:
+            node = pending.pop()
+            if not isinstance(node, dict) or id(node) in seen:
+                continue
+            seen.add(id(node))
+            found.append(node)
+            if isinstance(node.get("$ref"), str) and node["$ref"].startswith("#"):
+                pending.append(self._resolve(node["$ref"]))
+            for key in ("allOf", "anyOf", "oneOf"):
+                pending.extend(node.get(key) or [])
+            pending.extend(node[key] for key in ("then", "else") if key in node)
+        return found
+
+    def place(self, schemas: list) -> _Place:
+        key = tuple(id(schema) for schema in schemas)
+        place = self._places.get(key)
+        if place is None:
+            place = self._places[key] = self._read_place(schemas)
+        return place
+
+    def _read_place(self, schemas: list) -> _Place:
+        branches = self.branches(schemas)
+        items = [b["items"] for b in branches if isinstance(b.get("items"), dict)]
+        named: dict[str, list] = {}
+        patterns: list[tuple[str, Any]] = []
+        open_schemas, open_place, forbidden = [], False, False
+        for branch in branches:
+            for key, sub in (branch.get("properties") or {}).items():
+                named.setdefault(key, []).append(sub)
+            patterns += list((branch.get("patternProperties") or {}).items())
+            extra = branch.get("additionalProperties")
+            if extra is True or isinstance(extra, dict):
+                open_place = True
+                if isinstance(extra, dict):
+                    open_schemas.append(extra)
+            forbidden = forbidden or extra is False or branch.get("unevaluatedProperties") is False
+        return _Place(items, named, patterns, open_schemas, open_place, forbidden, frozenset(named) | self.extras)
+
+    def walk(self, data: Any, schemas: list, path: tuple, found: list[UnknownKey]) -> None:
+        if not isinstance(data, (list, dict)):
+            return
+        place = self.place(schemas)
+        if isinstance(data, list):
+            if place.items:
+                for index, item in enumerate(data):
+                    self.walk(item, place.items, path + (index,), found)
+            return
+        if not place.named and not place.patterns:
+            if place.open_schemas:  # a map of names (models, fields): each value has the schema of additionalProperties
+                for key, value in data.items():
+                    self.walk(value, place.open_schemas, path + (key,), found)
+            return  # else free-form: no keys are named there
+        for key, value in data.items():
+            if not isinstance(key, str) or key.startswith("x-") or key in _FREE_FORM:
+                continue
+            subs = place.subs(key)
+            if subs:
+                self.walk(value, subs, path + (key,), found)
+            elif place.open_place:
+                self.walk(value, place.open_schemas, path + (key,), found)
+            elif key not in place.allowed:
+                found.append(UnknownKey(path, key, nearest_key(key, place.allowed), place.forbidden))
+
+
+class _Place:
+    """What the official schema says of one place of a document: the schemas of list items, of each named key
+    and of keys matching a pattern; whether other keys are open (and their schemas) or forbidden."""
+
+    def __init__(self, items: list, named: dict[str, list], patterns: list[tuple[str, Any]], open_schemas: list,
+                 open_place: bool, forbidden: bool, allowed: frozenset[str]):
+        self.items, self.named, self.patterns, self.open_schemas = items, named, patterns, open_schemas
+        self.open_place, self.forbidden, self.allowed = open_place, forbidden, allowed
+        self._subs: dict[str, list] = {}
+
+    def subs(self, key: str) -> list:
+        """The schemas of the value of `key` here."""
+        subs = self._subs.get(key)
+        if subs is None:
+            subs = self._subs[key] = self.named.get(key, []) + [sub for pattern, sub in self.patterns if re.search(pattern, key)]
+        return subs
+
+
+def nearest_key(key: str, allowed: Iterable[str]) -> str | None:
+    """The allowed key the user most likely meant: equal but for case, `_` and `-` first, then the closest spelling."""
+    squash = lambda text: text.lower().replace("_", "").replace("-", "")  # noqa: E731
+    allowed = sorted(allowed)
+    same = [a for a in allowed if squash(a) == squash(key)]
+    if same:
+        return same[0]
+    lowered = {a.lower(): a for a in allowed}
+    close = difflib.get_close_matches(key.lower(), list(lowered), n=1, cutoff=0.75)
+    return lowered[close[0]] if close else None
+
+
+def unknown_keys(document: Document, kind: str, spec_version: str, data: Any = None) -> list[UnknownKey]:
+    """Every key of the document that is not part of its standard at its place (nor an `x-` extension).
+    `data`: the document's `_for_schema` copy, when the caller has made it already."""
+    standard = "dcs" if kind == "dcs" else "odcs"
+    key = (standard, ".".join(spec_version.lstrip("v").split(".")[:2]))
+    if kind == "library" or key not in _SCHEMAS:
+        return []
+    found: list[UnknownKey] = []
+    data = _for_schema(document.data, standard) if data is None else data
+    _places(*key).walk(data, [_schema(*key)], (), found)
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _places(standard: str, prefix: str) -> _SchemaPlaces:
+    return _SchemaPlaces(_schema(standard, prefix), _READ_BEYOND_SCHEMA[standard])
+
+
+def _unknown_key_findings(document: Document, unknown: list[UnknownKey]) -> list[Finding]:
+    """DCB104 for keys that would change what runs; DCB100 for the rest where the schema does not say it itself."""
+    findings = []
+    for item in unknown:
+        path = item.parent + (item.key,)
+        meant = f"; did you mean `{item.suggestion}`?" if item.suggestion else ""
+        if item.changes_run:
+            findings.append(Finding("DCB104", document.file, format_path(path), f"`{item.key}` is not a field of the standard{meant}",
+                                    line=document.line_of(path), expected=f"`{item.suggestion}`", found=repr(item.key),
+                                    hint=f"Rename `{item.key}` to `{item.suggestion}`; as written, dc-bridge ignores it, so what it says is not checked."))
+        elif not item.forbidden:
+            findings.append(Finding("DCB100", document.file, format_path(path), f"'{item.key}' is not a field of the standard{meant}",
+                                    line=document.line_of(path), expected=f"`{item.suggestion}`" if item.suggestion else "a key of the standard",
+                                    found=repr(item.key), hint=_unknown_hint(item.key, item.suggestion)))
+    return findings
+
+
+def _unknown_hint(key: str, suggestion: str | None) -> str:
+    fix = f"Rename `{key}` to `{suggestion}`, remove it" if suggestion else "Remove it"
+    return f"{fix}, or write it as `x-{key}` to mark an extension; dc-bridge went on because it does not change which checks run."
+
+
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+def _without_run_keys(finding: Finding, error: SchemaError, unknown: dict[tuple, dict[str, UnknownKey]]) -> Finding | None:
+    """A schema finding about unknown keys, without the keys DCB104 reports (its hint says it does not change
+    what runs, which is only true of the others), and with a did-you-mean for the others; None if none is left."""
+    if error.validator not in ("additionalProperties", "unevaluatedProperties"):
+        return finding
+    here = unknown.get(tuple(error.absolute_path), {})
+    named = _QUOTED.findall(error.message.partition("(")[2])
+    left = [k for k in named if not (k in here and here[k].changes_run)]
+    if named and not left:
+        return None
+    meant = [f"`{k}` -> `{here[k].suggestion}`" for k in left if k in here and here[k].suggestion]
+    hint = f"Did you mean {', '.join(meant)}? " + CODES["DCB100"].hint if meant else None
+    if left == named:
+        return replace(finding, hint=hint) if hint else finding
+    listed = ", ".join(f"'{k}'" for k in left)
+    return replace(finding, message=f"schema: {listed} {'is not a field' if len(left) == 1 else 'are not fields'} of the standard", hint=hint)
 
 
 def _for_schema(data: Any, standard: str) -> Any:
@@ -126,7 +509,7 @@ def _for_schema(data: Any, standard: str) -> Any:
     return data
 
 
-def _schema_message(error: jsonschema.ValidationError) -> str:
+def _schema_message(error: SchemaError) -> str:
     if error.validator == "additionalProperties" or error.validator == "unevaluatedProperties":
         return error.message.replace("were unexpected", "are not fields of the standard").replace("was unexpected", "is not a field of the standard")
     if error.validator in ("oneOf", "anyOf"):
@@ -134,7 +517,7 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
-def _expected(error: jsonschema.ValidationError) -> str:
+def _expected(error: SchemaError) -> str:
     if error.validator == "enum":
         return "one of " + ", ".join(map(str, error.validator_value))
     if error.validator == "type":
@@ -159,6 +542,7 @@ def semantic_findings(contract: Contract) -> list[Finding]:
     views = view_tables(contract)
     for model in contract.models:
         findings += _key_findings(contract, model)
+        findings += _name_findings(model)
         rules = model.quality_rules()
         # what the model's quality SQL may read (only built where there is SQL: it lists every model)
         tables = model_tables(contract, model) if any(rule.type == "sql" for _, _, rule in rules) else ()
@@ -178,6 +562,19 @@ def semantic_findings(contract: Contract) -> list[Finding]:
 def _at(source: Source, code: str, message: str, suffix: str = "", **details) -> Finding:
     path = f"{source.path}.{suffix}" if suffix else source.path
     return Finding(code, source.file, path, message, line=source.line, **details)
+
+
+def _name_findings(model: Model) -> list[Finding]:
+    """DCB173: `${` in a name. Names are quoted, never spliced, but Spark fills in `${...}` from its
+    configuration, the environment and JVM system properties before it parses SQL, inside quoted
+    names too, on every session that has not turned that off (a caller's, a cluster's)."""
+    named = [(model.source, "model", model.name), (model.source, "physical name", model.physical_name)]
+    named += [(f.source, "field", f.name) for f in walk_fields(model.fields)]
+    named += [(f.source, "physical name", f.physical_name) for f in walk_fields(model.fields)]
+    return [_at(source, "DCB173", f"the {what} `{name}` holds `${{`, which Spark would fill in from its configuration, "
+                                  "the environment or system properties before running SQL",
+                expected="a name without `${`", found=repr(name))
+            for source, what, name in named if name and "${" in name]
 
 
 def _key_findings(contract: Contract, model: Model) -> list[Finding]:
@@ -209,7 +606,8 @@ def _constraint_findings(field: Field, options: str = "") -> list[Finding]:
         ("minimum", "maximum", field.minimum, field.maximum),
         ("exclusiveMinimum", "exclusiveMaximum", field.exclusive_minimum, field.exclusive_maximum),
     ):
-        if low is not None and high is not None and _comparable(low, high) and low > high:
+        pair = _ordered(low, high)
+        if pair is not None and pair[0] > pair[1]:
             findings.append(_at(field.source, "DCB164", f"`{low_name}` {low} is larger than `{high_name}` {high}; no value can satisfy both",
                                 options + low_name, expected=f"{low_name} <= {high_name}", found=f"{low} > {high}"))
     findings += _limit_findings(field, options)
@@ -289,8 +687,27 @@ def _is_number(value: Any) -> bool:
     return True
 
 
-def _comparable(a: Any, b: Any) -> bool:
-    return isinstance(a, (int, float)) and isinstance(b, (int, float)) or isinstance(a, str) and isinstance(b, str)
+def _ordered(a: Any, b: Any) -> tuple[Any, Any] | None:
+    """Two bounds as values that compare as the engines compare them, or None when they do not compare:
+    numbers (also quoted ones, `"5"` < `"10"`) as exact decimals, other text (dates) as text."""
+    if a is None or b is None:
+        return None
+    numbers = _exact(a), _exact(b)
+    if None not in numbers:
+        return numbers
+    if isinstance(a, str) and isinstance(b, str) and not _is_number(a) and not _is_number(b):
+        return a, b
+    return None
+
+
+def _exact(value: Any) -> Decimal | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        number = Decimal(value.strip() if isinstance(value, str) else repr(value) if isinstance(value, float) else value)
+    except (InvalidOperation, ValueError):
+        return None
+    return number if number.is_finite() else None
 
 
 def _rule_findings(rule: QualityRule, field: Field | None, tables: tuple[tuple[str, str], ...] = (), allowed: str | None = None,

@@ -7,6 +7,7 @@ transclude quality rules, properties and SLA items from another file as if writt
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from dataclasses import dataclass, field as dataclass_field
@@ -218,13 +219,13 @@ def _read_property(reader: Reader, workspace: Workspace, index: _Index, node: di
             if value and bound in values:  # the bound as read (and type-checked) above
                 values[attribute] = values.pop(bound)
             continue
-        kind = "integer" if key in ("minLength", "maxLength", "precision", "scale") else "string" if key in ("pattern", "format") else "scalar"
+        kind = "integer" if key in ("minLength", "maxLength", "precision", "scale") else "string" if key in ("pattern", "format") else "bound"
         value = reader.get(options, key, path + ("logicalTypeOptions",), kind)
         if value is not None and not (attribute in ("minimum", "maximum") and attribute in values):
             values[attribute] = value
-    enum = reader.get(node, "enum", path, "list")
+    enum = reader.value_list(node, "enum", path, logical_type=values.get("logical_type"), objects=True)
     if enum is not None:
-        values["enum"] = tuple(v.get("value") if isinstance(v, dict) else v for v in enum)
+        values["enum"] = enum
     tags = reader.get(node, "tags", path, "list")
     if tags is not None:
         values["tags"] = tuple(str(t) for t in tags)
@@ -234,7 +235,8 @@ def _read_property(reader: Reader, workspace: Workspace, index: _Index, node: di
     for rel_path, rel in reader.items(node, "relationships", path):
         if rel.get("type") == "imports":
             rules += [(p, n, origin) for p, n, origin in _import_rules(reader, workspace, rel, rel_path)]
-    quality = tuple(q for p, n, origin in rules if (q := _read_rule(reader, workspace, n, p, origin)) is not None)
+    quality = tuple(q for p, n, origin in rules
+                    if (q := _read_rule(reader, workspace, n, p, origin, values.get("logical_type"))) is not None)
 
     children = tuple(_read_property(reader, workspace, index, child, child_path)
                      for child_path, child in reader.items(node, "properties", path))
@@ -262,11 +264,13 @@ def _is_pii(node: dict) -> bool:
     return isinstance(props, list) and any(isinstance(p, dict) and p.get("property") == "pii" and p.get("value") in (True, "true") for p in props)
 
 
-def _read_rule(reader: Reader, workspace: Workspace, node: dict, path: tuple, origin: tuple[Document, str] | None) -> QualityRule | None:
+def _read_rule(reader: Reader, workspace: Workspace, node: dict, path: tuple, origin: tuple[Document, str] | None,
+               logical_type: str | None = None) -> QualityRule | None:
     if origin is None:
-        return read_quality_rule(reader, node, path, standard="odcs")
+        return read_quality_rule(reader, node, path, standard="odcs", logical_type=logical_type)
     document, reference = origin
-    return read_quality_rule(Reader(document, workspace.findings), node, path, standard="odcs", imported_from=reference)
+    return read_quality_rule(Reader(document, workspace.findings), node, path, standard="odcs", imported_from=reference,
+                             logical_type=logical_type)
 
 
 def _import_rules(reader: Reader, workspace: Workspace, rel: dict, rel_path: tuple) -> list[tuple[tuple, dict, tuple[Document, str]]]:
@@ -497,6 +501,8 @@ def _read_service_levels(reader: Reader, workspace: Workspace, index: _Index, da
         if prop is None or prop == "dataQuality":
             continue
         kind = _SLA_KINDS.get(prop, "other")
+        if kind == "other" and _misspelt_sla(reader, prop, path):
+            continue
         value, unit = node.get("value"), reader.get(node, "unit", path, "string")
         threshold = None
         if kind in _TIMED_SLAS and value is not None:
@@ -522,6 +528,20 @@ def _read_service_levels(reader: Reader, workspace: Workspace, index: _Index, da
                                    source=reader.source(path), description=reader.get(node, "description", path, "string"),
                                    threshold=threshold, raw_value=value, unit=unit, model=model, field=field))
     return levels
+
+
+def _misspelt_sla(reader: Reader, prop: str, path: tuple) -> bool:
+    """DCB104 for an SLA property that is a near miss of one dc-bridge checks (`Freshness`, `retension`):
+    as written it would be kept as a mere note and no check would run."""
+    wanted = [name for name in _TIMED_SLAS]
+    close = [name for name in wanted if name == prop.lower()] or \
+        difflib.get_close_matches(prop.lower(), wanted, n=1, cutoff=0.8)
+    if not close:
+        return False
+    reader.report("DCB104", path + ("property",), f"SLA property `{prop}` is not one dc-bridge checks; did you mean `{close[0]}`?",
+                  expected=f"`{close[0]}` (spelled exactly, lower case)", found=repr(prop),
+                  hint=f"Write `property: {close[0]}`; as written, the SLA would be kept as a note and no {close[0]} check would run.")
+    return True
 
 
 def _read_objectives(reader: Reader, data: dict, models: tuple[Model, ...]) -> list[QualityObjective]:

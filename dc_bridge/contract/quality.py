@@ -6,6 +6,7 @@ operator spellings, where a custom check keeps its body) the difference is a tab
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 import yaml
@@ -116,8 +117,21 @@ def _ambiguous(reader: Reader, path: tuple, given: dict) -> None:
     return None
 
 
-def read_quality_rule(reader: Reader, node: dict, path: tuple, *, standard: str, imported_from: str | None = None) -> QualityRule | None:
-    """One quality rule of either standard. `standard` is "dcs" or "odcs"."""
+# the arguments each library metric reads; any other argument would be ignored
+METRIC_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "nullValues": (),
+    "missingValues": ("missingValues",),
+    "invalidValues": ("validValues", "pattern"),
+    "duplicateValues": ("properties",),
+    "rowCount": (),
+}
+_ALL_ARGUMENTS = sorted({name for names in METRIC_ARGUMENTS.values() for name in names})
+
+
+def read_quality_rule(reader: Reader, node: dict, path: tuple, *, standard: str, imported_from: str | None = None,
+                      logical_type: str | None = None) -> QualityRule | None:
+    """One quality rule of either standard. `standard` is "dcs" or "odcs"; `logical_type` is the canonical
+    type of the field the rule is on (None on a model, or unknown), against which listed values are read."""
     rule_type = reader.get(node, "type", path, "string")
     metric_name = reader.get(node, "metric", path, "string") or reader.get(node, "rule", path, "string")
     if rule_type is None:
@@ -181,6 +195,9 @@ def read_quality_rule(reader: Reader, node: dict, path: tuple, *, standard: str,
         # ODCS 3.0 `rule: validValues` kept the values beside the rule
         if "validValues" in node and "validValues" not in arguments:
             arguments["validValues"] = node["validValues"]
+        arguments = _read_arguments(reader, node, path, metric, arguments, logical_type)
+        if arguments is None:
+            return None
         if threshold is None and metric in DEFAULT_ZERO_METRICS:
             threshold = Threshold(operator="=", value=0)
         if threshold is None and not _has_threshold_key(node):
@@ -215,6 +232,57 @@ def read_quality_rule(reader: Reader, node: dict, path: tuple, *, standard: str,
                 pass
         fields.update(engine=ENGINE_NAMES.get(engine.lower(), engine), implementation=_plain(implementation))
     return QualityRule(threshold=threshold, **fields)
+
+
+def _read_arguments(reader: Reader, node: dict, path: tuple, metric: str, arguments: dict, logical_type: str | None) -> dict | None:
+    """A library rule's arguments, read strictly: lists are lists of plain values (never a text split into
+    characters), a pattern is text, an argument the metric does not read is an error (it would be ignored).
+    None when any of it is wrong, so the rule is refused rather than run as something else."""
+    given = node.get("arguments") if isinstance(node.get("arguments"), dict) else {}
+    where = path + ("arguments",) if given else path
+    ok = True
+    reads = METRIC_ARGUMENTS[metric]
+    for key in arguments:
+        if key in reads:
+            continue
+        known = key in _ALL_ARGUMENTS
+        close = known and [key] or [a for a in _ALL_ARGUMENTS if a.lower() == str(key).lower()] or \
+            difflib.get_close_matches(str(key), _ALL_ARGUMENTS, n=1, cutoff=0.75)
+        if not close:
+            continue  # the standard leaves arguments open; one dc-bridge does not know is left to other tools
+        if known:
+            message = f"{metric} does not read `{key}`; it would be ignored"
+            hint = f"{metric} reads {', '.join(f'`{a}`' for a in reads) or 'no arguments'}; move `{key}` to a rule whose metric reads it."
+        else:
+            message = f"`{key}` is not an argument dc-bridge knows; did you mean `{close[0]}`?"
+            hint = f"Write `{close[0]}`; as written, it would be ignored."
+        reader.report("DCB104", where + (key,), message, expected=", ".join(reads) or "no arguments", found=repr(key), hint=hint)
+        ok = False
+    if metric == "invalidValues" and "validValues" in arguments and "pattern" in arguments:
+        reader.report("DCB101", where, "invalidValues gives both `validValues` and `pattern`; one rule checks one of them",
+                      expected="validValues or pattern", found="both",
+                      hint="Split it into two invalidValues rules, one with validValues and one with pattern; "
+                           "dc-bridge will not check only one of them.")
+        ok = False
+    for key, allow_empty in (("validValues", False), ("missingValues", True)):
+        if key in arguments:
+            holder, at = (given, path + ("arguments",)) if key in given else (node, path)  # ODCS 3.0: beside the rule
+            values = reader.value_list(holder, key, at, logical_type=logical_type, allow_empty=allow_empty)
+            if values is None:
+                ok = False
+            else:
+                arguments[key] = list(values)
+    if "pattern" in arguments and not isinstance(arguments["pattern"], str):
+        reader.report("DCB101", where + ("pattern",), "`pattern` must be a regular expression in a string", expected="a string",
+                      found=describe(arguments["pattern"]))
+        ok = False
+    if "properties" in arguments:
+        names = arguments["properties"]
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            reader.report("DCB101", where + ("properties",), "`properties` must be a non-empty list of property names",
+                          expected="[name, ...]", found=describe(names))
+            ok = False
+    return arguments if ok else None
 
 
 def _plain(value: Any) -> Any:

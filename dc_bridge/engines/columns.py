@@ -1,17 +1,27 @@
 """Which of a check's columns the DataFrame has, and how GX names a column of a Spark DataFrame.
 
 A column path is a top-level column name (which may itself contain a dot: `e.mail`) or, for struct
-children, `parent.child` (how plan/build.py names nested fields). A check on a column the data does not
-have cannot be evaluated; both runners report it as `error` up front, rather than let the engine
+children, `parent.child` (how plan/build.py names nested fields). Every runner asks `unrunnable`
+before it sends a check to its engine, and reports what it says up front, rather than let the engine
 fail. That matters for Soda, which fuses the metrics of all columns into one query, so a single
 unknown column would otherwise turn every check of that query into an error.
+
+- A column the check names is not in the data: `failed`, with the reason naming the column. That is
+  a judgement about the data (the contract says the column is there, and it is not), like the
+  column's own `exists` check, never `passed` and never `error` (which a CI reads as "the tool
+  broke"). docs/reliability.md, "Fail closed".
+- The column is there, but its type takes no such check (a pattern on an array column): `error`.
+  The tool could not judge the check; the column's `type` check, where the contract states a
+  type, is what fails.
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from dataclasses import dataclass
+from typing import Iterable, Literal
 
 from dc_bridge.plan.checks import kind_of
+
 
 def has_column(schema, path: str, case_sensitive: bool = False) -> bool:
     """Whether a Spark StructType has `path`: a top-level name, or a dotted path into structs."""
@@ -69,16 +79,76 @@ def _column_type(schema, path: str, case_sensitive: bool):
     return None
 
 
-def unrunnable_message(df, check) -> str | None:
-    """Why an engine cannot send `check` to the data: a column it names is missing (unless the check
-    is about presence itself), or its column's type takes no single-value comparison. None: it can."""
+@dataclass(frozen=True)
+class Unrunnable:
+    """Why an engine does not send a check to the data, and the check's outcome for it."""
+    outcome: Literal["failed", "error"]
+    reason: str
+
+
+def unrunnable(df, check) -> Unrunnable | None:
+    """`failed` when a column the check names is missing (unless the check is about presence
+    itself, which the engine evaluates); `error` when its column's type takes no single-value
+    comparison. None: the engine can run it."""
     missing = [] if kind_of(check).presence else missing_columns(df, check.columns)
-    return missing_message(missing) if missing else unfit_message(df, check)
+    if missing:
+        return Unrunnable("failed", missing_message(missing))
+    unfit = unfit_message(df, check)
+    return Unrunnable("error", unfit) if unfit else None
 
 
-def missing_message(columns: list[str]) -> str:
+def missing_message(columns: list[str], model: str | None = None) -> str:
+    """The reason of a check on missing columns: which ones (of which model, when not the check's own)."""
     names = ", ".join(f"`{c}`" for c in columns)
-    return f"column {names} is not in the data" if len(columns) == 1 else f"columns {names} are not in the data"
+    of = f" of `{model}`" if model else ""
+    return f"column {names}{of} is not in the data" if len(columns) == 1 else f"columns {names}{of} are not in the data"
+
+
+def absent_references(checks, frames: dict) -> dict[str, str]:
+    """check id -> why it fails before any engine runs: it reads a column, beyond its own columns,
+    that the contract declares and the data lacks. A foreign key whose referenced column is not in
+    the referenced model's data; a SQL check whose query names a column of its model that is not
+    in the data. An engine would fail on the whole query (`UNRESOLVED_COLUMN`): a judgement about
+    the data, reported as `failed` like the checks on the column itself (`unrunnable`)."""
+    checks = list(checks)
+    declared: dict[str, set[str]] = {}
+    for check in checks:
+        if kind_of(check).presence and check.column is not None:
+            declared.setdefault(check.model, set()).add(check.column)
+    found: dict[str, str] = {}
+    for check in checks:
+        if check.model not in frames or missing_columns(frames[check.model], check.columns):
+            continue  # its own column is missing: every engine says so itself (`unrunnable`)
+        to_model, to_columns = getattr(check.params, "to_model", None), getattr(check.params, "to_columns", ())
+        if to_model is not None and to_model in frames:
+            missing = missing_columns(frames[to_model], to_columns)
+            if missing:
+                found[check.id] = f"{missing_message(missing, to_model)}, which the foreign key references"
+                continue
+        query = getattr(check.params, "query", None)
+        if isinstance(query, str):
+            lower = {name.lower() for name in query_columns(query)}
+            named = sorted(c for c in declared.get(check.model, ()) if c.lower() in lower)
+            missing = missing_columns(frames[check.model], named)
+            if missing:
+                found[check.id] = f"{missing_message(missing)}, which the query reads"
+    return found
+
+
+def query_columns(query: str) -> set[str]:
+    """The column names a (planned, read-only) query names, as sqlglot reads them; none when it cannot."""
+    try:
+        import sqlglot
+        from sqlglot import exp
+
+        return {column.name for column in sqlglot.parse_one(query, read="spark").find_all(exp.Column)}
+    except Exception:  # the plan checked the query already; one sqlglot cannot read again names nothing here
+        return set()
+
+
+def column_type(df, path: str):
+    """The Spark type of column `path` (a top-level name or a dotted path into structs), or None."""
+    return _column_type(df.schema, path, _case_sensitive(df))
 
 
 def gx_column_name(df, column: str) -> str:

@@ -78,8 +78,8 @@ def _constraint_params(field: Field) -> list[tuple[str, c.Params]]:
         regex = format_regex(field.format)
         found.append(("format", c.Regex(regex, format=field.format) if regex else
                       c.NotExecutable(f"format `{field.format}` has no regex in dc-bridge")))
-    if field.enum:
-        found.append(("enum", c.InSet(tuple(field.enum))))
+    if field.enum is not None:
+        found.append(("enum", _in_set(field.enum, "enum")))
     if field.min_length is not None or field.max_length is not None:
         found.append(("length", c.LengthBetween(field.min_length, field.max_length)))
     low, strict_low = (field.exclusive_minimum, True) if field.exclusive_minimum is not None else (field.minimum, False)
@@ -118,12 +118,50 @@ def _nested(field: Field, prefix: str = "") -> Iterable[tuple[str, Field]]:
 
 
 def _column_type(field: Field) -> c.ColumnType | None:
+    """The column's type, and the types of the nested elements the contract types (checked at any depth)."""
+    nested = tuple(_nested_types(field, ()))
     if field.physical_type:
-        spark = spark_physical_type(field.physical_type)
+        spark = spark_physical_type(field.physical_type) or _complex_type(field.physical_type)
         if spark is not None:
-            return c.ColumnType(spark, exact=True)
-    if field.logical_type and field.logical_type in SPARK_TYPES:
-        return c.ColumnType(SPARK_TYPES[field.logical_type][0], exact=False, compatible=SPARK_TYPES[field.logical_type])
+            return c.ColumnType(spark, exact=True, nested=nested)
+    allowed = allowed_spark_types(field)
+    if allowed is None:
+        return None
+    return c.ColumnType(allowed[0], exact=False, compatible=allowed, nested=nested)
+
+
+def _nested_types(field: Field, path: tuple) -> Iterable[tuple[tuple, tuple[str, ...]]]:
+    """(path, allowed types) of every nested element with a type, at any depth."""
+    children = [(("field", child.physical_name or child.name), child) for child in field.fields]
+    children += [((step,), child) for step, child in (("items", field.items), ("keys", field.keys), ("values", field.values)) if child]
+    for step, child in children:
+        allowed = allowed_spark_types(child)
+        if allowed is not None:
+            yield path + (step,), allowed
+        yield from _nested_types(child, path + (step,))
+
+
+def _complex_type(physical: str) -> str | None:
+    """`ARRAY<BIGINT>` -> array<bigint>: a Spark complex type written as a physical type, compared as Spark prints it."""
+    text = physical.strip().lower().replace(" ", "")
+    return text if text.startswith(("array<", "map<", "struct<")) and text.endswith(">") else None
+
+
+def allowed_spark_types(field: Field) -> tuple[str, ...] | None:
+    """The Spark type names a field's value may have (base names, or one exact type); None when the
+    contract states no type. A shape without a type (sub-fields, items, keys) needs its container."""
+    if field.physical_type:
+        spark = spark_physical_type(field.physical_type) or _complex_type(field.physical_type)
+        if spark is not None:
+            return (spark,)
+    if field.logical_type in SPARK_TYPES:
+        return SPARK_TYPES[field.logical_type]
+    if field.fields:
+        return ("struct",)
+    if field.items:
+        return ("array",)
+    if field.keys or field.values:
+        return ("map",)
     return None
 
 
@@ -184,13 +222,30 @@ def _library_rule(model, field, column, rule, columns, tables=()):
     if rule.metric == "nullValues":
         return c.NotNull(), columns
     if rule.metric == "missingValues":
-        return c.NotNull(missing_values=tuple(v for v in args.get("missingValues", []) if v is not None)), columns
+        missing = args.get("missingValues", [])
+        if not isinstance(missing, (list, tuple)):  # never a text read as its characters (lint: DCB101)
+            return c.NotExecutable("missingValues must be a list of values"), columns
+        return c.NotNull(missing_values=tuple(v for v in missing if v is not None)), columns
     if rule.metric == "invalidValues":
+        if "validValues" in args and "pattern" in args:  # lint: DCB101; never one of them silently
+            return c.NotExecutable("invalidValues with both validValues and pattern: write one rule for each"), columns
         if "validValues" in args:
-            return c.InSet(tuple(args["validValues"])), columns
-        if "pattern" in args:
-            return c.Regex(str(args["pattern"])), columns
+            return _in_set(args["validValues"], "validValues"), columns
+        if isinstance(args.get("pattern"), str):
+            return c.Regex(args["pattern"]), columns
     return c.NotExecutable(f"library metric {rule.metric} with arguments {sorted(args)} is not supported"), columns
+
+
+def _in_set(values, key: str) -> c.Params:
+    """The allowed values of `enum` / `validValues`. A null among them allows nulls, which value checks
+    never count anyway, so it is left out (`x IN ('a', NULL)` would be NULL, never a violation); no value
+    left, or a list that is not one (a text would be its characters), cannot run (lint: DCB101)."""
+    if not isinstance(values, (list, tuple)):
+        return c.NotExecutable(f"{key} must be a list of values")
+    allowed = tuple(v for v in values if v is not None)
+    if not allowed or any(isinstance(v, (dict, list, tuple)) for v in allowed):
+        return c.NotExecutable(f"{key} lists no value a column could hold" if not allowed else f"{key} lists a value that is not a single value")
+    return c.InSet(allowed)
 
 
 def _custom_rule(model, field, column, rule, columns, tables=()):

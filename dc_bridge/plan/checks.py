@@ -82,10 +82,15 @@ class ColumnExists:
 
 @dataclass(frozen=True)
 class ColumnType:
-    """The column's Spark type is `spark_type` (exact) or one of `compatible` (logical types)."""
+    """The column's Spark type is `spark_type` (exact) or one of `compatible` (logical types); and
+    each nested element the contract types (array items, struct fields, map keys and values) has one
+    of its allowed types. `nested`: (path, allowed) pairs; a path is a tuple of steps, each `("items",)`,
+    `("keys",)`, `("values",)` or `("field", name)`; an allowed entry is a base type name (`int`,
+    `decimal`) or an exact lower-case type without spaces (`decimal(10,2)`, `array<bigint>`)."""
     spark_type: str
     exact: bool
     compatible: tuple[str, ...] = ()
+    nested: tuple[tuple[tuple[tuple[str, ...], ...], tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

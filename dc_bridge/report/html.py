@@ -105,20 +105,37 @@ def as_html(verdict: Verdict, data_docs: Mapping[str, str] | None = None, data_d
     """`data_docs`: model -> link to its Data Docs validation page; `data_docs_index`: link to the site."""
     data_docs = data_docs or {}
     title = f"{verdict.contract_id} {verdict.contract_version}: {verdict.outcome}"
+    return _page(title, [_contract(verdict, data_docs, data_docs_index)], verdict.versions)
+
+
+def as_html_many(verdicts: list[Verdict]) -> str:
+    """The verdicts of several contracts checked in one run: a table of contracts, then each contract's report."""
+    rows = "".join(f'<tr><td><a href="#contract-{i}">{escape(v.contract_file)}</a></td><td>{escape(v.contract_id)}</td>'
+                   f"<td>{_badge(v.outcome)}</td></tr>" for i, v in enumerate(verdicts))
+    overview = (f"<header><h1>{len(verdicts)} contracts</h1></header><section><table><thead><tr><th>contract file</th>"
+                f"<th>id</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table></section>")
+    sections = [f'<article id="contract-{i}">{_contract(v, {}, None, prefix=f"c{i}-")}</article>' for i, v in enumerate(verdicts)]
+    return _page(f"{len(verdicts)} contracts", [overview, *sections], verdicts[0].versions if verdicts else {})
+
+
+def _page(title: str, body: list[str], versions: Mapping[str, str]) -> str:
     parts = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
-        _header(verdict, data_docs_index),
-        _summary(verdict, data_docs),
-        *(_model(model, verdict.engines, data_docs.get(model.name)) for model in verdict.models),
-        f"<footer>dc-bridge {escape(verdict.versions.get('dc-bridge', ''))} · "
-        f"{escape(', '.join(f'{k} {v}' for k, v in verdict.versions.items() if k != 'dc-bridge'))}</footer>",
+        *body,
+        f"<footer>dc-bridge {escape(versions.get('dc-bridge', ''))} · "
+        f"{escape(', '.join(f'{k} {v}' for k, v in versions.items() if k != 'dc-bridge'))}</footer>",
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _contract(verdict: Verdict, data_docs: Mapping[str, str], data_docs_index: str | None, prefix: str = "") -> str:
+    return "\n".join([_header(verdict, data_docs_index), _summary(verdict, data_docs, prefix),
+                      *(_model(model, verdict.engines, data_docs.get(model.name), prefix) for model in verdict.models)])
 
 
 def _badge(outcome: str, big: bool = False) -> str:
@@ -134,38 +151,42 @@ def _header(verdict: Verdict, data_docs_index: str | None) -> str:
         facts.append(f"took {verdict.seconds:.1f}s" + (f" ({timing})" if timing else ""))
     if verdict.where:
         facts.append(f"filter <code>{escape(verdict.where)}</code>")
+    for model, reason in verdict.where_not_applied.items():
+        facts.append(f'<span class="flag">{escape(model)}: {escape(reason)}</span>')
     if data_docs_index:
         facts.append(f'<a href="{escape(data_docs_index)}">GX Data Docs</a>')
     for engine, error in verdict.engine_errors.items():
         facts.append(f'<span class="flag">{escape(engine)} failed: {escape(error)}</span>')
+    if verdict.error:
+        facts.append(f'<span class="flag">not checked: {escape(verdict.error)}</span>')
     counts = " · ".join(f"{verdict.counts.get(o, 0)} {_LABEL.get(o, o)}" for o in ALL)
     return (f"<header><h1>{escape(verdict.contract_id)} <span class=\"small\">version {escape(verdict.contract_version)}</span></h1>"
             f"<p>Contract verdict {_badge(verdict.outcome, big=True)} &nbsp; {counts}</p>"
             f"<p class=\"facts\">{''.join(f'<span>{fact}</span>' for fact in facts)}</p></header>")
 
 
-def _summary(verdict: Verdict, data_docs: Mapping[str, str]) -> str:
+def _summary(verdict: Verdict, data_docs: Mapping[str, str], prefix: str = "") -> str:
     head = "".join(f'<th class="num">{_LABEL.get(o, o)}</th>' for o in ALL)
     rows = []
     for model in verdict.models:
         link = f'<a href="{escape(data_docs[model.name])}">Data Docs</a>' if model.name in data_docs else ""
         cells = "".join(f'<td class="num">{model.counts.get(o, 0)}</td>' for o in ALL)
-        rows.append(f'<tr><td><a href="#{_anchor(model.name)}">{escape(model.name)}</a></td>{cells}'
+        rows.append(f'<tr><td><a href="#{_anchor(model.name, prefix)}">{escape(model.name)}</a></td>{cells}'
                     f"<td>{_badge(model.outcome)}</td><td>{link}</td></tr>")
     return (f"<section><h2>Summary per model</h2><table><thead><tr><th>model</th>{head}<th>verdict</th><th></th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></section>")
 
 
-def _anchor(name: str) -> str:
-    return "model-" + "".join(ch if ch.isalnum() else "-" for ch in name)
+def _anchor(name: str, prefix: str = "") -> str:
+    return prefix + "model-" + "".join(ch if ch.isalnum() else "-" for ch in name)
 
 
-def _model(model: ModelVerdict, engines: list[str], docs: str | None) -> str:
+def _model(model: ModelVerdict, engines: list[str], docs: str | None, prefix: str = "") -> str:
     link = f'<a class="small" href="{escape(docs)}">Data Docs page</a>' if docs else ""
     head = "".join(f"<th>{escape(engine)}</th>" for engine in engines)
     checks = sorted(model.checks, key=lambda check: _ORDER.get(check.outcome, len(_ORDER)))
     rows = "".join(_check_row(check, engines) for check in checks)
-    return (f'<section id="{_anchor(model.name)}"><h2>{escape(model.name)} {_badge(model.outcome)} {link}</h2>'
+    return (f'<section id="{_anchor(model.name, prefix)}"><h2>{escape(model.name)} {_badge(model.outcome)} {link}</h2>'
             f"<table><thead><tr><th>outcome</th><th>check</th><th>expected</th><th class=\"num\">observed</th>{head}"
             f"<th>why</th></tr></thead><tbody>{rows}</tbody></table></section>")
 

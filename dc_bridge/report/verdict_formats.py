@@ -1,4 +1,5 @@
-"""The verdict as JSON (schema in docs/verdict.schema.json), JUnit XML (one test case per check) and a console report.
+"""The verdict as JSON (schema in docs/verdict.schema.json), JUnit XML (one test case per check) and a console report;
+each also for the verdicts of several contracts checked in one run.
 
 Every text that comes from a contract or the data reaches XML through `xml_text` and rich as `Text`
 built from `console_text` (report/escaping.py): a column named `[/x]` or holding `\\x01` is shown as
@@ -21,31 +22,66 @@ from dc_bridge.verdict import CheckVerdict, Verdict
 _STYLE = {"passed": "green", "warning": "yellow", "failed": "red", "error": "bold red", "not_executable": "dim", "skipped": "dim"}
 
 
-def as_json(verdict: Verdict) -> str:
-    return json_text(json.dumps(verdict.model_dump(mode="json"), indent=2, ensure_ascii=False))
+def as_json(verdicts: Verdict | list[Verdict]) -> str:
+    """One contract's verdict as an object; several contracts' as a list of them, in the order run."""
+    data = [v.model_dump(mode="json") for v in verdicts] if isinstance(verdicts, list) else verdicts.model_dump(mode="json")
+    return json_text(json.dumps(data, indent=2, ensure_ascii=False))
 
 
-def as_junit(verdict: Verdict) -> str:
-    suites = _element(None, "testsuites", name=f"dc-bridge {verdict.contract_id} {verdict.contract_version}",
-                      tests=sum(verdict.counts.values()), failures=verdict.counts["failed"], errors=verdict.counts["error"],
-                      skipped=verdict.counts["not_executable"] + verdict.counts["skipped"])
-    for model in verdict.models:
-        suite = _element(suites, "testsuite", name=model.name, tests=len(model.checks), failures=model.counts["failed"],
-                         errors=model.counts["error"], skipped=model.counts["not_executable"] + model.counts["skipped"])
-        for check in model.checks:
-            case = _element(suite, "testcase", classname=f"{verdict.contract_id}.{model.name}", name=check.check_id,
-                            file=check.source.get("file") or "", line=check.source.get("line") or "")
-            text = _explain(check)
-            if check.outcome == "failed":
-                _element(case, "failure", text, message=text, type=check.kind)
-            elif check.outcome == "error":
-                _element(case, "error", text, message=text, type=check.kind)
-            elif check.outcome in NOT_EVALUATED:
-                _element(case, "skipped", message=check.reason or check.outcome)
-            elif check.outcome == "warning":
-                _element(case, "system-out", f"warning: {text}")
+def as_junit(verdicts: Verdict | list[Verdict]) -> str:
+    """One contract: a test suite per model. Several: a test suite per contract, its test cases'
+    class names `<contract id>.<model>`."""
+    several = isinstance(verdicts, list)
+    contracts = verdicts if several else [verdicts]
+    name = f"dc-bridge {len(contracts)} contracts" if several else f"dc-bridge {verdicts.contract_id} {verdicts.contract_version}"
+    suites = _element(None, "testsuites", name=name, **_counts(_sum_counts(contracts)))
+    for verdict in contracts:
+        if several:
+            suite = _element(suites, "testsuite", name=f"{verdict.contract_id} {verdict.contract_version}".strip(),
+                             file=verdict.contract_file, **_counts(verdict.counts))
+            _properties(suite, verdict, verdict.where_not_applied)
+            if verdict.error:
+                _element(_element(suite, "testcase", classname=verdict.contract_id, name="contract", file=verdict.contract_file),
+                         "error", verdict.error, message=verdict.error, type="contract")
+        for model in verdict.models:
+            if not several:
+                suite = _element(suites, "testsuite", name=model.name, **_counts(model.counts))
+                _properties(suite, verdict, {k: v for k, v in verdict.where_not_applied.items() if k == model.name})
+            for check in model.checks:
+                _case(suite, f"{verdict.contract_id}.{model.name}", check)
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
+
+
+def _sum_counts(verdicts: list[Verdict]) -> dict[str, int]:
+    return {outcome: sum(v.counts.get(outcome, 0) for v in verdicts) for outcome in ALL}
+
+
+def _counts(counts: dict[str, int]) -> dict[str, int]:
+    return dict(tests=sum(counts.values()), failures=counts.get("failed", 0), errors=counts.get("error", 0),
+                skipped=counts.get("not_executable", 0) + counts.get("skipped", 0))
+
+
+def _properties(suite: ET.Element, verdict: Verdict, not_applied: dict[str, str]) -> None:
+    """Facts of the run a reader of the suite needs: models checked unfiltered despite --where."""
+    if not_applied:
+        properties = _element(suite, "properties")
+        for model, reason in not_applied.items():
+            _element(properties, "property", name=f"where_not_applied.{model}", value=reason)
+
+
+def _case(suite: ET.Element, classname: str, check: CheckVerdict) -> None:
+    case = _element(suite, "testcase", classname=classname, name=check.check_id,
+                    file=check.source.get("file") or "", line=check.source.get("line") or "")
+    text = _explain(check)
+    if check.outcome == "failed":
+        _element(case, "failure", text, message=text, type=check.kind)
+    elif check.outcome == "error":
+        _element(case, "error", text, message=text, type=check.kind)
+    elif check.outcome in NOT_EVALUATED:
+        _element(case, "skipped", message=check.reason or check.outcome)
+    elif check.outcome == "warning":
+        _element(case, "system-out", f"warning: {text}")
 
 
 def _element(parent: ET.Element | None, tag: str, text: str | None = None, **attributes) -> ET.Element:
@@ -85,7 +121,8 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
     table.add_column("verdict")
     for model in verdict.models:
         table.add_row(Text(console_text(model.name)), *(str(model.counts[o]) for o in ALL), Text(model.outcome, style=_STYLE[model.outcome]))
-    console.print(table)
+    if verdict.models or not verdict.error:
+        console.print(table)
     findings = sorted((c for c in verdict.checks() if c.outcome in ("error", "failed", "warning")),
                       key=lambda c: WORST_FIRST.index(c.outcome))
     for check in findings[:limit]:
@@ -98,5 +135,27 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
     if drift_errors:
         console.print(Text.assemble(("schema drift", "yellow"), f": {len(drift_errors)} difference(s) between the contract and the data, e.g. ",
                                     console_text(drift_errors[0]["message"]), " (dc-bridge drift shows all)"))
+    for model, reason in verdict.where_not_applied.items():
+        console.print(Text.assemble(("filter not applied", "yellow"), ": ", console_text(f"{model}: {reason}")))
+    for engine, error in verdict.engine_errors.items():
+        console.print(Text.assemble((f"{engine} failed", "bold red"), ": ", console_text(error)))
+    if verdict.error:
+        console.print(Text.assemble(("not checked", "bold red"), ": ", console_text(verdict.error)))
     timing = ", ".join(f"{engine} {seconds:.1f}s" for engine, seconds in verdict.engine_seconds.items())
-    console.print(Text.assemble("contract verdict: ", (verdict.outcome, _STYLE[verdict.outcome]), f" ({console_text(timing)})"))
+    console.print(Text.assemble("contract verdict: ", (verdict.outcome, _STYLE[verdict.outcome]),
+                                f" ({console_text(timing)})" if timing else ""))
+
+
+def print_console_many(verdicts: list[Verdict], console: Console, fail_on: str = "failed", limit: int = 15) -> None:
+    """Each contract's report, then one line per contract, the counts and the run's exit code (the
+    highest of the contracts')."""
+    for verdict in verdicts:
+        console.rule(Text(console_text(verdict.contract_file)), align="left")
+        print_console(verdict, console, limit)
+    console.rule("all contracts", align="left")
+    for verdict in verdicts:
+        console.print(Text.assemble((f"{verdict.outcome:<14}", _STYLE[verdict.outcome]), " ", console_text(verdict.contract_file)))
+    counts = _sum_counts(verdicts)
+    code = max(v.exit_code(fail_on) for v in verdicts)
+    console.print(f"{len(verdicts)} contracts, checks: " + (", ".join(f"{counts[o]} {o}" for o in ALL if counts[o]) or "none")
+                  + f"; exit code {code}")

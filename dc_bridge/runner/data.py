@@ -1,13 +1,16 @@
 """Spark: the session (embedded local by default, or the caller's) and each model's data.
 
-Data for a model comes, in this order, from a DataFrame the caller passed, from `--data MODEL=PATH[:FORMAT]`,
-or from the contract's server. Files are read with the contract's schema where the format has no
-types of its own (CSV, JSON), so a timestamp column arrives as a timestamp.
+Data for a model comes, in this order, from a DataFrame the caller passed, from `--data MODEL=PATH[:FORMAT[,OPTION...]]`,
+or from the contract's server. Files are read as they are on disk (`read_location`; docs/running.md,
+"How data is read"): no column the files lack is added, parquet and ORC schemas are merged, JSON
+keeps its own types, and a typeless value (CSV text, a JSON timestamp string) takes the contract's
+type only when every value of the column converts. A read that fails says why (`read_error`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass
 from importlib import resources
@@ -27,8 +30,11 @@ class DataError(Exception):
 
 @dataclass(frozen=True)
 class DataLocation:
+    """Where a model's data is: a path (file, folder or glob), its format, and Spark reader options
+    (`multiLine` for JSON arrays and pretty-printed JSON, `sep` for CSV, ...) as (name, value) pairs."""
     path: str
     format: str
+    options: tuple[tuple[str, str], ...] = ()
 
 
 def get_session(master: str | None = None, conf: dict[str, str] | None = None):
@@ -75,16 +81,24 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
 
 
 def parse_data_option(text: str, contract_dir: Path) -> tuple[str, DataLocation]:
-    """`MODEL=PATH[:FORMAT]` -> (model, location); the format defaults to the file's extension."""
+    """`MODEL=PATH[:FORMAT[,OPTION[=VALUE]]...]` -> (model, location); the format defaults to the file's
+    extension. Options are Spark reader options; a bare name means `true` (`:json,multiLine`)."""
     model, eq, rest = text.partition("=")
     if not eq or not model or not rest:
         raise DataError(f"--data {text!r} must be MODEL=PATH or MODEL=PATH:FORMAT")
-    path, colon, fmt = rest.rpartition(":")
+    path, colon, spec = rest.rpartition(":")
+    fmt, *option_texts = spec.split(",")
     if not colon or fmt.lower() not in FILE_FORMATS:
-        path, fmt = rest, Path(rest).suffix.lstrip(".").lower()
-    if fmt not in FILE_FORMATS:
+        path, fmt, option_texts = rest, Path(rest).suffix.lstrip(".").lower(), []
+    if fmt.lower() not in FILE_FORMATS:
         raise DataError(f"--data {text!r}: cannot tell the format of {path}; add :parquet, :csv, :json or :delta")
-    return model, DataLocation(path, fmt.lower())
+    options = []
+    for option in option_texts:
+        name, has_value, value = option.partition("=")
+        if not name.strip():
+            raise DataError(f"--data {text!r}: an empty reader option; write :FORMAT,NAME or :FORMAT,NAME=VALUE (e.g. :json,multiLine)")
+        options.append((name.strip(), value if has_value else "true"))
+    return model, DataLocation(path, fmt.lower(), tuple(options))
 
 
 def spark_schema(model: Model):
@@ -103,7 +117,8 @@ def spark_schema(model: Model):
             return T.DecimalType(precision, scale)
         if physical in simple:
             return simple[physical]
-        logical = SPARK_TYPES.get(field.logical_type or "string", ("string",))[0]
+        # a `number` is read as a double (its first allowed type is tinyint, too small to read into)
+        logical = "double" if field.logical_type == "number" else SPARK_TYPES.get(field.logical_type or "string", ("string",))[0]
         if logical == "decimal" and field.precision:
             return T.DecimalType(field.precision, field.scale or 0)
         return simple.get(logical, T.StringType())
@@ -112,30 +127,251 @@ def spark_schema(model: Model):
 
 
 def read_location(spark, model: Model, location: DataLocation):
-    reader = spark.read.format(location.format)
-    if location.format == "csv":
-        reader = reader.option("header", "true").option("mode", "PERMISSIVE")
+    """The model's data as it is on disk: nothing the files do not hold is added.
+
+    Parquet and ORC merge the schemas of all their files (`mergeSchema`). JSON's own types are kept
+    (objects stay structs, arrays stay arrays, a column the files lack stays absent); CSV's header names
+    the columns. Where the format has no type of its own for a value (a timestamp or a decimal in JSON, any
+    typed value in CSV), the column is converted to the contract's type only when every value converts;
+    otherwise it stays as on disk, so the `type` check fails instead of a value turning into NULL.
+    """
+    options = dict(location.options)
     try:
+        if location.format == "json":
+            return _read_json(spark, model, location, options)
         if location.format == "csv":
-            reader = reader.schema(_csv_schema(spark, model, location.path))
-        elif location.format == "json":
-            reader = reader.schema(spark_schema(model))
-        return reader.load(location.path)
-    except Exception as exc:  # Spark raises AnalysisException and friends; report as data error
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataError(f"model `{model.name}`: cannot read {location.format} data at {location.path}: {first}") from None
+            return _read_csv(spark, model, location, options)
+        reader = spark.read.format(location.format)
+        if location.format in ("parquet", "orc"):
+            reader = reader.option("mergeSchema", "true")
+        return reader.options(**options).load(location.path)
+    except DataError:
+        raise
+    except Exception as exc:  # Spark raises AnalysisException, Py4JJavaError and friends
+        raise read_error(model.name, location, exc) from None
 
 
-def _csv_schema(spark, model: Model, path: str):
-    """The contract's types in the order of the file's header: Spark applies a CSV schema by
-    position, so columns in another order than the contract would land in the wrong fields, and a
-    column the file lacks would appear as all-null. Columns the contract does not name stay strings."""
+def read_error(model: str, location: DataLocation, exc: BaseException) -> DataError:
+    """A DataError naming the model, the path and format, Spark's root cause (not Py4J's "An error
+    occurred while calling o36.load"), and how to fix it."""
+    cause = root_cause(exc)
+    hint = _fix(cause, location)
+    return DataError(f"model `{model}`: cannot read {location.format} data at {location.path}: {cause}"
+                     + (f". {hint}" if hint else ""))
+
+
+def root_cause(exc: BaseException) -> str:
+    """The innermost Java exception's message (Py4JJavaError), else the exception's first line."""
+    java = getattr(exc, "java_exception", None)
+    text = None
+    if java is not None:
+        try:
+            chain, current = [], java
+            while current is not None and len(chain) < 20:
+                chain.append((str(current.getMessage() or ""), str(current.toString())))
+                current = current.getCause()
+            # the deepest message with a Spark error class says what went wrong; a deeper cause is added
+            classed = [i for i, (message, _) in enumerate(chain) if re.match(r"\s*\[[A-Z_.]+\]", message)]
+            pick = classed[-1] if classed else len(chain) - 1
+            text = chain[pick][0] or chain[pick][1]
+            if pick < len(chain) - 1 and chain[-1][0] not in text:
+                text = f"{text} (cause: {chain[-1][1]})"
+        except Exception:
+            text = None
+    if text is None:
+        text = str(exc)
+        marker = "JVM stacktrace:"
+        if marker in text:
+            text = text.split(marker, 1)[0]
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip() and not line.strip().startswith("at ")]
+    text = " ".join(lines) if lines else type(exc).__name__
+    text = text.removeprefix("An error occurred while calling").strip()
+    return text[:600].rstrip(" .")
+
+
+_PACKAGES = {
+    "delta": "io.delta:delta-spark_2.12:3.2.0 (and --conf spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension "
+             "--conf spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog)",
+    "avro": "org.apache.spark:spark-avro_2.12:{spark}",
+}
+
+
+def _fix(cause: str, location: DataLocation) -> str:
+    text = cause.lower()
+    if "data_source_not_found" in text or "failed to find data source" in text or "failed to find the data source" in text:
+        package = _PACKAGES.get(location.format, "the package that provides it").replace("{spark}", _spark_version())
+        return (f"This Spark session cannot read {location.format}: add the package with "
+                f"--conf spark.jars.packages={package} (Python API: conf={{'spark.jars.packages': ...}}), "
+                "or pass a session that has it")
+    if "illegal parquet type" in text or ("parquet" in text and "time(" in text):
+        return ("Spark 3.5 has no TIME type: write the column as a string or a timestamp, or leave it out of the files")
+    if "cannot_merge_incompatible_data_type" in text or "failed to merge incompatible data types" in text:
+        return ("The files hold one column with incompatible types (see above): rewrite the older files with one type, "
+                "or point --data at files of one schema")
+    if "path_not_found" in text or "path does not exist" in text:
+        return "Check the path, or pass --data MODEL=PATH[:FORMAT] to read it from elsewhere"
+    if "unable_to_infer_schema" in text or "unable to infer schema" in text:
+        return f"No {location.format} files were found there (an empty folder?), or the format is not {location.format}"
+    if "cannot_read_file_footer" in text or "is not a parquet file" in text or "not an orc file" in text:
+        return f"A file there is not {location.format} (or is corrupt): give the right format with --data MODEL=PATH:FORMAT"
+    return ""
+
+
+def _spark_version() -> str:
+    try:
+        import pyspark
+
+        return pyspark.__version__
+    except Exception:
+        return "3.5.1"
+
+
+# the corrupt-record column of a read: a name no contract uses
+_CORRUPT = "_dc_bridge_corrupt_record"
+# contract types JSON has no type of its own for, and the JSON types they are read from
+_TEMPORAL = ("date", "timestamp", "timestamp_ntz")
+_NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
+
+
+def _read_json(spark, model: Model, location: DataLocation, options: dict):
     from pyspark.sql import types as T
 
-    header = spark.read.format("csv").option("header", "true").load(path).columns  # reads the header only
-    typed = {f.name.lower(): f for f in spark_schema(model).fields}
-    return T.StructType([T.StructField(name, typed[name.lower()].dataType, True) if name.lower() in typed
-                         else T.StructField(name, T.StringType(), True) for name in header])
+    options = {k: v for k, v in options.items()}
+    if not any(k.lower() == "multiline" for k in options) and _starts_with_array(location.path):
+        options["multiLine"] = "true"
+    multiline = str(next((v for k, v in options.items() if k.lower() == "multiline"), "false")).lower() == "true"
+    reader = spark.read.format("json").options(**options).option("columnNameOfCorruptRecord", _CORRUPT)
+    inferred = reader.load(location.path).schema
+    if _CORRUPT in inferred.fieldNames():
+        how = ("pass --data MODEL=PATH:json,multiLine or set the server's `delimiter: array` if a file is one JSON "
+               "array or one pretty-printed document" if not multiline else
+               "with multiLine each file must be one JSON document (an array of records or one record)")
+        raise DataError(f"model `{model.name}`: some records of the json data at {location.path} are not valid JSON; {how}")
+    wanted = _contract_types(model)
+    maps = _contract_maps(model)
+    fields, converted = [], []
+    for field in inferred.fields:
+        target, allowed = wanted.get(field.name.lower(), (None, ()))
+        as_map = maps.get(field.name.lower())
+        if as_map is not None and isinstance(field.dataType, T.StructType):
+            # JSON has objects, not maps: an object the contract calls a map is read as one
+            fields.append(T.StructField(field.name, as_map, True))
+            converted.append(field.name)
+        elif target is not None and _json_converts(field.dataType, target, allowed):
+            fields.append(T.StructField(field.name, target, True))
+            converted.append(field.name)
+        else:
+            fields.append(field)
+    if not converted:
+        return reader.schema(inferred).load(location.path)
+    typed = T.StructType(fields + [T.StructField(_CORRUPT, T.StringType(), True)])
+    df = reader.option("mode", "PERMISSIVE").schema(typed).load(location.path)
+    from pyspark.sql import functions as F
+
+    bad = F.col(_CORRUPT).isNotNull()
+    lost = [F.count(F.when(bad & F.col(_q(name)).isNull() &
+                           (F.lit(True) if multiline else F.get_json_object(F.col(_CORRUPT), _json_path(name)).isNotNull()),
+                           True)).alias(f"c{i}") for i, name in enumerate(converted)]
+    counts = df.agg(*lost).collect()[0]
+    keep = {name for i, name in enumerate(converted) if counts[f"c{i}"]}
+    if keep:  # a value that does not convert: that column stays as the files hold it
+        fields = [inferred[f.name] if f.name in keep else f for f in fields]
+        df = reader.option("mode", "PERMISSIVE").schema(T.StructType(fields + [typed[_CORRUPT]])).load(location.path)
+    return df.drop(_CORRUPT)
+
+
+def _contract_maps(model: Model) -> dict:
+    """lower-cased column name -> MapType(string, V) for the contract's `map` fields whose values have a
+    simple type V (string keys: JSON object keys are strings)."""
+    from pyspark.sql import types as T
+
+    found = {}
+    for field in model.fields:
+        if field.logical_type != "map" or field.physical_type or field.values is None:
+            continue
+        if field.keys is not None and field.keys.logical_type not in (None, "string"):
+            continue
+        holder = Model(name="values", source=model.source, fields=(field.values.model_copy(update={"name": "v", "physical_name": None}),))
+        values = _contract_types(holder).get("v")
+        if values is not None:
+            found[(field.physical_name or field.name).lower()] = T.MapType(T.StringType(), values[0], True)
+    return found
+
+
+def _json_path(name: str) -> str:
+    return "$['" + name.replace("\\", "\\\\").replace("'", "\\'") + "']"
+
+
+def _json_converts(actual, target, allowed: tuple[str, ...]) -> bool:
+    """Whether a JSON value of Spark type `actual` is read as `target`: temporal values from strings,
+    numbers to the contract's width or decimal, when the contract does not allow `actual` already;
+    never a string to a number or anything to a string."""
+    a, t = actual.simpleString(), target.simpleString()
+    if a in allowed or a.split("(")[0] in [x for x in allowed if "(" not in x]:
+        return False
+    if a == "string":
+        return t.split("(")[0] in _TEMPORAL
+    return a.split("(")[0] in _NUMERIC and t.split("(")[0] in _NUMERIC
+
+
+def _starts_with_array(path: str) -> bool:
+    """A local JSON file (or the first one of a folder) whose first character is `[`: one JSON array."""
+    if "://" in path and not path.startswith("file:"):
+        return False
+    local = Path(path.removeprefix("file:"))
+    try:
+        if local.is_dir():
+            local = next(iter(sorted(p for p in local.rglob("*") if p.is_file() and not p.name.startswith((".", "_")))), None)
+        elif not local.is_file():
+            import glob
+
+            local = next(iter(sorted(glob.glob(str(local)))), None)
+            local = Path(local) if local else None
+        if local is None or not Path(local).is_file():
+            return False
+        with open(local, "rb") as handle:
+            head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+        return head.startswith(b"[")
+    except OSError:
+        return False
+
+
+def _read_csv(spark, model: Model, location: DataLocation, options: dict):
+    """Every column as the text the file holds, named by the header; then each column the contract
+    types is converted where every value converts (`try_cast`), else left as text."""
+    from pyspark.sql import functions as F
+
+    reader = (spark.read.format("csv").option("header", "true").option("mode", "PERMISSIVE")
+              .option("enforceSchema", "false").options(**options))
+    raw = reader.load(location.path)  # header only: every column a string
+    wanted = _contract_types(model)
+    targets = {name: wanted[name.lower()][0] for name in raw.columns
+               if name.lower() in wanted and "string" not in wanted[name.lower()][1]}
+    checks = [F.count(F.lit(1)).alias("rows")]
+    for i, (name, target) in enumerate(targets.items()):
+        converted = F.expr(f"try_cast({_q(name)} AS {target.simpleString()})")
+        checks.append(F.count(F.when(F.col(_q(name)).isNotNull() & converted.isNull(), True)).alias(f"c{i}"))
+    counts = raw.agg(*checks).collect()[0]  # one pass: also makes every file's header be checked now
+    keep = {name for i, name in enumerate(targets) if counts[f"c{i}"]}
+    return raw.select(*[F.expr(f"try_cast({_q(name)} AS {targets[name].simpleString()})").alias(name)
+                        if name in targets and name not in keep else F.col(_q(name)) for name in raw.columns])
+
+
+def _q(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _contract_types(model: Model) -> dict:
+    """lower-cased column name -> (the Spark type a typeless value is read as, the Spark type names the
+    contract allows), for the fields with a simple type (no array, map, struct, time or undeclared type)."""
+    schema = spark_schema(model)
+    typed = {}
+    for field, spark_field in zip(model.fields, schema.fields):
+        if field.physical_type and spark_physical_type(field.physical_type) is not None:
+            typed[spark_field.name.lower()] = (spark_field.dataType, (spark_physical_type(field.physical_type),))
+        elif not field.physical_type and field.logical_type in SPARK_TYPES and field.logical_type not in ("array", "map", "object", "time"):
+            typed[spark_field.name.lower()] = (spark_field.dataType, SPARK_TYPES[field.logical_type])
+    return typed
 
 
 def choose_server(contract: Contract, name: str | None) -> Server | None:
@@ -165,7 +401,9 @@ def server_location(contract: Contract, server: Server, model: Model) -> DataLoc
     fmt = (server.format or Path(location).suffix.lstrip(".") or "parquet").lower()
     if fmt not in FILE_FORMATS:
         raise DataError(f"{contract.file}: server `{server.name}` has format `{fmt}`, which Spark cannot read here")
-    return DataLocation(location, fmt)
+    delimiter = str(server.settings.get("delimiter") or "").lower()
+    options = (("multiLine", "true" if delimiter == "array" else "false"),) if fmt == "json" and delimiter in ("array", "new_line") else ()
+    return DataLocation(location, fmt, options)
 
 
 def model_dataframe(spark, contract: Contract, model: Model, server: Server | None, data: dict[str, DataLocation]):
@@ -178,8 +416,8 @@ def model_dataframe(spark, contract: Contract, model: Model, server: Server | No
         try:
             return spark.table(location)
         except Exception as exc:
-            first = str(exc).strip().splitlines()[0]
-            raise DataError(f"model `{model.name}`: table or view `{location}` (server `{server.name}`) cannot be read: {first}") from None
+            raise DataError(f"model `{model.name}`: table or view `{location}` (server `{server.name}`) cannot be read: "
+                            f"{root_cause(exc)}") from None
     if "://" not in location.path and not Path(location.path).exists() and not any(ch in location.path for ch in "*?["):
         raise DataError(f"model `{model.name}`: {location.path} does not exist (server `{server.name}` of {contract.file}); "
                         f"pass --data {model.name}=PATH to read it from elsewhere")

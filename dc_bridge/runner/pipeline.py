@@ -15,16 +15,16 @@ from dc_bridge import __version__
 from dc_bridge.compiler import Compiled, compile_contract, invalid_checks, load_for_run
 from dc_bridge.contract.model import Contract
 from dc_bridge.contract.sql import filter_expression, view_name
-from dc_bridge.engines.columns import missing_columns
+from dc_bridge.engines.columns import absent_references, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.plan.build import build_plan
 from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, model_dataframe
 from dc_bridge.runner.drift import schema_drift
 from dc_bridge.runner.reads import foreign_reads
-from dc_bridge.runner.samples import gather_samples
+from dc_bridge.runner.samples import gather_samples, sensitive_plan
 from dc_bridge.runner.threads import run_side_by_side
-from dc_bridge.runner.timeouts import within
+from dc_bridge.runner.timeouts import DEFAULT_SECONDS, within
 from dc_bridge.runner.vacuous import empty_models
 from dc_bridge.verdict import Evidence, Verdict, fold
 
@@ -32,7 +32,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         server: str | None = None, data: dict[str, DataLocation] | None = None, where: str | None = None,
         master: str | None = None, conf: dict[str, str] | None = None, samples: bool = True,
         progress: Callable[[str], None] | None = None, data_docs: str | Path | None = None,
-        timeout: float | None = None, side_by_side: bool = True, cache: bool = False) -> Verdict:
+        timeout: float | None = DEFAULT_SECONDS, side_by_side: bool = True, cache: bool = False) -> Verdict:
     """Check `contract` on Spark with the selected engines and return the verdict.
 
     `dataframes` maps model names to DataFrames the caller already has; other models are read from
@@ -40,9 +40,9 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     used and never stopped; a session this call creates is stopped at the end. `samples` fetches
     a few failing values per failed check (never for pii or sensitive fields). `data_docs`: a folder
     to build a GX Data Docs site of the contract's suites in (report/data_docs.py).
-    `timeout`: seconds one engine may take on one model; then its Spark jobs are cancelled and its
-    checks are `error` (runner/timeouts.py). `side_by_side`: the selected engines check a model
-    at the same time, on the same session (False, or with a `timeout`: one after the other).
+    `timeout`: seconds one engine may take on one model (an hour unless given; None: no limit); then
+    its Spark jobs are cancelled and its checks are `error` (runner/timeouts.py). `side_by_side`:
+    the selected engines check a model at the same time, on the same session (False: one after the other).
     `cache`: each model's DataFrame is persisted for the run and released at its end, so the source
     is read once (measured slower for parquet: docs/benchmarks.md).
     `where`: one boolean expression over the models' columns, applied to every model that has the
@@ -53,13 +53,16 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     unknown = set(engines) - set(ENGINES)
     if unknown or not selected:
         raise ValueError(f"unknown engine(s) {', '.join(sorted(unknown)) or '(none)'}; choose from {', '.join(ENGINES)}")
+    if timeout is not None and not 0 < timeout:  # also refuses NaN
+        raise ValueError(f"timeout={timeout!r}: give a positive number of seconds, or None for no limit")
     say = progress or (lambda message: None)
     # --where is SQL from the command line: one expression, held to the rules of quality SQL, before Spark starts
     where_filter = filter_expression(where) if where else None
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     loaded, local_errors = load_for_run(contract)
-    plan = build_plan(loaded)
+    # every check that reads a pii or sensitive column is marked before any engine runs: no samples (runner/samples.py)
+    plan = sensitive_plan(build_plan(loaded), loaded)
     compiled = compile_contract(loaded, invalid=invalid_checks(plan, local_errors), plan=plan)
 
     created = False
@@ -80,8 +83,11 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         # the second look at SQL checks: what Spark resolved their names to (runner/reads.py)
         foreign = foreign_reads(spark, [c for c in compiled.plan.checks if c.id not in compiled.invalid],
                                 {model: view_name(loaded.id, model) for model in frames})
-        if foreign:
-            compiled = compile_contract(loaded, invalid={**compiled.invalid, **foreign}, plan=plan)
+        # checks that read a declared column the data lacks beyond their own (a foreign key's referenced
+        # column, a column a query names): failed before any engine, which would fail on the whole query
+        absent = absent_references(compiled.plan.checks, frames)
+        if foreign or absent:
+            compiled = compile_contract(loaded, invalid={**compiled.invalid, **foreign, **absent}, plan=plan)
         if cache:
             cached = _persist(frames)
         for model in compiled.plan.models:
@@ -90,15 +96,15 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
                 continue
             works = {engine: functools.partial(_timed_engine, engine, spark, frames, compiled, model, started_at, timeout, say)
                      for engine in selected}
-            # with a time limit, one by one: an engine whose tasks hold the cores would use up the other's time
-            ran = run_side_by_side(works) if side_by_side and timeout is None else {engine: work() for engine, work in works.items()}
+            ran = run_side_by_side(works) if side_by_side else {engine: work() for engine, work in works.items()}
             for engine, (report, took) in ran.items():
                 reports[model][engine] = report
                 seconds[engine] += took
         drift = [finding.to_dict() for finding in schema_drift(loaded, frames)]  # reads schemas only: no Spark job
         facts = dict(contract_file=loaded.file, where=where, where_not_applied=unfiltered, started_at=started_at.isoformat(),
                      engine_seconds={e: round(s, 3) for e, s in seconds.items()}, versions=versions, drift=drift)
-        judged = fold(compiled.plan, reports, compiled.coverage, selected, compiled.invalid, **facts)
+        invalid = {check_id: why for check_id, why in compiled.invalid.items() if check_id not in absent}
+        judged = fold(compiled.plan, reports, compiled.coverage, selected, invalid, absent=absent, **facts)
         # the evidence beside the engines' reports, read for the checks the engines judged; after a
         # timeout, a task Spark could not interrupt may still hold the cores: these extra jobs get the
         # same limit, and on expiry the verdict goes without them
@@ -108,8 +114,8 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
             say("fetching failing values")
             found = within(timeout, spark, "samples", lambda: gather_samples(judged, compiled.plan, frames, started_at),
                            on_timeout=lambda _: {})
-        verdict = fold(compiled.plan, reports, compiled.coverage, selected, compiled.invalid,
-                       Evidence(empty_models=empty, samples=found), **facts)
+        verdict = fold(compiled.plan, reports, compiled.coverage, selected, invalid,
+                       Evidence(empty_models=empty, samples=found), absent=absent, **facts)
         if data_docs is not None:
             from dc_bridge.report.data_docs import build_data_docs
 

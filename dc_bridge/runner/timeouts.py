@@ -1,9 +1,12 @@
 """A time limit for one engine run (`dc-bridge run --timeout`, `dc_bridge.run(timeout=...)`).
 
-The engine runs in a worker thread whose Spark jobs carry a job group of their own. When the limit
-passes, the runner stops waiting: the job group is cancelled (with `interruptOnCancel`, so tasks
-running Python code are interrupted) and the engine's checks become `error` with the reason. Jobs
-the engine starts while it winds down are cancelled too, for a short grace period.
+Every run has one: `DEFAULT_SECONDS` unless the caller raises it or turns it off (None). The
+engine runs in a worker thread whose Spark jobs carry a job tag of their own; a tag is added to the
+caller's job group rather than replacing it, so a notebook's cancel button still stops them. When
+the limit passes, the runner stops waiting: the jobs with the tag are cancelled (with
+`interruptOnCancel`, so tasks running Python code are interrupted) and the engine's checks become
+`error` with the reason. Jobs the engine starts while it winds down are cancelled too, for a short
+grace period.
 
 What a timeout cannot do: interrupt JVM code that never checks for interruption. A Java regex
 match that backtracks catastrophically (DCB142) keeps its Spark task busy until it gives up; the
@@ -13,6 +16,7 @@ run still returns at the limit, and a session dc-bridge created is stopped at th
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from typing import Callable, TypeVar
@@ -21,6 +25,9 @@ from dc_bridge.runner.threads import spark_thread
 
 Report = TypeVar("Report")
 
+# the limit of a run that sets none: long enough for an engine on a large table, short enough that
+# a hung run (a catastrophic regex, a stuck source) ends on its own in CI
+DEFAULT_SECONDS = 3600.0
 # how long to keep cancelling jobs an engine starts after its limit, before giving up on it
 CANCEL_GRACE_SECONDS = 5.0
 
@@ -31,13 +38,14 @@ def within(seconds: float | None, spark, what: str, work: Callable[[], Report],
     if seconds is None:
         return work()
     context = _context(spark)
-    group = f"dc-bridge-{uuid.uuid4().hex[:12]}"
+    tag = f"dc-bridge-{uuid.uuid4().hex[:12]}"
     outcome: dict = {}
 
     def target() -> None:
         try:
             if context is not None:
-                context.setJobGroup(group, f"dc-bridge {what}", interruptOnCancel=True)
+                context.addJobTag(tag)
+                context.setInterruptOnCancel(True)
         except Exception:  # a stopped session: the work reports that itself
             pass
         try:
@@ -47,15 +55,16 @@ def within(seconds: float | None, spark, what: str, work: Callable[[], Report],
 
     worker = spark_thread(target, name=f"dc-bridge {what}")
     worker.start()
-    worker.join(seconds)
+    worker.join(min(seconds, threading.TIMEOUT_MAX))  # a longer wait is "no limit"; join would overflow
     if worker.is_alive():
         deadline = time.monotonic() + CANCEL_GRACE_SECONDS
         while True:
-            _cancel(context, group)
+            _cancel(context, tag)
             if not worker.is_alive() or time.monotonic() > deadline:
                 break
             worker.join(0.25)
-        return on_timeout(f"timed out after {seconds:g} s (--timeout); its Spark jobs were cancelled")
+        return on_timeout(f"timed out after {seconds:g} s (the time limit; raise it with --timeout SECONDS, or --timeout none); "
+                          "its Spark jobs were cancelled")
     if "error" in outcome:
         raise outcome["error"]
     return outcome["report"]
@@ -69,10 +78,10 @@ def _context(spark):
         return None
 
 
-def _cancel(context, group: str) -> None:
+def _cancel(context, tag: str) -> None:
     if context is None:
         return
     try:
-        context.cancelJobGroup(group)
+        context.cancelJobsWithTag(tag)
     except Exception:  # the session may be gone; then there is nothing left to cancel
         pass

@@ -42,9 +42,11 @@ os.environ["GX_ANALYTICS_ENABLED"] = "false"
 
 from dc_bridge.outcomes import rank
 from dc_bridge.plan.checks import Check, kind_of  # noqa: E402
-from dc_bridge.engines.columns import gx_column_name, unrunnable_message  # noqa: E402
+from dc_bridge.engines.columns import gx_column_name, unrunnable  # noqa: E402
+from dc_bridge.engines.nested_types import unsendable  # noqa: E402
 from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds  # noqa: E402
 from dc_bridge.engines.views import temp_views  # noqa: E402
+from dc_bridge.engines.queries import judge_metric  # noqa: E402
 from dc_bridge.engines.gx.translate import freshness_parameter  # noqa: E402
 
 SUMMARY = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
@@ -87,9 +89,10 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
         check = by_id.get(check_id)
         if check is None:
             continue  # not a check of this run's plan
-        problem = unrunnable_message(df, check)
+        problem = unrunnable(df, check)  # a missing column: failed; a column of an unfit type: error
+        problem = problem or unsendable(df, check)  # a nested type query that could not be analysed: failed
         if problem:
-            _merge(results, CheckResult(check_id, "gx", "error", native_name=raw.get("type"), error=problem))
+            _merge(results, CheckResult(check_id, "gx", problem.outcome, native_name=raw.get("type"), error=problem.reason))
             continue
         raw = copy.deepcopy(raw)
         if raw.get("type") in _BY_COLUMN_NAME and isinstance(raw.get("kwargs", {}).get("column"), str):
@@ -212,7 +215,8 @@ def _age(check: Check, result, body: dict, now: datetime) -> CheckResult | tuple
     if observed is None:
         # an empty table (or a null max): there is no newest row, so it is not fresh
         return CheckResult(check.id, "gx", "failed", native_name=result.expectation_config.type,
-                           error=None if body.get("observed_value") is None else f"max is not a timestamp: {body.get('observed_value')!r}")
+                           error=None if body.get("observed_value") is None else
+                           f"max is not a timestamp: a {type(body.get('observed_value')).__name__}")
     return observed, None
 
 
@@ -224,9 +228,9 @@ def _measured_value(check: Check, result, body: dict, now: datetime) -> CheckRes
             # the query returns the value only on violation: none returned means the threshold holds
             return CheckResult(check.id, "gx", "passed" if result.success else "failed", native_name=native)
         value = next(iter(rows[0].values()), None) if isinstance(rows[0], dict) else None
-        if value is None:
-            return CheckResult(check.id, "gx", "error", native_name=native, error="the metric query returned NULL")
-        return float(value), None
+        # the one judge of a metric's value (engines/queries.py): no number is error, NaN failed, decimals exact
+        outcome, observed, reason = judge_metric(check.threshold, value)
+        return CheckResult(check.id, "gx", outcome, observed=observed, native_name=native, error=reason)
     if native in ("expect_table_row_count_to_equal", "expect_table_row_count_to_be_between"):
         return float(body["observed_value"]), None
     value = body.get("observed_value")

@@ -18,7 +18,8 @@ from dc_bridge.engines.engine import Unsupported, not_executable, unsupported
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import Syntax, render
 from dc_bridge.contract.sql import TABLE_MARKER, epoch_seconds, quote_identifier, sql_literal, view_name
-from dc_bridge.engines.queries import foreign_key_query, number_text
+from dc_bridge.engines.queries import NUMERIC_TYPEOF, foreign_key_query, number_text, outside_range, threshold_holds_sql
+from dc_bridge.engines.nested_types import needs_query, nested_type_query
 
 # GX 1.x expectation severity names
 SEVERITY = {"error": "critical", "warning": "warning", "info": "info"}
@@ -81,6 +82,11 @@ def _length(check: Check, p: c.LengthBetween, contract_id: str) -> list[dict]:
 
 
 def _between(check: Check, p: c.ValueBetween, contract_id: str) -> list[dict]:
+    if any(isinstance(v, float) for v in (p.min_value, p.max_value)):
+        # GX compares with a double literal (a decimal(38,18) `0.100000000000000001` is not above 0.1)
+        # and gets NULL where a decimal comparison overflows: the bridge's exact condition (engines/queries.py).
+        # An integer bound is a long literal, exact against every numeric column: GX's own expectation
+        return [_rows(f"SELECT * FROM {BATCH} WHERE {outside_range(_col(check), p)}")]
     return [{"type": "expect_column_values_to_be_between",
              "kwargs": {"column": check.column, "min_value": p.min_value, "max_value": p.max_value,
                         "strict_min": p.strict_min, "strict_max": p.strict_max, **_mostly(check)}}]
@@ -119,10 +125,15 @@ def _exists(check: Check, p: c.ColumnExists, contract_id: str) -> list[dict]:
 
 
 def _column_type(check: Check, p: c.ColumnType, contract_id: str) -> list[dict]:
+    # GX compares a type's class (`DecimalType`, `ArrayType`): an exact type's parameters and the types
+    # of nested elements are compared by a query of the bridge's (engines/nested_types.py)
+    extra = [_rows(nested_type_query(check.column, p, BATCH, include_top=True))] if needs_query(p) else []
     if p.exact:
-        return [{"type": "expect_column_values_to_be_of_type", "kwargs": {"column": check.column, "type_": _gx_type(p.spark_type)}}]
+        return [{"type": "expect_column_values_to_be_of_type", "kwargs": {"column": check.column, "type_": _gx_type(p.spark_type)}}] + extra
+    if not p.compatible:  # nested elements only: the column's own type is in the query
+        return extra
     return [{"type": "expect_column_values_to_be_in_type_list",
-             "kwargs": {"column": check.column, "type_list": sorted({_gx_type(t) for t in p.compatible})}}]
+             "kwargs": {"column": check.column, "type_list": sorted({_gx_type(t) for t in p.compatible})}}] + extra
 
 
 def _gx_type(spark_type: str) -> str:
@@ -162,8 +173,11 @@ def _rows(query: str) -> dict:
 
 
 def _scalar(query: str, t: Threshold) -> dict:
-    """A scalar metric as a query that returns its value only when the threshold fails (or it is null)."""
-    return _rows(f"SELECT v FROM (SELECT ({query.strip().rstrip(';')}) AS v) AS metric WHERE v IS NULL OR NOT ({render(t, SQL, subject='v')})")
+    """A scalar metric as a query that returns its value only when the threshold fails, or when it is no
+    number a threshold can judge (NULL, NaN, text: the runner reads why, engines/queries.py `judge_metric`);
+    the comparison is exact (`threshold_holds_sql`: decimals are not rounded to doubles)."""
+    return _rows(f"SELECT v FROM (SELECT ({query.strip().rstrip(';')}) AS v) AS metric WHERE v IS NULL "
+                 f"OR NOT (typeof(v) RLIKE '{NUMERIC_TYPEOF}') OR isnan(CAST(v AS DOUBLE)) OR NOT ({threshold_holds_sql(t, 'v')})")
 
 
 def _foreign_key(check: Check, p: c.ForeignKey, contract_id: str) -> list[dict]:

@@ -18,11 +18,12 @@ from typing import Any, Callable
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
 from dc_bridge.contract.sql import TABLE_MARKER
-from dc_bridge.engines.columns import missing_columns, missing_message
+from dc_bridge.engines.columns import column_type, missing_columns, missing_message, unrunnable
 from dc_bridge.engines.engine import Unsupported
+from dc_bridge.engines.nested_types import type_problem
+from dc_bridge.engines.queries import judge_metric
 from dc_bridge.engines.native.translate import TRANSLATIONS, VIOLATIONS, column, translate_check
 from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds
-from dc_bridge.plan.checks import kind_of
 
 
 # aggregate columns per Spark job: Spark compiles a plan of more than 100 fields
@@ -58,11 +59,12 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
     results: dict[str, CheckResult] = {}
     runnable = []
     for check in checks:
-        absent = missing_columns(df, check.columns)
+        problem = unrunnable(df, check)
         if check.kind == "column_exists":
+            absent = missing_columns(df, check.columns)
             results[check.id] = CheckResult(check.id, "spark", "failed" if absent else "passed", native_name="schema")
-        elif absent and not kind_of(check).presence:
-            results[check.id] = CheckResult(check.id, "spark", "error", native_name="schema", error=missing_message(absent))
+        elif problem is not None:  # a missing column: failed; a column of an unfit type: error (engines/columns.py)
+            results[check.id] = CheckResult(check.id, "spark", problem.outcome, native_name="schema", error=problem.reason)
         elif check.kind == "column_type":
             results[check.id] = _column_type(df, check)
         else:
@@ -150,6 +152,9 @@ def _foreign_key(df, check: Check, params: c.ForeignKey, frames: dict, rows: int
     if target is None:
         return CheckResult(check.id, "spark", "error", native_name="anti join",
                            error=f"the referenced model `{params.to_model}` has no data in this run")
+    absent = missing_columns(target, params.to_columns)
+    if absent:  # a judgement about the data, like a missing column of the check's own (engines/columns.py)
+        return CheckResult(check.id, "spark", "failed", native_name="anti join", error=f"{missing_message(absent, params.to_model)}, which the foreign key references")
     keys = [f"k{i}" for i in range(len(check.columns))]
     child = df.select(*[column(name).alias(key) for key, name in zip(keys, check.columns)]).dropna()
     parent = target.select(*[column(name).alias(key) for key, name in zip(keys, params.to_columns)]).dropna().distinct()
@@ -167,19 +172,16 @@ def _sql_metric(spark, check: Check, params: c.SqlMetric | c.Frequency, view: st
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return CheckResult(check.id, "spark", "error", native_name="sql", error=first)
-    value = row[0] if row is not None else None
-    if value is None:
-        return CheckResult(check.id, "spark", "error", native_name="sql", error="the metric query returned NULL")
-    return _judge(check, value=float(value), native="sql")
+    # the one judge of a metric's value (engines/queries.py): no number is error, NaN failed, decimals exact
+    outcome, observed, reason = judge_metric(check.threshold, row[0] if row is not None else None)
+    return CheckResult(check.id, "spark", outcome, observed=observed, native_name="sql", error=reason)
 
 
 def _column_type(df, check: Check) -> CheckResult:
     params: c.ColumnType = check.params
-    actual = next(f.dataType.simpleString() for f in df.schema.fields if f.name == check.column) \
-        if check.column in df.columns else None
-    if actual is None:
-        return CheckResult(check.id, "spark", "error", native_name="schema", error=missing_message([check.column]))
-    base = actual.split("(")[0].split("<")[0]
-    ok = actual.replace(" ", "") == params.spark_type.replace(" ", "") if params.exact else base in params.compatible
-    return CheckResult(check.id, "spark", "passed" if ok else "failed", native_name="schema",
-                       error=None if ok else f"the column is {actual}")
+    found = column_type(df, check.column) if check.column is not None else None
+    if found is None:  # a missing column is a failed check, like in every engine (engines/columns.py)
+        return CheckResult(check.id, "spark", "failed", native_name="schema", error=missing_message(list(check.columns)))
+    # the column's own type and its nested elements' types: the rule every engine follows (engines/nested_types.py)
+    problem = type_problem(found, params)
+    return CheckResult(check.id, "spark", "failed" if problem else "passed", native_name="schema", error=problem)

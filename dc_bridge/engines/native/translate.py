@@ -5,11 +5,11 @@ with the same conditions)."""
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
 from typing import Any, Callable
 
 from dc_bridge.contract.sql import quote_identifier
 from dc_bridge.engines.engine import Unsupported, not_executable, unsupported
+from dc_bridge.engines.queries import outside_range
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
 
@@ -24,24 +24,12 @@ def _epoch(expression):
     return expression.cast("timestamp").cast("double")
 
 
-def _bound(value):
-    """A range bound as a Spark literal: PySpark makes a Python int a LongType literal and fails on one
-    beyond it (the largest decimal(38,0) is a valid bound, contract/limits.py), so such an int is a Decimal."""
-    if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
-        return Decimal(value)
-    return value
-
-
 def _outside_range(check: Check, p: c.ValueBetween):
-    value = column(check.column)
-    low, high = _bound(p.min_value), _bound(p.max_value)
-    bad = None
-    if low is not None:
-        bad = value <= low if p.strict_min else value < low
-    if high is not None:
-        above = value >= high if p.strict_max else value > high
-        bad = above if bad is None else bad | above
-    return value.isNotNull() & bad
+    """Exact, as in every engine (engines/queries.py `outside_range`): a float bound is the decimal its
+    text names, so `0.100000000000000001` in a decimal(38,18) column is above `maximum: 0.1`."""
+    from pyspark.sql import functions as F
+
+    return F.expr(outside_range(quote_identifier(check.column), p))
 
 
 def _bad_length(check: Check, p: c.LengthBetween):

@@ -36,8 +36,10 @@ import yaml
 
 from dc_bridge.outcomes import rank
 from dc_bridge.plan.checks import Check, kind_of
-from dc_bridge.engines.columns import unrunnable_message
-from dc_bridge.engines.results import CheckResult, EngineReport
+from dc_bridge.engines.columns import unrunnable
+from dc_bridge.engines.nested_types import unsendable
+from dc_bridge.engines.queries import SCALAR_NULL_REASON, judge_metric
+from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds
 from dc_bridge.engines.views import temp_views
 
 DATA_SOURCE = "dc_bridge_spark"
@@ -95,16 +97,17 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
     expected = {name: lines for name, lines in named_lines(sodacl_text).items() if name in by_id}
     results: dict[str, CheckResult] = {}
     # a check on a column the data lacks would break Soda's fused query for every other check
-    unrunnable = set()
+    not_sent = set()
     for check_id, lines in expected.items():
         check = by_id[check_id]
-        problem = unrunnable_message(df, check)
+        problem = unrunnable(df, check)  # a missing column: failed; a column of an unfit type: error
+        problem = problem or unsendable(df, check)  # a nested type query that could not be analysed: failed
         if problem:
-            unrunnable.add(check_id)
-            results[check_id] = CheckResult(check_id, "soda", "error", native_name=" | ".join(lines), error=problem)
-    if unrunnable:
-        sodacl_text = _without(sodacl_text, unrunnable)
-        expected = {k: v for k, v in expected.items() if k not in unrunnable}
+            not_sent.add(check_id)
+            results[check_id] = CheckResult(check_id, "soda", problem.outcome, native_name=" | ".join(lines), error=problem.reason)
+    if not_sent:
+        sodacl_text = _without(sodacl_text, not_sent)
+        expected = {k: v for k, v in expected.items() if k not in not_sent}
     if not expected:
         return results
 
@@ -142,8 +145,10 @@ def read_scan(scan, expected: dict[str, list[str]], by_id: dict[str, Check], tab
         check, native = by_id[check_id], " | ".join(lines)
         entries = [e for e in evaluated.get(check_id, []) if e.get("outcome") is not None]
         if len(entries) < len(lines):
-            results[check_id] = CheckResult(check_id, "soda", "error", native_name=native,
-                                            error=_error_text(scan, objects.get(check_id)))
+            error = _error_text(scan, objects.get(check_id), lines)
+            if check.kind in ("sql_metric", "frequency") and "were not computed" in error and "Query execution error" not in error:
+                error = SCALAR_NULL_REASON  # the metric query gave NULL (engines/queries.py `scalar_query`)
+            results[check_id] = CheckResult(check_id, "soda", "error", native_name=native, error=error)
         elif len(entries) > 1:
             # several lines of one custom check: the worst of them, no single number
             worst = max((_SODA_OUTCOMES.get(str(e["outcome"]).lower(), "error") for e in entries), key=rank)
@@ -201,11 +206,13 @@ def _row_count(scan, table: str | None = None) -> int | None:
     return None
 
 
-def _error_text(scan, check_object) -> str:
-    """Soda's error logs for a check it did not evaluate: the ones at its location, else all."""
+def _error_text(scan, check_object, lines: list[str] = ()) -> str:
+    """Soda's error logs for a check it did not evaluate: the ones at its location or naming its check
+    line (a user-defined metric's query error has no location), else all."""
     errors = scan.get_error_logs()
     location = getattr(getattr(check_object, "check_cfg", None), "location", None)
     own = [log for log in errors if location is not None and getattr(log.location, "line", None) == getattr(location, "line", None)]
+    own = own or [log for log in errors if any(f"[{line}]" in str(log.message) or f"'{line}'" in str(log.message) for line in lines)]
     chosen = own or errors
     text = "; ".join(dict.fromkeys(_log_text(log) for log in chosen))
     return text or "Soda did not evaluate the check (no outcome, no error logged)"
@@ -231,6 +238,15 @@ def _engine_outcome(check: Check, entry: dict, check_object, line: str, row_coun
 
 def _age(check: Check, entry: dict, check_object, line: str, row_count: int | None):
     freshness = getattr(check_object, "freshness_values", None) or {}
+    # Soda subtracts two naive local times, an hour off across a daylight-saving change: the age is
+    # measured from its max like in every engine (results.age_seconds: aware, in epoch seconds)
+    try:  # the scan's NOW: the run's `now` as naive local time (`_soda_now`)
+        now = datetime.fromisoformat(str(freshness.get("now_timestamp"))).astimezone()
+    except ValueError:
+        now = None
+    age = age_seconds(freshness.get("max_column_timestamp"), now) if now is not None else None
+    if age is not None:
+        return age, None, None
     if isinstance(freshness.get("freshness"), timedelta):
         return freshness["freshness"].total_seconds(), None, None
     if freshness.get("max_column_timestamp") is None:
@@ -241,7 +257,14 @@ def _age(check: Check, entry: dict, check_object, line: str, row_count: int | No
 
 
 def _measured_value(check: Check, entry: dict, check_object, line: str, row_count: int | None):
-    return _number(_value(entry)), None, None
+    value = _value(entry)
+    if value is None and check.kind in ("sql_metric", "frequency"):
+        return CheckResult(check.id, "soda", "error", native_name=line, error=SCALAR_NULL_REASON)
+    if value is None:
+        return None, None, None
+    # the one judge of a metric's value (engines/queries.py): no number is error, NaN failed, decimals exact
+    outcome, observed, reason = judge_metric(check.threshold, value)
+    return CheckResult(check.id, "soda", outcome, observed=observed, native_name=line, error=reason)
 
 
 def _violating_rows(check: Check, entry: dict, check_object, line: str, row_count: int | None):

@@ -22,7 +22,8 @@ from dc_bridge.contract.thresholds import Syntax, negate, render
 from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
 from dc_bridge.engines.engine import Unsupported, not_executable, unsupported
 from dc_bridge.contract.sql import epoch_seconds
-from dc_bridge.engines.queries import foreign_key_query, number_text
+from dc_bridge.engines.queries import foreign_key_query, number_text, outside_range, scalar_query
+from dc_bridge.engines.nested_types import nested_type_query
 
 
 # a threshold in SodaCL (`between (1 and 5]` excludes 1, includes 5); SodaCL takes no exponent (`1e-05`)
@@ -40,7 +41,9 @@ def _count_metric(check: Check, table: str, condition: str) -> tuple[str, dict]:
     name = _metric_name(check)
     if check.unit == "percent":
         # the percent of no rows is 0, as in the GX runner (NULL would leave Soda without a value)
-        query = f"SELECT COALESCE(100.0 * COUNT_IF({condition}) / NULLIF(COUNT(*), 0), 0) FROM {table}"
+        # a double, computed as the other engines compute it (100.0 * count / rows): Spark's decimal
+        # division keeps 14 digits (1 of 3 rows: 33.33333333333333, Python 33.333333333333336)
+        query = f"SELECT COALESCE(CAST(100 AS DOUBLE) * COUNT_IF({condition}) / NULLIF(COUNT(*), 0), 0) FROM {table}"
     else:
         query = f"SELECT COUNT_IF({condition}) FROM {table}"
     return name, {f"{name} query": query}
@@ -93,33 +96,85 @@ def _unique(check: Check, p: c.Unique, table: str, contract_id: str):
     duplicated = f"SELECT COUNT(*) AS n FROM {table} WHERE {not_null} GROUP BY {columns} HAVING COUNT(*) > 1"
     name = _metric_name(check)
     if check.unit == "percent":
-        query = f"SELECT COALESCE(100.0 * COALESCE(SUM(n), 0) / NULLIF((SELECT COUNT(*) FROM {table}), 0), 0) FROM ({duplicated}) AS d"
+        query = f"SELECT COALESCE(CAST(100 AS DOUBLE) * COALESCE(SUM(n), 0) / NULLIF((SELECT COUNT(*) FROM {table}), 0), 0) FROM ({duplicated}) AS d"
     else:
         query = f"SELECT COALESCE(SUM(n), 0) FROM ({duplicated}) AS d"
     return name, {f"{name} query": query}
 
 
-def soda_regex(pattern: str) -> str:
-    """The regex as Soda's Spark SQL can carry it. Soda writes it into `rlike('...')` without escaping
-    quotes and only doubles the backslash of each `\\X` pair, which Spark's string literal undoes.
-    Two characters do not survive that: a quote (the email format has one) and an escaped backslash
-    (`\\\\`, whose doubled form `\\\\\\` leaves a stray escape on the next character). Both become
-    hex escapes (`\\x27`, `\\x5c`), which match the same character in Java (Spark) and Python."""
+def _expand_quotes(pattern: str) -> str:
+    """The regex with every `\\Q...\\E` quote written out as escaped characters, as Java's own
+    Pattern.RemoveQEQuoting does before it parses: inside a quote nothing is an escape, so the quote
+    and backslash rewriting below must not reach into it. Letters and non-ASCII characters stay as
+    they are, every other character becomes `\\xHH` (a digit too: after a group reference `\\1` a
+    plain digit would extend it)."""
+    out, i, n = [], 0, len(pattern)
+    while i < n:
+        if pattern.startswith("\\Q", i):
+            end = pattern.find("\\E", i + 2)
+            quoted = pattern[i + 2:] if end < 0 else pattern[i + 2:end]
+            out.extend(ch if ch.isascii() and ch.isalpha() or not ch.isascii() else f"\\x{ord(ch):02x}" for ch in quoted)
+            i = n if end < 0 else end + 2
+        elif pattern[i] == "\\" and i + 1 < n:
+            out.append(pattern[i:i + 2])
+            i += 2
+        else:
+            out.append(pattern[i])
+            i += 1
+    return "".join(out)
+
+
+def soda_regex(pattern: str) -> str | None:
+    """The regex as Soda's Spark SQL can carry it, or None when it cannot. Soda writes it into
+    `rlike('...')` without escaping quotes and only doubles the backslash of each `\\X` pair, which
+    Spark's string literal undoes. Two characters do not survive that: a quote (the email format has
+    one) and an escaped backslash (`\\\\`, whose doubled form `\\\\\\` leaves a stray escape on
+    the next character). Both become hex escapes (`\\x27`, `\\x5c`), which match the same character
+    in Java (Spark), after `\\Q...\\E` quotes are written out (inside them an escape is text). The
+    result is then put through what Soda and Spark do to it (`_soda_round_trip`); a pattern that does
+    not come back as written (a backslash before a line break, Soda's `${...}` variables) gets None."""
     out, i = [], 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern):
-            pair = pattern[i:i + 2]
+    expanded = _expand_quotes(pattern)
+    while i < len(expanded):
+        char = expanded[i]
+        if char == "\\" and i + 1 < len(expanded):
+            pair = expanded[i:i + 2]
             out.append({"\\'": r"\x27", "\\\\": r"\x5c"}.get(pair, pair))
             i += 2
             continue
         out.append(r"\x27" if char == "'" else r"\x5c" if char == "\\" else char)
         i += 1
+    written = "".join(out)
+    return written if "${" not in written and _soda_round_trip(written) == written else None
+
+
+def _soda_round_trip(regex: str) -> str | None:
+    """What Spark's rlike receives from Soda for `regex`: Soda's `escape_regex` (a backslash before every
+    `\\X` pair), then Spark's string literal unescaping; None when the literal would end early."""
+    escaped = re.sub(r"(\\.)", r"\\\1", regex)
+    out, i = [], 0
+    while i < len(escaped):
+        char = escaped[i]
+        if char == "'":
+            return None
+        if char == "\\" and i + 1 < len(escaped):
+            nxt = escaped[i + 1]
+            if nxt in "01234567" or nxt == "u" or nxt == "U":
+                return None  # octal and unicode escapes of Spark's literal: not what the regex said
+            out.append({"b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a", "%": "\\%", "_": "\\_"}.get(nxt, nxt))
+            i += 2
+            continue
+        out.append(char)
+        i += 1
     return "".join(out)
 
 
 def _regex(check: Check, p: c.Regex, table: str, contract_id: str):
-    return _metric(check, "invalid", {"valid regex": soda_regex(p.pattern)})
+    written = soda_regex(p.pattern)
+    if written is None:
+        # Soda cannot carry this pattern to Spark as written: the bridge's own count, with the pattern as an exact literal
+        return _count_metric(check, table, f"{_col(check)} IS NOT NULL AND NOT {_col(check)} RLIKE {sql_literal(p.pattern)}")
+    return _metric(check, "invalid", {"valid regex": written})
 
 
 def _in_set(check: Check, p: c.InSet, table: str, contract_id: str):
@@ -139,19 +194,15 @@ def _length(check: Check, p: c.LengthBetween, table: str, contract_id: str):
 
 
 def _between(check: Check, p: c.ValueBetween, table: str, contract_id: str):
-    if not (p.strict_min or p.strict_max) and all(isinstance(v, (int, float, type(None))) for v in (p.min_value, p.max_value)):
-        config = {}
-        if p.min_value is not None:
-            config["valid min"] = p.min_value
-        if p.max_value is not None:
-            config["valid max"] = p.max_value
+    # Soda's `valid min` / `valid max` are inclusive and write a float as Python does (`1e-05` is a
+    # double in Spark SQL, so a decimal column is compared as doubles, and Spark's decimal comparison
+    # can overflow to NULL): integer bounds are exact there, the rest is the bridge's exact count
+    # (engines/queries.py `outside_range`)
+    bounds = (p.min_value, p.max_value)
+    if not (p.strict_min or p.strict_max) and all(v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in bounds):
+        config = {key: value for key, value in (("valid min", p.min_value), ("valid max", p.max_value)) if value is not None}
         return _metric(check, "invalid", config)
-    outside = []
-    if p.min_value is not None:
-        outside.append(f"{_col(check)} {'<=' if p.strict_min else '<'} {sql_literal(p.min_value)}")
-    if p.max_value is not None:
-        outside.append(f"{_col(check)} {'>=' if p.strict_max else '>'} {sql_literal(p.max_value)}")
-    return _count_metric(check, table, f"{_col(check)} IS NOT NULL AND ({' OR '.join(outside)})")
+    return _count_metric(check, table, outside_range(_col(check), p))
 
 
 def _row_count(check: Check, p: c.RowCount, table: str, contract_id: str):
@@ -163,14 +214,21 @@ def _exists(check: Check, p: c.ColumnExists, table: str, contract_id: str):
 
 
 def _column_type(check: Check, p: c.ColumnType, table: str, contract_id: str):
+    if p.nested:  # nested element types: a query of the bridge's (engines/nested_types.py), the column's own type included
+        name = _metric_name(check)
+        query = f"SELECT COUNT(*) FROM ({nested_type_query(check.column, p, table, include_top=True)}) AS wrong_types"
+        return [{f"{name} = 0": {"name": check.id, f"{name} query": query}}]
     if not p.exact:  # a set of compatible types (a logical type) is checked in GX and the native engine
         return Unsupported("Soda's schema check takes one exact type")
     return "schema", {"fail": {"when wrong column type": {check.column: p.spark_type}}}
 
 
 def _sql(check: Check, p: c.SqlMetric | c.Frequency, table: str, contract_id: str):
+    # Soda reads a metric as a Python float (and stops the whole scan on text): the query returns a
+    # double, or NULL for a value that is no number or that its double would judge differently (engines/queries.py)
     name = _metric_name(check)
-    return name, {f"{name} query": p.query.replace(f"`{TABLE_MARKER}`", table).replace(TABLE_MARKER, table)}
+    query = p.query.replace(f"`{TABLE_MARKER}`", table).replace(TABLE_MARKER, table)
+    return name, {f"{name} query": scalar_query(query, check.threshold) if check.threshold else query}
 
 
 def _freshness(check: Check, p: c.Freshness, table: str, contract_id: str):

@@ -1,0 +1,374 @@
+"""Data is read as it is on disk (issue 13): JSON without invented columns and with its own structure,
+JSON arrays and multi-line JSON, CSV headers, parquet folders with evolving schemas, nested element
+types in every engine, and read errors that name their root cause.
+
+Each case runs all three engines once and compares with plain PySpark on the same files
+(tests/data_reading/, generated once and committed)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import dc_bridge
+from dc_bridge.cli import main
+from dc_bridge.runner.data import DataError, DataLocation, parse_data_option, read_location
+
+HERE = Path(__file__).parent / "data_reading"
+ENGINES = ("gx", "soda", "spark")
+
+
+def _contract(tmp_path: Path, body: str, name: str = "contract.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def _outcomes(verdict) -> dict:
+    """check id -> (outcome, {engine: outcome})"""
+    return {c.check_id: (c.outcome, {e: r.outcome for e, r in c.engines.items()}) for c in verdict.checks()}
+
+
+def _assert(verdict, expected: dict[str, str], engines=ENGINES):
+    got = _outcomes(verdict)
+    for check_id, outcome in expected.items():
+        assert check_id in got, (check_id, sorted(got))
+        overall, per_engine = got[check_id]
+        assert overall == outcome, (check_id, got[check_id])
+        for engine in engines:
+            if engine in per_engine:
+                assert per_engine[engine] == outcome, (check_id, engine, got[check_id])
+
+
+RECORDS = """\
+dataContractSpecification: 1.1.0
+id: reading
+info: {title: reading, version: 1.0.0}
+{servers}
+models:
+  records:
+    fields:
+      id: {type: integer, required: true, unique: true}
+      ts: {type: timestamp, required: true}
+      amount: {type: double}
+      note: {type: string, required: true}
+      address:
+        type: object
+        fields:
+          city: {type: string}
+          zip: {type: string}
+      tags:
+        type: array
+        items: {type: string}
+      attrs:
+        type: map
+        keys: {type: string}
+        values: {type: long}
+"""
+
+
+def _records_contract(tmp_path, servers=""):
+    return _contract(tmp_path, RECORDS.replace("{servers}", servers))
+
+
+# what the files hold, against the contract above: `note` is absent (not invented), `zip` is a number
+# where the contract says string, tags are numbers where it says strings; ids, timestamps, amounts and
+# the map fit
+RECORD_OUTCOMES = {
+    "records.note.exists": "failed", "records.note.required": "failed",
+    "records.address.type": "failed", "records.tags.type": "failed", "records.attrs.type": "passed",
+    "records.id.type": "passed", "records.id.required": "passed", "records.id.unique": "passed",
+    "records.ts.type": "passed", "records.ts.required": "passed", "records.amount.type": "passed",
+}
+
+
+def _reference_json(spark, path, multiline=False):
+    return spark.read.option("multiLine", str(multiline).lower()).json(str(path))
+
+
+def test_json_lines_no_invented_columns_and_nested_structure(spark, tmp_path):
+    contract = _records_contract(tmp_path)
+    path = HERE / "records.jsonl"
+    verdict = dc_bridge.run(contract, spark=spark, engines=ENGINES, data={"records": DataLocation(str(path), "json")}, samples=False)
+    _assert(verdict, RECORD_OUTCOMES)
+    reference = _reference_json(spark, path)
+    assert "note" not in reference.columns and reference.count() == 3
+    assert reference.schema["tags"].dataType.simpleString() == "array<bigint>"
+    assert reference.schema["address"].dataType.simpleString() == "struct<city:string,zip:bigint>"
+    frame = read_location(spark, _model(contract), DataLocation(str(path), "json"))
+    assert "note" not in frame.columns
+    assert frame.schema["ts"].dataType.simpleString() == "timestamp"  # a JSON string the contract types: converted
+    assert frame.schema["id"].dataType.simpleString() == "int"  # a JSON number, narrowed: every value fits
+    assert frame.schema["tags"].dataType.simpleString() == "array<bigint>"  # its own structure, not a string
+    assert frame.count() == reference.count()
+    assert verdict.outcome == "failed" and verdict.exit_code() == 1
+    # the reasons name the nested element and the types
+    reasons = {c.check_id: c.engines["spark"].error for c in verdict.checks() if "spark" in c.engines}
+    assert "`items` is bigint" in reasons["records.tags.type"]
+    assert "`fields.zip` is bigint" in reasons["records.address.type"]
+
+
+def _model(contract_path, name="records"):
+    from dc_bridge.contract.load import load_contract
+
+    return load_contract(contract_path).contract.model(name)
+
+
+def test_json_array_file_with_server_delimiter_array(spark, tmp_path):
+    servers = f"servers:\n  local:\n    type: local\n    format: json\n    delimiter: array\n    path: {HERE / 'records_array.json'}\n"
+    contract = _records_contract(tmp_path, servers)
+    verdict = dc_bridge.run(contract, spark=spark, engines=ENGINES, samples=False)
+    _assert(verdict, RECORD_OUTCOMES)
+    reference = _reference_json(spark, HERE / "records_array.json", multiline=True)
+    assert reference.count() == 3 and reference.where("id IS NULL").count() == 0
+    frame = read_location(spark, _model(contract), DataLocation(str(HERE / "records_array.json"), "json", (("multiLine", "true"),)))
+    assert sorted(r.id for r in frame.collect()) == sorted(r.id for r in reference.collect()) == [1, 2, 3]
+
+
+def test_json_array_without_a_delimiter_is_recognised_and_pretty_json_needs_multiline(spark, tmp_path):
+    contract = _records_contract(tmp_path)
+    model = _model(contract)
+    # a local file that starts with `[` is one JSON array
+    frame = read_location(spark, model, DataLocation(str(HERE / "records_array.json"), "json"))
+    assert frame.count() == 3 and frame.where("id IS NULL").count() == 0
+    # a pretty-printed record read as JSON lines is not silently a row of nulls: the message says how to read it
+    with pytest.raises(DataError, match=r"not valid JSON; pass --data MODEL=PATH:json,multiLine"):
+        read_location(spark, model, DataLocation(str(HERE / "records_pretty.json"), "json"))
+    _, location = parse_data_option(f"records={HERE / 'records_pretty.json'}:json,multiLine", tmp_path)
+    assert location.options == (("multiLine", "true"),)
+    frame = read_location(spark, model, location)
+    reference = _reference_json(spark, HERE / "records_pretty.json", multiline=True)
+    assert frame.count() == reference.count() == 1
+    # a server that says new_line is taken at its word
+    from dc_bridge.runner.data import server_location
+
+    servers = f"servers:\n  local:\n    type: local\n    format: json\n    delimiter: new_line\n    path: {HERE / 'records_array.json'}\n"
+    loaded = _load(_contract(tmp_path, RECORDS.replace("{servers}", servers), "lines.yaml"))
+    assert server_location(loaded, loaded.servers[0], loaded.models[0]).options == (("multiLine", "false"),)
+
+
+def _load(path):
+    from dc_bridge.contract.load import load_contract
+
+    return load_contract(path).contract
+
+
+def test_data_option_parsing():
+    model, location = parse_data_option("m=/d/x.json:json,multiLine,dateFormat=yyyy-MM-dd", Path("."))
+    assert (model, location.path, location.format) == ("m", "/d/x.json", "json")
+    assert location.options == (("multiLine", "true"), ("dateFormat", "yyyy-MM-dd"))
+    assert parse_data_option("m=/d/x.csv", Path("."))[1] == DataLocation("/d/x.csv", "csv")
+    with pytest.raises(DataError, match="empty reader option"):
+        parse_data_option("m=/d/x.json:json,", Path("."))
+
+
+def test_json_values_that_do_not_convert_stay_as_on_disk(spark, tmp_path):
+    """`yesterday` is no timestamp and 3000000000 is no int: those columns keep the files' types, so
+    their type checks fail in every engine instead of the values turning into NULL."""
+    contract = _records_contract(tmp_path)
+    path = HERE / "bad_values.jsonl"
+    verdict = dc_bridge.run(contract, spark=spark, engines=ENGINES, data={"records": DataLocation(str(path), "json")}, samples=False)
+    _assert(verdict, {"records.ts.type": "failed", "records.id.type": "failed", "records.ts.required": "passed",
+                      "records.id.required": "passed", "records.amount.type": "passed"})
+    frame = read_location(spark, _model(contract), DataLocation(str(path), "json"))
+    reference = _reference_json(spark, path)
+    assert frame.schema["ts"].dataType == reference.schema["ts"].dataType  # string, as in the file
+    assert frame.schema["id"].dataType == reference.schema["id"].dataType  # bigint, as in the file
+    assert frame.where("ts IS NULL").count() == reference.where("ts IS NULL").count() == 0
+
+
+CSV_CONTRACT = """\
+dataContractSpecification: 1.1.0
+id: csv-reading
+info: {title: csv, version: 1.0.0}
+models:
+  prices:
+    fields:
+      id: {type: integer, required: true}
+      amount: {type: double}
+      currency: {type: string, required: true}
+"""
+
+
+def test_csv_header_without_a_column_and_text_that_does_not_convert(spark, tmp_path):
+    contract = _contract(tmp_path, CSV_CONTRACT)
+    path = HERE / "missing_column.csv"
+    verdict = dc_bridge.run(contract, spark=spark, engines=ENGINES, data={"prices": DataLocation(str(path), "csv")}, samples=False)
+    # `currency` is not in the header: not invented; `amount` holds `x`: stays text, its type check fails
+    _assert(verdict, {"prices.currency.exists": "failed", "prices.currency.required": "failed",
+                      "prices.amount.type": "failed", "prices.id.type": "passed", "prices.id.required": "passed"})
+    reference = spark.read.option("header", "true").csv(str(path))
+    frame = read_location(spark, _model(contract, "prices"), DataLocation(str(path), "csv"))
+    assert frame.columns == reference.columns == ["id", "amount"]
+    assert [r.amount for r in frame.orderBy("id").collect()] == [r.amount for r in reference.orderBy("id").collect()] == ["12.5", "x", None]
+
+
+EVOLVING = """\
+dataContractSpecification: 1.1.0
+id: evolving
+info: {title: evolving, version: 1.0.0}
+models:
+  items:
+    fields:
+      id: {type: long, required: true, unique: true}
+      name: {type: string, required: true}
+      legacy: {type: string}
+      discount: {type: integer, minimum: 6}
+"""
+
+
+@pytest.mark.parametrize("path", ["evolving", "evolving/*.parquet"])
+def test_parquet_folder_and_glob_merge_schemas(spark, tmp_path, path):
+    contract = _contract(tmp_path, EVOLVING)
+    location = str(HERE / path)
+    verdict = dc_bridge.run(contract, spark=spark, engines=ENGINES, data={"items": DataLocation(location, "parquet")}, samples=False)
+    reference = spark.read.option("mergeSchema", "true").parquet(location)
+    assert set(reference.columns) == {"id", "name", "legacy", "discount"} and reference.count() == 4
+    nulls = reference.where("name IS NULL").count()
+    below = reference.where("discount < 6").count()
+    assert (nulls, below) == (1, 1)
+    _assert(verdict, {"items.legacy.exists": "passed", "items.discount.exists": "passed", "items.legacy.type": "passed",
+                      "items.discount.type": "passed", "items.name.required": "failed", "items.discount.range": "failed",
+                      "items.id.unique": "passed"})
+    counts = {c.check_id: {e: r.unexpected_count for e, r in c.engines.items()} for c in verdict.checks()}
+    assert set(counts["items.name.required"].values()) == {nulls}
+    assert set(counts["items.discount.range"].values()) == {below}
+
+
+def test_parquet_files_with_incompatible_types_say_so(spark, tmp_path):
+    contract = _contract(tmp_path, EVOLVING)
+    with pytest.raises(DataError) as caught:
+        read_location(spark, _model(contract, "items"), DataLocation(str(HERE / "incompatible"), "parquet"))
+    message = str(caught.value)
+    assert "model `items`" in message and str(HERE / "incompatible") in message
+    assert 'Failed to merge incompatible data types "BIGINT" and "STRING"' in message
+    assert "incompatible types" in message and "o" not in message.split(":")[0][-3:]
+    assert "An error occurred while calling" not in message
+
+
+NESTED = """\
+dataContractSpecification: 1.1.0
+id: nested
+info: {title: nested, version: 1.0.0}
+models:
+  nested:
+    fields:
+      id: {type: integer}
+      numbers:
+        type: array
+        items: {type: string}
+      numbers_exact:
+        type: array
+        config: {sparkType: "array<bigint>"}
+      address:
+        type: object
+        fields:
+          city: {type: string}
+          zip: {type: string}
+      address_ok:
+        type: object
+        fields:
+          city: {type: string}
+          zip: {type: integer}
+      address_missing:
+        type: object
+        fields:
+          street: {type: string}
+      attrs:
+        type: map
+        keys: {type: string}
+        values: {type: string}
+      lines:
+        type: array
+        items:
+          type: object
+          fields:
+            sku: {type: long}
+            qty: {type: integer}
+      lines_bad:
+        type: array
+        items:
+          type: object
+          fields:
+            sku: {type: string}
+      not_array:
+        type: array
+        items: {type: string}
+"""
+
+
+def test_nested_element_types_in_every_engine(spark, tmp_path):
+    contract = _contract(tmp_path, NESTED)
+    df = spark.read.parquet(str(HERE / "nested.parquet")).selectExpr(
+        "id", "numbers", "numbers AS numbers_exact", "address", "address AS address_ok", "address AS address_missing",
+        "attrs", "lines", "lines AS lines_bad", "CAST(id AS STRING) AS not_array")
+    assert df.schema["numbers"].dataType.simpleString() == "array<bigint>"
+    verdict = dc_bridge.run(contract, dataframes={"nested": df}, spark=spark, engines=ENGINES, samples=False)
+    _assert(verdict, {
+        "nested.numbers.type": "failed",          # array<bigint>, items must be strings
+        "nested.numbers_exact.type": "passed",    # the exact type matches
+        "nested.address.type": "failed",          # zip is int, the contract says string
+        "nested.address_ok.type": "passed",
+        "nested.address_missing.type": "failed",  # no field `street`
+        "nested.attrs.type": "failed",            # map values are int
+        "nested.lines.type": "passed",            # items' struct fields fit (sku bigint: long; qty int: integer)
+        "nested.lines_bad.type": "failed",        # items.fields.sku is bigint
+        "nested.not_array.type": "failed",        # a string where an array is expected
+    })
+    reasons = {c.check_id: c.engines["spark"].error for c in verdict.checks() if "spark" in c.engines}
+    assert reasons["nested.address_missing.type"].startswith("`fields.street` is not in the data")
+    assert reasons["nested.lines_bad.type"] == "`items.fields.sku` is bigint; the contract allows string or varchar or char"
+
+
+def test_nested_types_from_odcs_items_and_properties(spark, tmp_path):
+    contract = _contract(tmp_path, """\
+        apiVersion: v3.0.2
+        kind: DataContract
+        id: nested-odcs
+        version: 1.0.0
+        status: active
+        schema:
+          - name: nested
+            properties:
+              - name: numbers
+                logicalType: array
+                items: {logicalType: string}
+              - name: address
+                logicalType: object
+                properties:
+                  - {name: city, logicalType: string}
+                  - {name: zip, logicalType: integer}
+              - name: lines
+                logicalType: array
+                items:
+                  logicalType: object
+                  properties:
+                    - {name: sku, logicalType: string}
+        """)
+    df = spark.read.parquet(str(HERE / "nested.parquet"))
+    verdict = dc_bridge.run(contract, dataframes={"nested": df}, spark=spark, engines=ENGINES, samples=False)
+    _assert(verdict, {"nested.numbers.type": "failed", "nested.address.type": "passed", "nested.lines.type": "failed"})
+
+
+def test_delta_without_its_package_says_how_to_add_it(spark, tmp_path):
+    contract = _contract(tmp_path, EVOLVING)
+    with pytest.raises(DataError) as caught:
+        read_location(spark, _model(contract, "items"), DataLocation(str(HERE / "evolving"), "delta"))
+    message = str(caught.value)
+    assert "model `items`: cannot read delta data at" in message
+    assert "DATA_SOURCE_NOT_FOUND" in message and "spark.jars.packages=io.delta:delta-spark" in message
+    assert "An error occurred while calling" not in message
+
+
+def test_cli_exits_2_on_unreadable_data(spark, tmp_path):
+    contract = _contract(tmp_path, EVOLVING)
+    result = CliRunner().invoke(main, ["run", str(contract), "--data", f"items={HERE / 'incompatible'}:parquet", "--engines", "spark"],
+                                catch_exceptions=False)
+    assert result.exit_code == 2, result.output
+    assert "incompatible data types" in result.output and "An error occurred while calling" not in result.output
+    result = CliRunner().invoke(main, ["run", str(contract), "--data", f"items={tmp_path / 'nothing'}:parquet", "--engines", "spark"],
+                                catch_exceptions=False)
+    assert result.exit_code == 2 and "PATH_NOT_FOUND" in result.output and "Check the path" in result.output
