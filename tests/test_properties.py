@@ -1,8 +1,10 @@
 """Property-based: on random small DataFrames and random contracts, every engine counts like PySpark.
 
 Hypothesis draws a table of 0-6 rows (integers, strings including '' and a quote, doubles including
-NaN and +-infinity, nulls everywhere) and an ODCS contract over it (required, unique, ranges,
-patterns, lengths, valid and missing values, duplicate combinations, row counts; rows and percent;
+NaN and +-infinity, decimal(38,18) at full precision next to the bounds, nulls everywhere) and an
+ODCS contract over it (required, unique, ranges, patterns including quotes and `\Q...\E`,
+lengths, valid and missing values including YAML 1.1 words such as `NO`, duplicate combinations, row
+counts, SQL metrics that return NaN, infinities, text or a full-precision decimal; rows and percent;
 random thresholds). Each example is ONE `dc_bridge.run` with every engine dc-bridge has (GX, Soda
 and the native Spark engine when present), and for every check:
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import math
 import tempfile
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -32,17 +35,26 @@ from dc_bridge.engines.registry import ENGINES  # noqa: E402
 
 EXAMPLES = int(__import__("os").environ.get("DCB_PROPERTY_EXAMPLES", "12"))
 NAN, INF = float("nan"), float("inf")
-PATTERNS = ["^a", "b$", "^[ab]{2}$", "a", "^$", "'"]
-STRINGS = ["", "a", "b", "ab", "ba", "abc", "A", "a'b"]
+PATTERNS = ["^a", "b$", "^[ab]{2}$", "a", "^$", "'", "^\\Qa'b\\E$", "\\Q'\\E"]
+# `NO`, `on`, `y`: YAML 1.1 reads them unquoted as booleans; written by a YAML dumper they stay text
+STRINGS = ["", "a", "b", "ab", "ba", "abc", "A", "a'b", "NO", "on"]
+# decimal(38,18) values one unit of the 18th digit around the bounds below, and the widest values
+DECIMALS = [Decimal("0.1"), Decimal("0.100000000000000001"), Decimal("0.099999999999999999"), Decimal("-0.000000000000000001"),
+            Decimal("0"), Decimal("99999999999999999999.999999999999999999"), Decimal("-99999999999999999999.999999999999999999")]
+# SQL metrics: a count, NaN, infinities, text (an error in every engine), a full-precision decimal
+METRICS = ["SELECT COUNT(*) FROM t", "SELECT CAST('NaN' AS DOUBLE)", "SELECT CAST('Infinity' AS DOUBLE)",
+           "SELECT CAST('-Infinity' AS DOUBLE)", "SELECT 'x'", "SELECT MAX(d) FROM t WHERE d IS NOT NULL"]
 
 BASE = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "random", "version": "1.0.0", "status": "active"}
 PROPERTIES = [{"name": "i", "logicalType": "integer"}, {"name": "s", "logicalType": "string"},
-              {"name": "x", "logicalType": "number", "physicalType": "double"}]
+              {"name": "x", "logicalType": "number", "physicalType": "double"},
+              {"name": "d", "logicalType": "number", "physicalType": "decimal(38,18)"}]
 
 ints = st.one_of(st.none(), st.integers(-3, 3))
 strs = st.one_of(st.none(), st.sampled_from(STRINGS))
 floats = st.one_of(st.none(), st.sampled_from([-1.5, 0.0, 2.5, 100.0, NAN, INF, -INF]))
-rows = st.lists(st.tuples(ints, strs, floats), min_size=0, max_size=6)
+decimals = st.one_of(st.none(), st.sampled_from(DECIMALS))
+rows = st.lists(st.tuples(ints, strs, floats, decimals), min_size=0, max_size=6)
 
 maybe = st.booleans()
 
@@ -63,7 +75,8 @@ def contracts(draw) -> dict:
     i = {"name": "i", "logicalType": "integer"}
     s = {"name": "s", "logicalType": "string"}
     x = {"name": "x", "logicalType": "number", "physicalType": "double"}
-    for prop in (i, s, x):
+    d = {"name": "d", "logicalType": "number", "physicalType": "decimal(38,18)"}
+    for prop in (i, s, x, d):
         if draw(maybe):
             prop["required"] = True
         if draw(maybe):
@@ -82,6 +95,9 @@ def contracts(draw) -> dict:
         s["logicalTypeOptions"] = options
     if draw(maybe):
         x["logicalTypeOptions"] = {draw(st.sampled_from(["minimum", "maximum"])): draw(st.sampled_from([0, 2.5, 100]))}
+    if draw(maybe):
+        d["logicalTypeOptions"] = {draw(st.sampled_from(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"])):
+                                   draw(st.sampled_from([0, 0.1, -1e-18]))}
 
     def unit() -> dict:
         return {"unit": "percent"} if draw(maybe) else {}
@@ -106,7 +122,9 @@ def contracts(draw) -> dict:
         model_rules.append({"metric": "rowCount", **draw(thresholds())})
     if draw(maybe):
         model_rules.append({"metric": "duplicateValues", "arguments": {"properties": ["i", "s"]}, **unit(), **draw(thresholds())})
-    table = {"name": "t", "properties": [i, s, x]}
+    if draw(maybe):
+        model_rules.append({"type": "sql", "query": draw(st.sampled_from(METRICS)), **draw(thresholds())})
+    table = {"name": "t", "properties": [i, s, x, d]}
     if model_rules:
         table["quality"] = model_rules
     return {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "random", "version": "1.0.0", "status": "active",
@@ -158,14 +176,46 @@ def reference(check, df, total: int) -> float | None:
     if isinstance(p, c.ValueBetween):
         column = _col(check.column)
         bad = F.lit(False)
-        if p.min_value is not None:
-            bad = bad | ((column <= p.min_value) if p.strict_min else (column < p.min_value))
-        if p.max_value is not None:
-            bad = bad | ((column >= p.max_value) if p.strict_max else (column > p.max_value))
+        # a bound as the decimal its text names (`0.1` is decimal(1,1)): exact against a decimal column
+        low, high = (F.lit(Decimal(repr(v))) if v is not None else None for v in (p.min_value, p.max_value))
+        if low is not None:
+            bad = bad | ((column <= low) if p.strict_min else (column < low))
+        if high is not None:
+            bad = bad | ((column >= high) if p.strict_max else (column > high))
         return rows_where(column.isNotNull() & bad)
     if isinstance(p, c.RowCount):
         return float(total)
     return None
+
+
+def _metric_problems(spark, check, found, df) -> list[str]:
+    """A SQL metric against its value in plain Spark SQL: text or NULL is `error` in every engine, NaN
+    `failed` with no number, any other number judged exactly (a decimal against the threshold's
+    numbers as decimals, a double as a double)."""
+    df.createOrReplaceTempView("dcb_property_t")
+    written = [q for q in METRICS if _metric_text(q) == _metric_text(check.params.query)]
+    assert written, check.params.query
+    value = spark.sql(written[0].replace("FROM t", "FROM dcb_property_t")).first()[0]
+    if value is None or isinstance(value, str):
+        outcome, observed = "error", None
+    elif isinstance(value, float) and math.isnan(value):
+        outcome, observed = "failed", None
+    else:
+        t = check.threshold
+        if not isinstance(value, float):
+            t = t.model_copy(update={k: Decimal(repr(v)) for k in ("value", "low", "high") if (v := getattr(t, k)) is not None})
+            value = Decimal(value)
+        outcome, observed = ("passed" if t.holds(value) else "failed"), float(value)
+    problems = [] if found.outcome == outcome else [f"{check.id} [sql {written[0]}]: {found.outcome}, expected {outcome} ({found.reason})"]
+    for engine, result in found.engines.items():
+        if result.outcome != outcome or (observed is not None and not _same(result.observed, observed)):
+            problems.append(f"{check.id} [sql {written[0]}]: {engine} {result.outcome} {result.observed}, Spark SQL {value!r}")
+    return problems
+
+
+def _metric_text(query: str) -> str:
+    """A metric query without its table (the plan writes the run's view where the contract wrote `t`)."""
+    return query.split(" FROM ")[0].strip().upper()
 
 
 def _same(a, b) -> bool:
@@ -191,13 +241,21 @@ def _same(a, b) -> bool:
      "quality": [{"metric": "missingValues", "arguments": {"missingValues": ["", "a'b"]}, "unit": "percent", "mustBeLessThan": 50},
                  {"metric": "invalidValues", "arguments": {"validValues": ["ab", "a'b"]}, "mustBe": 0}]},
     {"name": "x", "logicalType": "number", "physicalType": "double", "unique": True, "logicalTypeOptions": {"maximum": 100}}]}]})
+# the decimal(38,18) value one unit above a bound of 0.1, a pattern with a quote inside \Q...\E, a NaN metric
+@example(data=[(1, "a'b", 1.0, Decimal("0.100000000000000001")), (2, "NO", 2.0, Decimal("0.1"))], contract={**BASE, "schema": [{
+    "name": "t", "properties": [*PROPERTIES[:1],
+                                {"name": "s", "logicalType": "string", "logicalTypeOptions": {"pattern": "^\\Qa'b\\E$"},
+                                 "quality": [{"metric": "invalidValues", "arguments": {"validValues": ["NO", "a'b"]}, "mustBe": 0}]},
+                                PROPERTIES[2], {**PROPERTIES[3], "logicalTypeOptions": {"maximum": 0.1}}],
+    "quality": [{"type": "sql", "query": "SELECT CAST('NaN' AS DOUBLE)", "mustBeLessThan": 5}]}]})
 def test_engines_agree_with_pyspark(spark, data, contract):
+    data = [tuple(row) + (None,) * (4 - len(row)) for row in data]  # examples written before the decimal column
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "contract.yaml"
         path.write_text(yaml.safe_dump(contract, sort_keys=False, allow_unicode=True))
         loaded = load_contract(path)
         assert loaded.contract is not None and not loaded.errors, [f"{f.code} {f.path} {f.message}" for f in loaded.findings]
-        df = spark.createDataFrame(data, "i int, s string, x double").localCheckpoint()
+        df = spark.createDataFrame(data, "i int, s string, x double, d decimal(38,18)").localCheckpoint()
         verdict = dc_bridge.run(loaded.contract, dataframes={"t": df}, spark=spark, engines=list(ENGINES), samples=False)
     total = df.count()
     plan = {check.id: check for check in dc_bridge.compiler.compile_contract(loaded.contract).plan.checks}
@@ -207,6 +265,9 @@ def test_engines_agree_with_pyspark(spark, data, contract):
         if check.kind in ("column_exists", "column_type"):
             if found.outcome != "passed":
                 problems.append(f"{check.id}: {found.outcome} ({found.reason})")
+            continue
+        if isinstance(check.params, c.SqlMetric):
+            problems += _metric_problems(spark, check, found, df)
             continue
         expected = reference(check, df, total)
         if expected is None:

@@ -202,6 +202,34 @@ def _resolve_ref(root: dict, ref: str) -> Any:
     return node
 
 
+def _types(value) -> str:
+    return ", ".join(repr(t) for t in ([value] if isinstance(value, str) else value))
+
+
+# keyword -> the message the Python `jsonschema` writes for (instance, keyword value, jsonschema-rs error kind)
+_MESSAGES: dict[str, Any] = {
+    "type": lambda i, v, k: f"{i!r} is not of type {_types(v)}",
+    "enum": lambda i, v, k: f"{i!r} is not one of {v!r}",
+    "const": lambda i, v, k: f"{v!r} was expected",
+    "pattern": lambda i, v, k: f"{i!r} does not match {v!r}",
+    "minItems": lambda i, v, k: f"{i!r} {'should be non-empty' if v == 1 else 'is too short'}",
+    "minLength": lambda i, v, k: f"{i!r} {'should be non-empty' if v == 1 else 'is too short'}",
+    "maxItems": lambda i, v, k: f"{i!r} {'is expected to be empty' if v == 0 else 'is too long'}",
+    "maxLength": lambda i, v, k: f"{i!r} {'is expected to be empty' if v == 0 else 'is too long'}",
+    "minProperties": lambda i, v, k: f"{i!r} {'should be non-empty' if v == 1 else 'does not have enough properties'}",
+    "maxProperties": lambda i, v, k: f"{i!r} {'is expected to be empty' if v == 0 else 'has too many properties'}",
+    "minimum": lambda i, v, k: f"{i!r} is less than the minimum of {v!r}",
+    "maximum": lambda i, v, k: f"{i!r} is greater than the maximum of {v!r}",
+    "exclusiveMinimum": lambda i, v, k: f"{i!r} is less than or equal to the minimum of {v!r}",
+    "exclusiveMaximum": lambda i, v, k: f"{i!r} is greater than or equal to the maximum of {v!r}",
+    "uniqueItems": lambda i, v, k: f"{i!r} has non-unique elements",
+    "not": lambda i, v, k: f"{i!r} should not be valid under {v!r}",
+    "anyOf": lambda i, v, k: f"{i!r} is not valid under any of the given schemas",
+    "oneOf": lambda i, v, k: (f"{i!r} is valid under more than one of the given schemas" if k == "OneOfMultipleValid"
+                              else f"{i!r} is not valid under any of the given schemas"),
+}
+
+
 def _schema_error(root: dict, error: Any, path: tuple, instance: Any) -> SchemaError:
     """An error of jsonschema-rs as the Python `jsonschema` worded it (lint's messages and tests keep that text)."""
     location = list(error.schema_path)
@@ -222,44 +250,10 @@ def _schema_error(root: dict, error: Any, path: tuple, instance: Any) -> SchemaE
             message = f"Unevaluated properties are not valid under the given schema ({names} {verb} unevaluated and invalid)"
         else:
             message = f"{'Additional' if kind == 'AdditionalProperties' else 'Unevaluated'} properties are not allowed ({names} {verb} unexpected)"
-    elif keyword == "type":
-        reprs = ", ".join(repr(t) for t in ([value] if isinstance(value, str) else value))
-        message = f"{instance!r} is not of type {reprs}"
-    elif keyword == "enum":
-        message = f"{instance!r} is not one of {value!r}"
-    elif keyword == "const":
-        message = f"{value!r} was expected"
     elif keyword == "required":
         message = f"{error.kind.property!r} is a required property"
-    elif keyword == "pattern":
-        message = f"{instance!r} does not match {value!r}"
-    elif keyword in ("minItems", "minLength"):
-        message = f"{instance!r} {'should be non-empty' if value == 1 else 'is too short'}"
-    elif keyword in ("maxItems", "maxLength"):
-        message = f"{instance!r} {'is expected to be empty' if value == 0 else 'is too long'}"
-    elif keyword == "minProperties":
-        message = f"{instance!r} {'should be non-empty' if value == 1 else 'does not have enough properties'}"
-    elif keyword == "maxProperties":
-        message = f"{instance!r} {'is expected to be empty' if value == 0 else 'has too many properties'}"
-    elif keyword == "minimum":
-        message = f"{instance!r} is less than the minimum of {value!r}"
-    elif keyword == "maximum":
-        message = f"{instance!r} is greater than the maximum of {value!r}"
-    elif keyword == "exclusiveMinimum":
-        message = f"{instance!r} is less than or equal to the minimum of {value!r}"
-    elif keyword == "exclusiveMaximum":
-        message = f"{instance!r} is greater than or equal to the maximum of {value!r}"
-    elif keyword == "uniqueItems":
-        message = f"{instance!r} has non-unique elements"
-    elif keyword == "not":
-        message = f"{instance!r} should not be valid under {value!r}"
-    elif keyword == "dependentRequired":
-        message = error.message
-    elif keyword in ("anyOf", "oneOf"):
-        message = (f"{instance!r} is valid under more than one of the given schemas" if kind == "OneOfMultipleValid"
-                   else f"{instance!r} is not valid under any of the given schemas")
     else:
-        message = error.message
+        message = _MESSAGES[keyword](instance, value, kind) if keyword in _MESSAGES else error.message
     return SchemaError(keyword, path, message, value, instance)
 
 
