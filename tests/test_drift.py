@@ -239,3 +239,25 @@ def test_cli_drift_without_data_or_server_checks_nothing(tmp_path):
     result = CliRunner().invoke(main, ["drift", str(path)])
     assert result.exit_code == 0, result.output
     assert "info DCB303 at models.orders: model `orders` has no data to compare" in result.output
+
+
+def test_cli_drift_reads_the_data_as_run_does(tmp_path, spark):
+    """A parquet folder whose files have evolving schemas: drift sees every file's columns (merged, as
+    `run` reads it), not only the columns of the file Spark happens to sample."""
+    evolving = Path(__file__).resolve().parent / "data_reading" / "evolving"
+    path = tmp_path / "contract.yaml"
+    path.write_text(dedent("""
+        dataContractSpecification: 1.1.0
+        id: evolving
+        info: {title: evolving, version: 1.0.0}
+        models:
+          items:
+            fields:
+              id: {type: long}
+              name: {type: string}
+              legacy: {type: string}
+              discount: {type: integer}
+    """).lstrip(), encoding="utf-8")
+    result = CliRunner().invoke(main, ["drift", str(path), "--data", f"items={evolving}:parquet"])
+    assert result.exit_code == 0, result.output
+    assert "DCB30" not in result.output, result.output

@@ -197,7 +197,7 @@ def drift_command(contract: str, data_options: tuple[str, ...], server: str | No
         frames = {}
         if sources:  # nothing to read: no JVM to start
             spark, created = get_session(master, conf)
-            frames = {model: _read(spark, model, source) for model, source in sources.items()}
+            frames = {model: _read(spark, loaded.contract.model(model), source) for model, source in sources.items()}
         findings = schema_drift(loaded.contract, frames, strict=strict)
     except (DataError, click.BadParameter) as exc:
         click.echo(f"dc-bridge drift: {exc}", err=True)
@@ -235,22 +235,14 @@ def _drift_sources(contract, data: dict, server_name: str | None) -> dict:
     return sources
 
 
-def _read(spark, model: str, source):
-    """The data with its own schema. Unlike `run`, CSV and JSON are not read with the contract's schema
-    (that would hide the drift): Spark infers their types."""
-    from dc_bridge.runner.data import DataError
+def _read(spark, model, source):
+    """The model's data as `run` reads it (runner/data.py `read_location`: as on disk, nothing the files
+    do not hold, parquet schemas merged), so drift reports what a run would check."""
+    from dc_bridge.runner.data import DataError, read_location, root_cause
 
     if isinstance(source, str):
         try:
             return spark.table(source)
         except Exception as exc:  # Spark raises AnalysisException and friends
-            first = str(exc).strip().splitlines()[0]
-            raise DataError(f"model `{model}`: table or view `{source}` cannot be read: {first}") from None
-    reader = spark.read.format(source.format)
-    if source.format == "csv":
-        reader = reader.option("header", "true").option("inferSchema", "true")
-    try:
-        return reader.load(source.path)
-    except Exception as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataError(f"model `{model}`: cannot read {source.format} data at {source.path}: {first}") from None
+            raise DataError(f"model `{model.name}`: table or view `{source}` cannot be read: {root_cause(exc)}") from None
+    return read_location(spark, model, source)
