@@ -173,7 +173,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     Several contracts (files, or globs in quotes) are checked one after the other in one process and
     one Spark session: one verdict each, and the highest of their exit codes.
 
-    Exit 0 passed (warnings allowed unless --fail-on warning), 1 failed, 2 error or bad input.
+    Exit 0 passed (warnings allowed unless --fail-on warning), 1 failed, 2 error, bad input, or
+    nothing evaluated at all.
     """
     from pathlib import Path
 
