@@ -255,3 +255,72 @@ def test_bundled_contracts_stay_clean():
     for path in bundled:
         errors = [f for f in lint_file(path).findings if f.level == "error" or f.code in ("DCB104", "DCB105")]
         assert errors == [], (path.name, [f"{f.code} {f.path}: {f.message}" for f in errors])
+
+
+# ---------------------------------------------------------------------------------------------
+# keys in the files a contract reaches: a `$ref`'d definitions file, an imported rule library
+
+REFERENCING = """\
+dataContractSpecification: 1.1.0
+id: refs
+info: {title: refs, version: 1.0.0}
+models:
+  orders:
+    fields:
+      order_id: {$ref: defs.yaml#/definitions/order_id}
+      other_id: {$ref: defs.yaml#/definitions/order_id}
+"""
+
+DEFINITIONS = """\
+definitions:
+  order_id:
+    type: string
+    requried: true
+    colour: blue
+"""
+
+LIBRARY = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: rules
+version: 1.0.0
+status: active
+quality:
+  - id: not_empty
+    metric: rowCount
+    mustBeGreaterThan: 0
+    severty: warning
+"""
+
+IMPORTING = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: importing
+version: 1.0.0
+status: active
+schema:
+  - name: orders
+    relationships:
+      - {type: imports, to: rules.yaml#quality.not_empty}
+    properties:
+      - {name: id, logicalType: string}
+"""
+
+
+def test_keys_of_a_referenced_definitions_file_are_checked(tmp_path):
+    (tmp_path / "defs.yaml").write_text(DEFINITIONS)
+    path = tmp_path / "contract.yaml"
+    path.write_text(REFERENCING)
+    found = {(Path(f.file).name, f.code, f.path) for f in lint_file(path).findings if f.code in ("DCB100", "DCB104")}
+    # reported once, in the file that holds the typo, however many fields reference it
+    assert found == {("defs.yaml", "DCB104", "definitions.order_id.requried"), ("defs.yaml", "DCB100", "definitions.order_id.colour")}
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 2 and "did you mean `required`?" in result.output, result.output
+
+
+def test_keys_of_an_imported_rule_library_are_checked(tmp_path):
+    (tmp_path / "rules.yaml").write_text(LIBRARY)
+    path = tmp_path / "contract.yaml"
+    path.write_text(IMPORTING)
+    found = [(Path(f.file).name, f.code, f.path) for f in lint_file(path).findings if f.code == "DCB104"]
+    assert found == [("rules.yaml", "DCB104", "quality[0].severty")]

@@ -200,6 +200,7 @@ def _merge_definition(reader: Reader, workspace: Workspace, ref: str, node: dict
             reader.report("DCB120", ref_path, f"`$ref: {ref}` points at nothing", expected="an existing definition", found=ref)
             return node
         definition, definition_path = found
+        workspace.definitions.append((target_doc, definition_path, "field"))
         if "$ref" in definition:
             definition = _merge_definition(Reader(target_doc, workspace.findings), workspace, definition["$ref"], definition, definition_path)
         merged = {k: v for k, v in definition.items() if k != "$ref"}

@@ -90,6 +90,8 @@ def lint_file(path: str | Path) -> LoadResult:
         schema_findings = validate_schema(main, result.kind, result.contract.spec_version if result.contract else "")
         taken = {(f.file, f.path) for f in result.findings}
         result.findings.extend(f for f in schema_findings if (f.file, f.path) not in taken)
+        if result.contract is not None:
+            result.findings.extend(referenced_key_findings(main, result.kind, result.definitions, result.contract.spec_version))
     if result.contract is not None:
         result.findings.extend(semantic_findings(result.contract))
         result.findings.extend(inheritance_findings(result))
@@ -433,6 +435,46 @@ def unknown_keys(document: Document, kind: str, spec_version: str, data: Any = N
     data = _for_schema(document.data, standard) if data is None else data
     _places(*key).walk(data, [_schema(*key)], (), found)
     return found
+
+
+# what a node reached by a `$ref` (DCS) or an import (ODCS) is read as -> its schemas in the standard
+_REFERENCED_SCHEMAS = {
+    # a DCS field's keys are merged over its definition's: either schema's keys are fine
+    "field": ("#/properties/models/additionalProperties/properties/fields/additionalProperties",
+              "#/properties/definitions/additionalProperties"),
+    "quality": ("#/$defs/DataQuality",),
+    "properties": ("#/$defs/SchemaProperty",),
+    "schema": ("#/$defs/SchemaObject",),
+}
+
+
+def referenced_key_findings(main: Document, kind: str, definitions: list[tuple[Document, tuple, str]], spec_version: str) -> list[Finding]:
+    """The unknown-key findings (DCB104 / DCB100) of the nodes a contract's `$ref`s and imports lead to in
+    other files: a typo there (`requried` in a definitions file, `severty` in a rule library) would be as
+    silent as in the contract. Read with the schemas of the contract's own standard and version."""
+    standard = "dcs" if kind == "dcs" else "odcs"
+    key = (standard, ".".join(spec_version.lstrip("v").split(".")[:2]))
+    if key not in _SCHEMAS:
+        return []
+    places = _places(*key)
+    once = {(document.file, path): (document, path, what) for document, path, what in definitions if document.file != main.file}
+    findings: list[Finding] = []
+    for document, path, what in once.values():
+        schemas = [schema for ref in _REFERENCED_SCHEMAS.get(what, ()) if (schema := places._resolve(ref)) is not None]
+        if not schemas:
+            continue
+        unknown: list[UnknownKey] = []
+        node = navigate_path(document.data, path)
+        for item_path, item in (zip((path + (i,) for i in range(len(node))), node) if isinstance(node, list) else [(path, node)]):
+            places.walk(_for_schema(item, standard), schemas, item_path, unknown)
+        findings += _unknown_key_findings(document, unknown)
+    return findings
+
+
+def navigate_path(data: Any, path: tuple) -> Any:
+    for part in path:
+        data = data[part]
+    return data
 
 
 @functools.lru_cache(maxsize=None)

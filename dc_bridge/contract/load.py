@@ -28,6 +28,8 @@ class LoadResult:
     # "dcs", "odcs", "library" (a shared quality-rule file) or None when unknown
     kind: str | None = None
     documents: list[Document] = field(default_factory=list)
+    # the nodes `$ref`s and imports led to: (document, path, what it is read as), for lint's check of their keys
+    definitions: list[tuple[Document, tuple, str]] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Finding]:
@@ -83,7 +85,7 @@ def load_contract(path: str | Path) -> LoadResult:
     workspace.enter(str(Path(file).resolve()) + "#", Finding("DCB122", file, "", ""))
     contract = normalise(document, version, workspace)
     documents = [d for d in workspace.documents.values() if d is not None]
-    return LoadResult(file, contract, findings, kind=kind, documents=documents)
+    return LoadResult(file, contract, findings, kind=kind, documents=documents, definitions=workspace.definitions)
 
 
 __all__ = ["LoadResult", "load_contract"]

@@ -323,6 +323,7 @@ def _resolve_import(reader: Reader, workspace: Workspace, rel: dict, rel_path: t
                           expected="an item with that id (e.g. `#quality.<rule id>`)", found=reference)
             return None
         content, content_path, section = located
+        workspace.definitions.append((document, content_path, section))
         # an imported item may import in turn: resolve those now so cycles are caught
         for nested_path, nested in Reader(document, workspace.findings).items(content, "relationships", content_path) if isinstance(content, dict) else []:
             if nested.get("type") == "imports":

@@ -18,6 +18,9 @@ class Workspace:
     def __init__(self, findings: list[Finding]):
         self.findings = findings
         self.documents: dict[str, Document | None] = {}
+        # where each `$ref` or import led: (document, path of the node, what it is read as: `field`
+        # (DCS), `quality`, `properties`, `schema` (ODCS)); lint checks the keys of those in other files
+        self.definitions: list[tuple[Document, tuple, str]] = []
         self._stack: list[str] = []
         self._cycles: set[frozenset[str]] = set()  # each cycle is reported once, wherever it is entered again
 
