@@ -30,7 +30,6 @@ from dc_bridge.plan.build import build_plan
 from dc_bridge.plan.checks import Check, CheckPlan, Unique
 from dc_bridge.report.html import as_html
 from dc_bridge.report.verdict_formats import as_json, as_junit, print_console
-from dc_bridge.runner.samples import sensitive_plan
 from dc_bridge.verdict import WITHHELD, Evidence, fold
 
 ENGINES = ("gx", "soda", "spark")
@@ -149,10 +148,10 @@ def _plan(text: str, tmp_path: Path, name: str = "c.yaml") -> CheckPlan:
     path = tmp_path / name
     path.write_text(text)
     contract = load_contract(str(path)).contract
-    return sensitive_plan(build_plan(contract), contract)
+    return build_plan(contract)
 
 
-def test_sensitive_plan_marks_every_relative(tmp_path):
+def test_the_plan_marks_every_relative_sensitive(tmp_path):
     """No Spark: which checks are marked. A struct holding a pii child and a child of a pii struct are
     sensitive; a sibling of a pii child, a query or custom check naming other columns, are not."""
     plan = _plan(PII.replace("      - name: contact\n        logicalType: object", "      - name: other\n        logicalType: string\n"
@@ -171,7 +170,7 @@ def test_sensitive_plan_marks_every_relative(tmp_path):
     (("emails",), "email", False),
 ])
 def test_touches(columns, paths, expected):
-    from dc_bridge.runner.samples import _touches
+    from dc_bridge.plan.sensitive import _touches
 
     assert _touches(columns, {paths}) is expected
 

@@ -427,3 +427,11 @@ def _table_name(table: exp.Table) -> str:
 def epoch_seconds(expression: str) -> str:
     """Seconds since the epoch of a timestamp, date or ISO string column (a plain cast to DOUBLE is null for dates)."""
     return f"CAST(CAST({expression} AS TIMESTAMP) AS DOUBLE)"
+
+
+def query_columns(query: str) -> set[str]:
+    """The column names a (planned, read-only) query names, as sqlglot reads them; none when it cannot."""
+    try:
+        return {column.name for column in sqlglot.parse_one(query, read="spark").find_all(exp.Column)}
+    except Exception:  # the plan checked the query already; one sqlglot cannot read again names nothing here
+        return set()

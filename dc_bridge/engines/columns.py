@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
+from dc_bridge.contract.sql import query_columns
 from dc_bridge.plan.checks import kind_of
 
 
@@ -133,17 +134,6 @@ def absent_references(checks, frames: dict) -> dict[str, str]:
             if missing:
                 found[check.id] = f"{missing_message(missing)}, which the query reads"
     return found
-
-
-def query_columns(query: str) -> set[str]:
-    """The column names a (planned, read-only) query names, as sqlglot reads them; none when it cannot."""
-    try:
-        import sqlglot
-        from sqlglot import exp
-
-        return {column.name for column in sqlglot.parse_one(query, read="spark").find_all(exp.Column)}
-    except Exception:  # the plan checked the query already; one sqlglot cannot read again names nothing here
-        return set()
 
 
 def column_type(df, path: str):

@@ -19,9 +19,7 @@ from dc_bridge.contract.sql import (
     FIELD_STAND_IN, TABLE_MARKER, SqlProblem, check_read_only, epoch_seconds, model_tables, quote_identifier, retarget, substitute,
 )
 from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
-
-# classifications whose values must not appear in reports (samples are dropped for them)
-SENSITIVE_CLASSIFICATIONS = {"sensitive", "restricted", "confidential", "secret", "pii", "4", "5"}
+from dc_bridge.plan.sensitive import is_sensitive, mark_sensitive
 
 
 def build_plan(contract: Contract) -> CheckPlan:
@@ -29,8 +27,9 @@ def build_plan(contract: Contract) -> CheckPlan:
     for model in contract.models:
         planned += model_checks(contract, model)
     planned += service_level_checks(contract)
-    return CheckPlan(contract_id=contract.id, contract_version=contract.version,
+    plan = CheckPlan(contract_id=contract.id, contract_version=contract.version,
                      checks=tuple(_unique_ids(planned)), models=tuple(m.name for m in contract.models))
+    return mark_sensitive(plan, contract)
 
 
 def model_checks(contract: Contract, model: Model) -> list[Check]:
@@ -91,7 +90,7 @@ def _constraint_params(field: Field) -> list[tuple[str, c.Params]]:
 
 def field_checks(model: Model, field: Field, column: str, tables: tuple[tuple[str, str], ...] = ()) -> list[Check]:
     base = f"{model.name}.{column}"
-    sensitive = field.pii or (field.classification or "").lower() in SENSITIVE_CLASSIFICATIONS
+    sensitive = is_sensitive(field)
     made = [Check(f"{base}.exists", model.name, (column,), c.ColumnExists(), field.source, threshold=None, sensitive=sensitive)]
     column_type = _column_type(field)
     if column_type is not None:

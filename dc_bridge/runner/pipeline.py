@@ -22,7 +22,7 @@ from dc_bridge.plan.build import build_plan
 from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, model_dataframe
 from dc_bridge.runner.drift import schema_drift
 from dc_bridge.runner.reads import foreign_reads
-from dc_bridge.runner.samples import gather_samples, sensitive_plan
+from dc_bridge.runner.samples import gather_samples
 from dc_bridge.runner.threads import run_side_by_side
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS, within
 from dc_bridge.runner.vacuous import empty_models
@@ -61,8 +61,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     loaded, local_errors = load_for_run(contract)
-    # every check that reads a pii or sensitive column is marked before any engine runs: no samples (runner/samples.py)
-    plan = sensitive_plan(build_plan(loaded), loaded)
+    plan = build_plan(loaded)
     compiled = compile_contract(loaded, invalid=invalid_checks(plan, local_errors), plan=plan)
 
     created = False

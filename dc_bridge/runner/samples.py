@@ -17,7 +17,7 @@ The native engine (`--engines spark`) finds the key samples in the grouping and 
 counts with; those are used as they are.
 
 No values of a field marked `pii: true` or with a sensitive classification, whatever check the field
-is part of: `sensitive_plan` marks every check that reads such a column before any engine runs (its
+is part of: the plan marks every check that reads such a column (plan/sensitive.py: its
 own checks, and a primary key, composite key, model-level `duplicateValues`, foreign key on either
 side, latency, or a check on a struct, array or map that holds such a field or on a field inside
 one), so neither the engines nor this module fetch its values; such checks get only the note
@@ -33,11 +33,8 @@ from typing import Any
 
 from dataclasses import replace
 
-from dc_bridge.contract.model import Contract, Field
-from dc_bridge.engines.columns import query_columns
 from dc_bridge.engines.native.run import aggregate, duplicates
 from dc_bridge.engines.native.translate import VIOLATIONS, column
-from dc_bridge.plan.build import SENSITIVE_CLASSIFICATIONS
 from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 from dc_bridge.verdict import WITHHELD, Verdict
 
@@ -49,82 +46,6 @@ SCAN_ROWS = 1000
 MAX_KEYED_CHECKS = 10
 # sample sources that need a job of their own per check (a grouping, an anti join)
 _KEYED = ("duplicate_keys", "orphan_keys")
-
-
-def is_sensitive(field: Field) -> bool:
-    """A field whose values no report may show: `pii: true` (ODCS: a `pii` classification, tag or
-    custom property, contract/odcs.py) or a sensitive classification."""
-    return field.pii or (field.classification or "").lower() in SENSITIVE_CLASSIFICATIONS
-
-
-def sensitive_paths(contract: Contract) -> dict[str, set[str]]:
-    """model name -> the column paths (lower case) of its pii and sensitive fields: a top-level
-    column, or `parent.child` inside structs. A field inside an array or map is the array's or
-    map's column, whose values hold it."""
-    found: dict[str, set[str]] = {}
-    for model in contract.models:
-        paths = found.setdefault(model.name, set())
-        for field in model.fields:
-            for name in {field.physical_name or field.name, field.name}:
-                _collect(field, name.lower(), paths)
-    return found
-
-
-def _collect(field: Field, path: str, paths: set[str]) -> None:
-    if is_sensitive(field):
-        paths.add(path)
-    for child in field.fields:
-        for name in {child.physical_name or child.name, child.name}:
-            _collect(child, f"{path}.{name.lower()}", paths)
-    for child in (field.items, field.keys, field.values):
-        if child is not None:
-            _collect(child, path, paths)
-
-
-def _touches(columns, paths: set[str]) -> bool:
-    """Whether a value of one of `columns` can show a sensitive field's value: the column is one,
-    lies inside one, or holds one (a struct around a pii field)."""
-    for column_path in (str(c).lower() for c in columns):
-        for path in paths:
-            if column_path == path or column_path.startswith(path + ".") or path.startswith(column_path + "."):
-                return True
-    return False
-
-
-def sensitive_plan(plan: CheckPlan, contract: Contract) -> CheckPlan:
-    """`plan` with every check that reads a pii or sensitive column marked `sensitive`: the field's
-    own checks already are (plan/build.py); here also the model-level ones (primary and composite
-    keys, `duplicateValues` over properties, foreign keys, whose orphan keys are values of the
-    referenced field as much as of the referencing one, service levels)."""
-    paths = sensitive_paths(contract)
-    if not any(paths.values()):
-        return plan
-    anywhere = set().union(*paths.values())
-    marked = []
-    for check in plan.checks:
-        touches = _touches(check.columns, paths.get(check.model, set()))
-        to_model, to_columns = getattr(check.params, "to_model", None), getattr(check.params, "to_columns", ())
-        if to_model is not None:
-            touches = touches or _touches(to_columns, paths.get(to_model, set()))
-        # a query (of this model or joining another) or a custom expectation that names such a column:
-        # no samples come from those, but an engine's reason must not quote the value (check.sensitive)
-        touches = touches or _touches(_named_columns(check), anywhere)
-        marked.append(replace(check, sensitive=True) if touches and not check.sensitive else check)
-    return replace(plan, checks=tuple(marked))
-
-
-def _named_columns(check: Check) -> set[str]:
-    """The column names a SQL check's query or a custom GX check's kwargs name."""
-    query = getattr(check.params, "query", None)
-    if isinstance(query, str):
-        return query_columns(query)
-    expectation = getattr(check.params, "expectation", None)
-    if isinstance(expectation, dict):
-        kwargs = expectation.get("kwargs") or {}
-        named = [kwargs.get(key) for key in ("column", "column_A", "column_B")]
-        named += [name for key in ("column_list", "column_set") for name in (kwargs.get(key) or [])]
-        return {str(name) for name in named if name}
-    return set()
 
 
 def _row_level_samples(frame, checks: list[Check], now: datetime) -> dict[str, list]:
