@@ -21,22 +21,12 @@ from dataclasses import dataclass
 from typing import Iterable, Literal
 
 from dc_bridge.contract.sql import query_columns
-from dc_bridge.plan.checks import kind_of
+from dc_bridge.plan.checks import ForeignKey, kind_of
 
 
 def has_column(schema, path: str, case_sensitive: bool = False) -> bool:
     """Whether a Spark StructType has `path`: a top-level name, or a dotted path into structs."""
-    from pyspark.sql.types import StructType
-
-    fold = (lambda text: text) if case_sensitive else str.lower
-    for field in schema.fields:
-        if fold(field.name) == fold(path):
-            return True
-        prefix = field.name + "."
-        if isinstance(field.dataType, StructType) and fold(path).startswith(fold(prefix)):
-            if has_column(field.dataType, path[len(prefix):], case_sensitive):
-                return True
-    return False
+    return _column_type(schema, path, case_sensitive) is not None
 
 
 def missing_columns(df, columns: Iterable[str]) -> list[str]:
@@ -59,7 +49,7 @@ def unfit_message(df, check) -> str | None:
 
     if not kind_of(check).single_value or check.column is None:
         return None
-    data_type = _column_type(df.schema, check.column, _case_sensitive(df))
+    data_type = column_type(df, check.column)
     if isinstance(data_type, (ArrayType, MapType, StructType)):
         return f"column `{check.column}` is {data_type.simpleString()}; a {check.kind} check needs a single value per row"
     return None
@@ -120,11 +110,11 @@ def absent_references(checks, frames: dict) -> dict[str, str]:
     for check in checks:
         if check.model not in frames or missing_columns(frames[check.model], check.columns):
             continue  # its own column is missing: every engine says so itself (`unrunnable`)
-        to_model, to_columns = getattr(check.params, "to_model", None), getattr(check.params, "to_columns", ())
-        if to_model is not None and to_model in frames:
-            missing = missing_columns(frames[to_model], to_columns)
+        p = check.params
+        if isinstance(p, ForeignKey) and p.to_model in frames:
+            missing = missing_columns(frames[p.to_model], p.to_columns)
             if missing:
-                found[check.id] = f"{missing_message(missing, to_model)}, which the foreign key references"
+                found[check.id] = f"{missing_message(missing, p.to_model)}, which the foreign key references"
                 continue
         query = getattr(check.params, "query", None)
         if isinstance(query, str):

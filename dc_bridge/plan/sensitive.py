@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from dc_bridge.contract.model import Contract, Field
 from dc_bridge.contract.sql import query_columns
-from dc_bridge.plan.checks import Check, CheckPlan
+from dc_bridge.plan.checks import Check, CheckPlan, ForeignKey
 
 # classifications whose values must not appear in reports
 SENSITIVE_CLASSIFICATIONS = {"sensitive", "restricted", "confidential", "secret", "pii", "4", "5"}
@@ -71,9 +71,8 @@ def mark_sensitive(plan: CheckPlan, contract: Contract) -> CheckPlan:
     marked = []
     for check in plan.checks:
         touches = _touches(check.columns, paths.get(check.model, set()))
-        to_model, to_columns = getattr(check.params, "to_model", None), getattr(check.params, "to_columns", ())
-        if to_model is not None:
-            touches = touches or _touches(to_columns, paths.get(to_model, set()))
+        if isinstance(check.params, ForeignKey):  # its orphan keys are values of the referenced field too
+            touches = touches or _touches(check.params.to_columns, paths.get(check.params.to_model, set()))
         # a query (of this model or joining another) or a custom expectation that names such a column:
         # no samples come from those, but an engine's reason must not quote the value (check.sensitive)
         touches = touches or _touches(_named_columns(check), anywhere)
