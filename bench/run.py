@@ -37,12 +37,29 @@ def measure(spark, name: str, action):
     group = f"bench-{name}-{time.monotonic_ns()}"
     spark.sparkContext.setJobGroup(group, name)
     with HeapSampler(spark) as heap:
+        jvm_before, python_before = jvm_cpu_seconds(spark), time.process_time()
         started = time.perf_counter()
         counts = action()
         seconds = time.perf_counter() - started
+        jvm_after, python_after = jvm_cpu_seconds(spark), time.process_time()
     jobs = len(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
     spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
-    return seconds, jobs, heap.peak / 2**20, counts, job_profile(spark, group, seconds)
+    profile = job_profile(spark, group, seconds)
+    # CPU seconds hardly depend on what else the machine runs, wall seconds do
+    profile["python_cpu_seconds"] = round(python_after - python_before, 2)
+    if jvm_before is not None and jvm_after is not None:
+        profile["jvm_cpu_seconds"] = round(jvm_after - jvm_before, 2)
+    return seconds, jobs, heap.peak / 2**20, counts, profile
+
+
+def jvm_cpu_seconds(spark) -> float | None:
+    """CPU seconds the driver's JVM has used (in a local session every task runs there too): Linux only."""
+    try:
+        pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except Exception:  # not Linux, or no local JVM
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def job_profile(spark, group: str, seconds: float) -> dict:
@@ -205,7 +222,8 @@ def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tu
         results[system] = {"seconds": round(seconds, 2), "spark_jobs": jobs, "driver_heap_peak_mib": round(heap)}
         if system != "datacontract_cli":
             results[system]["profile"] = profile
-        busy = f"  Spark busy {profile['spark_busy_seconds']:.1f}s" if "profile" in results[system] else ""
+        busy = (f"  Spark busy {profile['spark_busy_seconds']:.1f}s  JVM CPU {profile.get('jvm_cpu_seconds', float('nan')):.1f}s"
+                f"  Python CPU {profile['python_cpu_seconds']:.1f}s" if "profile" in results[system] else "")
         print(f"  {system:<22} {seconds:7.1f}s  {jobs:4d} jobs  heap {heap:6.0f} MiB{busy}", flush=True)
         if system == "datacontract_cli":
             results[system].update(peer.extra)
@@ -220,7 +238,11 @@ def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tu
 
 
 def plot(report: dict, path: Path) -> None:
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:  # the figures are in the JSON; the plot is a convenience
+        print("no plot: matplotlib is not installed")
+        return
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -8,9 +8,11 @@ contract rewrites byte-identical files and a stale committed file shows up as a 
 names become file names through `safe_name` alone, so no contract can name a path outside `out`;
 two models or contracts that would share a file are an `OutputError`, never a silent overwrite.
 
-A run compiles like `compile` except that checks with a check-local lint error (a bad regex, refused
-SQL: `Kind.local_lint_codes`) stay in the plan as `error` but get no engine artifact; any other lint
-error stops it (`ContractError`). `fold_gx`, `fold_soda` and `gx init` compile the same way.
+Lint is conformance, a run is robustness. `compile`, a run, `fold_gx`, `fold_soda` and `gx init` go on
+past two kinds of lint errors: errors of conformance alone (`CONFORMANCE_CODES`: what the official
+schema rejects but nothing that runs depends on), and check-local errors (a bad regex, refused SQL, a
+reference naming nothing: `Kind.local_lint_codes`), whose check stays in the plan, `error` in a run,
+but gets no engine artifact. Any other lint error stops them (`ContractError`).
 """
 
 from __future__ import annotations
@@ -18,17 +20,17 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from dc_bridge.contract.findings import Finding
+from dc_bridge.contract.findings import CONFORMANCE_CODES, Finding
 from dc_bridge.contract.lint import lint_file, semantic_findings
-from dc_bridge.contract.model import Contract
+from dc_bridge.contract.model import Contract, Source
 from dc_bridge.engines.engine import Unsupported
 from dc_bridge.engines.registry import ENGINES
 from dc_bridge.plan.build import build_plan
-from dc_bridge.plan.checks import CHECK_LOCAL_CODES, CheckPlan, kind_of
+from dc_bridge.plan.checks import CHECK_LOCAL_CODES, Check, CheckPlan, NotExecutable, kind_of
 
 
 class ContractError(Exception):
@@ -91,17 +93,22 @@ def contract_meta(contract: Contract) -> dict[str, Any]:
 
 
 def load_for_run(contract: str | Path | Contract) -> tuple[Contract, list[Finding]]:
-    """The contract and its check-local errors; any other lint error stops the run (ContractError)."""
+    """The contract and its check-local errors; any other lint error but conformance alone stops the run (ContractError)."""
     if isinstance(contract, Contract):  # no file to lint, but the rules over the contract hold the same
         loaded, findings = contract, semantic_findings(contract)
     else:
         result = lint_file(contract)
         loaded, findings = result.contract, result.findings
-    errors = [f for f in findings if f.level == "error"]
-    stopping = [f for f in errors if f.code not in CHECK_LOCAL_CODES]
+    stopping, local = split_errors(findings)
     if loaded is None or stopping:
         raise ContractError(stopping or findings)
-    return loaded, errors
+    return loaded, local
+
+
+def split_errors(findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+    """(errors that stop compile and run, check-local errors); errors of conformance alone are neither."""
+    errors = [f for f in findings if f.level == "error" and f.code not in CONFORMANCE_CODES]
+    return [f for f in errors if f.code not in CHECK_LOCAL_CODES], [f for f in errors if f.code in CHECK_LOCAL_CODES]
 
 
 def invalid_checks(plan: CheckPlan, findings: list[Finding]) -> dict[str, str]:
@@ -109,18 +116,42 @@ def invalid_checks(plan: CheckPlan, findings: list[Finding]) -> dict[str, str]:
     invalid: dict[str, str] = {}
     for finding in findings:
         for check in plan.checks:
-            same_place = finding.file == check.source.file and (
-                finding.path == check.source.path or finding.path.startswith(check.source.path + "."))
-            if same_place and finding.code in kind_of(check).local_lint_codes:
+            if _keeps_from_running(finding, check):
                 invalid.setdefault(check.id, f"{finding.code} {finding.message}")
     return invalid
+
+
+def _keeps_from_running(finding: Finding, check: Check) -> bool:
+    same_place = finding.file == check.source.file and (
+        finding.path == check.source.path or finding.path.startswith(check.source.path + "."))
+    return same_place and finding.code in kind_of(check).local_lint_codes
+
+
+def plan_for_run(contract: Contract, local_errors: list[Finding]) -> tuple[CheckPlan, dict[str, str]]:
+    """The plan and its invalid checks. A check-local error where no check could be built (a relationship whose
+    `to` names no property is read as no foreign key) becomes a `not_executable` check of its own, invalid too:
+    it is `error` in a run rather than missing from the verdict."""
+    plan = build_plan(contract)
+    invalid = invalid_checks(plan, local_errors)
+    taken = {check.id for check in plan.checks}
+    unbuilt: list[Check] = []
+    for finding in local_errors:
+        check_id = finding.path or "(contract)"
+        if check_id in taken or any(_keeps_from_running(finding, check) for check in plan.checks):
+            continue
+        taken.add(check_id)
+        reason = f"{finding.code} {finding.message}"
+        unbuilt.append(Check(check_id, "(contract)", (), NotExecutable(reason), Source(file=finding.file, path=finding.path, line=finding.line),
+                             threshold=None))
+        invalid[check_id] = reason
+    return (replace(plan, checks=plan.checks + tuple(unbuilt)) if unbuilt else plan), invalid
 
 
 def compile_for_run(contract: str | Path | Contract) -> Compiled:
     """The contract compiled as `dc-bridge run` compiles it (see the module docstring)."""
     loaded, local_errors = load_for_run(contract)
-    plan = build_plan(loaded)
-    return compile_contract(loaded, invalid=invalid_checks(plan, local_errors), plan=plan)
+    plan, invalid = plan_for_run(loaded, local_errors)
+    return compile_contract(loaded, invalid=invalid, plan=plan)
 
 
 def display_path(file: str) -> str:

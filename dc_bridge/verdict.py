@@ -12,12 +12,17 @@ The rules:
 - failed and warning checks carry the failing values the runner found; a check on a pii or
   sensitive field never shows one, whatever the engine or the evidence holds (WITHHELD);
 - a contract where nothing was evaluated (every check `not_executable` or `skipped`) is
-  `not_executable`, never `passed`, and exits 2 (outcomes.verdict_exit_code).
+  `not_executable`, never `passed`, and exits 2 (outcomes.verdict_exit_code);
+- an ODCS `dataQuality` SLO is judged on the share of its named rules' evaluations that passed
+  (`fold_objective`): a rule evaluated on every row of its model counts each row, any other rule
+  counts once; a named rule in `error` makes the SLO `error`, one not evaluated makes it
+  `not_executable`; a missed SLO is `failed` and makes the contract verdict no better than that.
 """
 
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -26,8 +31,8 @@ from pydantic import BaseModel, Field
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import Syntax, render
 from dc_bridge.engines.results import CheckResult, EngineReport
-from dc_bridge.outcomes import ALL, Outcome, verdict_exit_code, worst
-from dc_bridge.plan.checks import Check, CheckPlan, kind_of
+from dc_bridge.outcomes import ALL, NOT_EVALUATED, Outcome, verdict_exit_code, worst
+from dc_bridge.plan.checks import KINDS, Check, CheckPlan, Objective, kind_of
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,8 @@ class Evidence:
     empty_models: frozenset[str] = frozenset()
     # check id -> {"samples": [...], "duplicated_values": n} or {"samples_note": why there are none}
     samples: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # model -> its rows, for the models whose row-level checks a dataQuality SLO names (runner/rows.py)
+    row_counts: dict[str, int] = field(default_factory=dict)
 
 
 # the samples note of a check on a pii or sensitive field: its values are never shown
@@ -69,6 +76,30 @@ class CheckVerdict(BaseModel):
     engines: dict[str, CheckResult] = Field(default_factory=dict)
 
 
+class ObjectiveRule(BaseModel):
+    """A named rule's part in a dataQuality SLO: its check's outcome and its evaluations, how many passed."""
+    check_id: str
+    outcome: Outcome
+    evaluations: int | None = None
+    passing: int | None = None
+
+
+class ObjectiveVerdict(BaseModel):
+    """An ODCS `dataQuality` SLO: `value` is the percent of its named rules' evaluations that passed
+    (folded from the checks' verdicts); `engines` the same percent from each engine's own results,
+    for the engines that returned every named rule."""
+    objective_id: str
+    outcome: Outcome
+    value: float | None = None
+    target: float
+    expected: str
+    reason: str | None = None
+    description: str | None = None
+    source: dict[str, Any]
+    rules: list[ObjectiveRule] = Field(default_factory=list)
+    engines: dict[str, float] = Field(default_factory=dict)
+
+
 class ModelVerdict(BaseModel):
     name: str
     outcome: Outcome
@@ -83,6 +114,8 @@ class Verdict(BaseModel):
     outcome: Outcome
     counts: dict[str, int]
     models: list[ModelVerdict]
+    # dataQuality SLOs, judged on the checks above (not counted in `counts`, which counts checks)
+    objectives: list[ObjectiveVerdict] = Field(default_factory=list)
     engines: list[str]
     engine_seconds: dict[str, float] = Field(default_factory=dict)
     engine_errors: dict[str, str] = Field(default_factory=dict)
@@ -189,8 +222,59 @@ def fold(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], coverage:
             verdicts.append(_with_evidence(fold_check(check, expected, reports.get(model, {}), skip_reason), check, evidence))
         models.append(ModelVerdict(name=model, outcome=worst([v.outcome for v in verdicts]), counts=_counts(verdicts), checks=verdicts))
     all_checks = [v for m in models for v in m.checks]
-    return Verdict(contract_id=plan.contract_id, contract_version=plan.contract_version, outcome=worst([m.outcome for m in models]),
-                   counts=_counts(all_checks), models=models, engines=list(selected), **run_facts)
+    by_id = {v.check_id: v for v in all_checks}
+    objectives = [fold_objective(objective, by_id, evidence.row_counts) for objective in plan.objectives]
+    return Verdict(contract_id=plan.contract_id, contract_version=plan.contract_version,
+                   outcome=worst([m.outcome for m in models] + [o.outcome for o in objectives]),
+                   counts=_counts(all_checks), models=models, objectives=objectives, engines=list(selected), **run_facts)
+
+
+def fold_objective(objective: Objective, checks: dict[str, CheckVerdict], row_counts: dict[str, int]) -> ObjectiveVerdict:
+    """The SLO's value: sum of passing evaluations / sum of evaluations over its named rules, in
+    percent; met when at least the target. Never `passed` unless every named rule was evaluated."""
+    base = dict(objective_id=objective.id, target=objective.target, expected=f">= {objective.target:g}%",
+                description=objective.description,
+                source={"file": objective.source.file, "path": objective.source.path, "line": objective.source.line})
+    if objective.problem:
+        return ObjectiveVerdict(outcome="not_executable", reason=objective.problem, **base)
+    named = [checks[check_id] for check_id in objective.check_ids]
+    judged = [v.outcome != "error" and v.outcome not in NOT_EVALUATED for v in named]
+    tallies = [_tally(v, v.observed, v.outcome in ("failed", "warning"), row_counts) if ok else None for v, ok in zip(named, judged)]
+    rules = [ObjectiveRule(check_id=v.check_id, outcome=v.outcome, evaluations=t[0] if t else None, passing=t[1] if t else None)
+             for v, t in zip(named, tallies)]
+    errored = [v.check_id for v in named if v.outcome == "error"]
+    unjudged = [f"{v.check_id} ({v.outcome})" for v in named if v.outcome in NOT_EVALUATED]
+    uncounted = sorted({v.model for v, t, ok in zip(named, tallies, judged) if ok and t is None})
+    problem = (("error", f"named rule(s) in error: {', '.join(errored)}") if errored else
+               ("not_executable", f"named rule(s) not evaluated: {', '.join(unjudged)}") if unjudged else
+               ("not_executable", f"needs the row count of {', '.join(uncounted)}, which only a run reads") if uncounted else None)
+    if problem is None and not sum(t[0] for t in tallies):
+        problem = ("not_executable", "nothing to evaluate: the models of the named rules have no rows")
+    if problem is not None:
+        return ObjectiveVerdict(outcome=problem[0], reason=problem[1], rules=rules, **base)
+    evaluations, passing = sum(t[0] for t in tallies), sum(t[1] for t in tallies)
+    met = Decimal(passing) * 100 >= Decimal(str(objective.target)) * evaluations  # exact: 999 of 1000 meets 99.9
+    engines = {}
+    for engine in set.intersection(*(set(v.engines) for v in named)):
+        counted = [_tally(v, v.engines[engine].observed, v.engines[engine].outcome == "failed", row_counts) for v in named]
+        engines[engine] = 100 * sum(t[1] for t in counted) / sum(t[0] for t in counted)
+    return ObjectiveVerdict(outcome="passed" if met else "failed", value=100 * passing / evaluations, rules=rules,
+                            reason=None if met else f"{passing} of {evaluations} evaluations passed", engines=engines, **base)
+
+
+def _tally(check: CheckVerdict, observed: float | None, failed: bool, row_counts: dict[str, int]) -> tuple[int, int] | None:
+    """(evaluations, passing) of one rule: every row of its model for a row-level rule (its violating
+    rows fail; a percent is turned back into rows), one for any other; None when the row count is unknown."""
+    if KINDS[check.kind].measure != "rows":
+        return 1, 0 if failed else 1
+    rows = row_counts.get(check.model)
+    if rows is None:
+        return None
+    if observed is None:
+        violating = rows if failed else 0
+    else:
+        violating = round(observed * rows / 100) if check.unit == "percent" else int(observed)
+    return rows, rows - min(violating, rows)
 
 
 def _with_evidence(verdict: CheckVerdict, check: Check, evidence: Evidence) -> CheckVerdict:

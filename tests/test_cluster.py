@@ -288,3 +288,22 @@ def test_a_session_is_never_taken_for_another_master(spark):
     result = CliRunner().invoke(main, ["run", str(CONTRACT), "--master", "spark://127.0.0.1:7"])
     assert result.exit_code == 2 and "already running" in result.output
     assert spark.range(3).count() == 3  # the test session was not stopped
+
+
+def test_spark_connect_is_asked_for_by_master_conf_or_environment(monkeypatch):
+    """`--master sc://...`, `--conf spark.remote=...` and SPARK_REMOTE ask for Spark Connect, in that
+    order; a classic master beside either is refused, and no message shows the connection's token."""
+    from dc_bridge.runner.data import _normal, _remote
+
+    monkeypatch.delenv("SPARK_REMOTE", raising=False)
+    assert _remote(None, {}) is None and _remote("local[2]", {}) is None
+    assert _remote("sc://a:1", {"spark.remote": "sc://b:2"}) == "sc://a:1"
+    assert _remote(None, {"spark.remote": "sc://b:2"}) == "sc://b:2"
+    monkeypatch.setenv("SPARK_REMOTE", "sc://c:3/;token=secret")
+    assert _remote(None, {}) == "sc://c:3/;token=secret"
+    assert _remote(None, {"spark.remote": "sc://b:2"}) == "sc://b:2"
+    with pytest.raises(ValueError, match=r"--master local\[2\] asks for a classic session and SPARK_REMOTE=sc://c:3 for") as refused:
+        _remote("local[2]", {})
+    assert "secret" not in str(refused.value)
+    assert _normal("sc://host") == "sc://host:15002" and _normal("sc://host:443/;token=x;use_ssl=true") == "sc://host:443"
+    assert _normal("local[*]") == "local[*]"

@@ -966,3 +966,18 @@ def test_freshness_across_daylight_saving_in_a_non_utc_zone(spark, monkeypatch):
         spark.conf.set("spark.sql.session.timeZone", previous)
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+@pytest.mark.parametrize("columns", [("k",), ("k", "j")])
+def test_duplicates_by_window_and_by_grouping_agree(spark, columns):
+    """engines/native/run.py counts a mostly distinct key's repeats with a window, other keys' with a
+    grouping: the same rows, distinct repeated keys and samples either way, nulls left out."""
+    from dc_bridge.contract.model import Source
+    from dc_bridge.engines.native.run import duplicates
+
+    df = spark.createDataFrame([("a", 1), ("a", 1), ("b", 2), (None, 3), (None, 3), ("c", 3), ("c", 3), ("c", 4), ("d", None), ("d", None)],
+                               "k string, j int")
+    check = c.Check("m.key", "m", columns, c.Unique(), Source(file="c.yaml", path="models.m", line=1))
+    by_window = duplicates(df, check, mostly_distinct=True)
+    assert by_window == duplicates(df, check, mostly_distinct=False)
+    assert by_window == ((3, 2, ["a", "c"]) if columns == ("k",) else (4, 2, [["a", 1], ["c", 3]]))

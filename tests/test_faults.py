@@ -83,7 +83,7 @@ def views(spark):
 def test_gx_metric_soda_query_and_spark_task_faults(spark, views, tmp_path, monkeypatch):
     from great_expectations.expectations.registry import _registered_metrics
     from pyspark.sql import functions as F
-    from soda.data_sources.spark_df_cursor import SparkDfCursor
+    from dc_bridge.engines.soda.spark_df import SparkDfCursor
 
     # data: `fault_patterns` and `fault_dupes` have one violation each, which the healthy engine still sees
     # (localCheckpoint: held by the JVM, so no Python worker re-creates the rows for every Spark job)

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from dc_bridge.cli import main
+from dc_bridge.contract.findings import CONFORMANCE_CODES
 from dc_bridge.contract.lint import lint_file
 
 TESTS = Path(__file__).parent
@@ -141,9 +142,10 @@ def test_broken_contract_is_reported(name: str, code: str, path: str, line: int 
 
 @pytest.mark.parametrize(("name", "code", "path", "line"), CASES, ids=[_case_name(c) for c in CASES])
 def test_broken_contract_has_no_other_error(name: str, code: str, path: str, line: int | None) -> None:
-    """One thing is broken, so one error: no knock-on errors from what lint already reported."""
+    """One thing is broken, so one error: no knock-on errors from what lint already reported. What the official
+    schema says of the same defect (DCB100, often at the mapping holding it) may stand beside it."""
     file, path = _split(path, name)
-    others = [f for f in lint(name).findings if f.level == "error" and f.code not in KNOCK_ON.get(name, set())
+    others = [f for f in lint(name).findings if f.level == "error" and f.code not in KNOCK_ON.get(name, set()) | CONFORMANCE_CODES
               and not (f.code == code and f.path == path and Path(f.file).resolve() == Path(file).resolve())]
     assert not others, f"errors besides {code} at {path!r}:\n{_show(others)}"
 
@@ -157,7 +159,8 @@ def test_no_finding_is_reported_twice(name: str) -> None:
 
 @pytest.mark.parametrize("name", CLEAN)
 def test_clean_corpus_contract_has_no_error(name: str) -> None:
-    errors = [f for f in lint(name).findings if f.level == "error"]
+    """Nothing that stops compile or run; the official schema may reject it (DCB100: names outside DCS's pattern)."""
+    errors = [f for f in lint(name).findings if f.level == "error" and f.code not in CONFORMANCE_CODES]
     assert not errors, _show(errors)
 
 
@@ -172,8 +175,10 @@ def test_every_corpus_file_is_used_and_says_what_is_broken() -> None:
 
 @pytest.mark.parametrize("contract", sorted(CONTRACTS.glob("*.yaml")), ids=lambda p: p.name)
 def test_bundled_contract_has_no_error(contract: Path) -> None:
+    """Nothing that stops compile or run. Some keep what the official schemas lag behind (a relationship's
+    `description`, an SLA's `businessImpact`, `schema.<id>.properties.<id>` references): lint's DCB100 errors."""
     result = lint_file(str(contract))
-    errors = [f for f in result.findings if f.level == "error"]
+    errors = [f for f in result.findings if f.level == "error" and f.code not in CONFORMANCE_CODES]
     assert not errors, _show(errors)
 
 
@@ -182,8 +187,8 @@ def test_bundled_contract_has_no_error(contract: Path) -> None:
 
 
 @pytest.mark.parametrize(("files", "exit_code"), [
-    (["unicode_names_clean.yaml"], 0),  # warnings only
-    (["odcs_unknown_dimension.yaml"], 0),  # a warning-level code alone does not fail
+    (["unicode_names_clean.yaml"], 1),  # DCB100: the DCS schema's pattern for names; compile and run go on
+    (["odcs_unknown_dimension.yaml"], 1),  # DCB100: the schema's dimension enum, beside dc-bridge's DCB112 warning
     (["dcs_unknown_type.yaml"], 1),
     (["unicode_names_clean.yaml", "odcs_sql_insert.yaml"], 1),
     (["empty_file.yaml"], 1),  # read, but not a contract

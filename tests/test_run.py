@@ -240,7 +240,7 @@ def test_api_outcomes_and_verdict(shop):
     assert {m.name: m.outcome for m in verdict.models} == {"customers": "failed", "orders": "failed"}
     assert verdict.outcome == "failed" and verdict.exit_code() == 1
     assert (verdict.contract_id, verdict.contract_version) == ("shop", "2.0.0")
-    assert {"spark", "great-expectations", "soda-core-spark-df", "pyspark"} <= set(verdict.versions)
+    assert {"spark", "great-expectations", "soda-core", "pyspark"} <= set(verdict.versions)
     assert set(verdict.engine_seconds) == {"gx", "soda", "spark"}
     assert not [c.reason for c in verdict.checks() if c.reason and "disagree" in c.reason]
     assert {engine for c in verdict.checks() for engine in c.engines} == {"gx", "soda", "spark"}
@@ -324,8 +324,9 @@ def test_cli_junit_has_one_case_per_check(broken_orders, tmp_path, spark):
     root = ET.parse(out).getroot()
     cases = root.findall("./testsuite/testcase")
     # 38 checks that run, the retention and frequency service levels that name no column or duration,
-    # and a text rule: every check of the plan is a case
-    assert len(cases) == int(root.get("tests")) == 41
+    # the availability, support and backup service levels no data can show, and a text rule: every
+    # check of the plan is a case
+    assert len(cases) == int(root.get("tests")) == 44
     failures = {c.get("name") for c in cases if c.find("failure") is not None}
     assert "line_items.order_id.foreign_key" in failures
     # with Soda only, checks only GX can run are skipped, not passed

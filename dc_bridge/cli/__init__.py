@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import click
@@ -10,11 +11,35 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge import __version__
 from dc_bridge.cli import outputs
+from dc_bridge.contract import variables
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
 
 _UNREADABLE_CODES = {"DCB001", "DCB002", "DCB006"}
+
+
+class _Assignment(click.ParamType):
+    """`--var NAME=VALUE`."""
+
+    name = "NAME=VALUE"
+
+    def convert(self, value, param, ctx):
+        try:
+            return variables.parse_assignment(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def _with_variables(command):
+    """`--var NAME=VALUE` (repeatable): ODCS 3.2 `${NAME}` values for every file the command reads, before the environment."""
+    @click.option("--var", "given_variables", multiple=True, type=_Assignment(), metavar="NAME=VALUE",
+                  help="Value of an ODCS 3.2 `${NAME}` variable (repeatable); wins over the environment variable NAME.")
+    @functools.wraps(command)
+    def with_variables(*args, given_variables=(), **kwargs):
+        with variables.given(dict(given_variables)):
+            return command(*args, **kwargs)
+    return with_variables
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,6 +49,7 @@ def main() -> None:
 
 
 @main.command()
+@_with_variables
 @click.argument("contracts", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
 @click.option("--format", "output_format", type=click.Choice(sorted(FORMATTERS)), default="text", show_default=True,
               help="Output format; sarif is SARIF 2.1.0 for code-scanning tools.")
@@ -48,6 +74,7 @@ def lint(contracts: tuple[str, ...], output_format: str, output_file: str | None
 
 
 @main.command(name="compile")
+@_with_variables
 @click.argument("contracts", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False, path_type=str),
               help="Folder under which expectation_suites/ and soda_checks/ are written.")
@@ -56,7 +83,9 @@ def lint(contracts: tuple[str, ...], output_format: str, output_file: str | None
 def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, check_only: bool) -> None:
     """Compile contracts to GX expectation suites and SodaCL files.
 
-    Exit 0 on success, 1 when --check finds stale files, 2 when a contract has errors.
+    Exit 0 on success, 1 when --check finds stale files, 2 when a contract has errors that change what runs.
+    Errors confined to one check (a bad regex, a reference naming nothing) leave that check out and are
+    reported; errors of conformance alone (DCB100) are reported and change nothing.
     """
     from pathlib import Path
 
@@ -67,12 +96,13 @@ def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, che
     # models or contracts that would share a file, or a file that is an input stops the command first
     compiled_all, renders, inputs = [], [], []
     for path in contracts:
-        loaded = _load_or_exit(path)
+        loaded, local_errors = _load_or_exit(path)
         inputs += outputs.contract_inputs(path, loaded)
         if loaded.kind == "library":
             compiled_all.append((path, None))
             continue
-        compiled = compiler.compile_contract(loaded.contract)
+        plan, invalid = compiler.plan_for_run(loaded.contract, local_errors)
+        compiled = compiler.compile_contract(loaded.contract, invalid=invalid, plan=plan)
         try:
             renders.append((path, compiler.rendered(compiled, Path(out_dir))))
         except compiler.OutputError as exc:
@@ -103,7 +133,8 @@ def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, che
                 written = compiler.write(files)
             except OSError as exc:
                 raise outputs.OutputRefused(f"cannot write under --out {out_dir}: {exc}") from None
-            click.echo(f"{path}: {len(compiled.plan.checks)} checks, {len(files)} files ({len(written)} changed) under {out_dir}")
+            left_out = f" ({len(compiled.invalid)} left out for the errors above)" if compiled.invalid else ""
+            click.echo(f"{path}: {len(compiled.plan.checks)} checks{left_out}, {len(files)} files ({len(written)} changed) under {out_dir}")
         if explain:
             click.echo(explain_report.as_text(compiled))
     if stale:
@@ -112,13 +143,23 @@ def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, che
 
 
 def _load_or_exit(path: str):
-    """Load a contract for a command that runs it: lint errors stop here, with the lint report."""
+    """Load a contract to compile, and its check-local errors. Errors that change what runs stop here, with the
+    lint report; errors of conformance alone and check-local ones are reported and compile goes on without the
+    checks they concern (compiler.py)."""
+    from dc_bridge.compiler import split_errors
+
     result = lint_file(path)
-    errors = [f for f in result.findings if f.level == "error"]
-    if result.contract is None or errors:
-        click.echo(FORMATTERS["text"](errors or result.findings, [path]), err=True)
+    stopping, local = split_errors(result.findings)
+    if result.contract is None or stopping:
+        click.echo(FORMATTERS["text"](stopping or result.findings, [path]), err=True)
         sys.exit(EXIT_UNREADABLE)
-    return result
+    if local:
+        click.echo(FORMATTERS["text"](local, [path]), err=True)
+    conformance = sum(f.level == "error" for f in result.findings) - len(local)
+    if conformance:
+        click.echo(f"{path}: {conformance} error(s) of the official schema that change nothing that runs; "
+                   f"`dc-bridge lint` lists them", err=True)
+    return result, local
 
 
 class _TimeLimit(click.ParamType):
@@ -141,6 +182,7 @@ class _TimeLimit(click.ParamType):
 
 
 @main.command(name="run")
+@_with_variables
 @click.argument("contracts", nargs=-1, required=True, metavar="CONTRACT...")
 @click.option("--engines", default="gx,soda", show_default=True,
               help="Engines to run, comma-separated: gx, soda, spark (the native fused engine, fastest).")
@@ -183,7 +225,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 
     from dc_bridge.report import verdict_formats
     from dc_bridge.compiler import ContractError
-    from dc_bridge.runner.pipeline import run
+    from dc_bridge.runner.pipeline import preload_engines, run
     from dc_bridge.runner.data import DataError, get_session, parse_data_option
     from dc_bridge.verdict import Verdict
 
@@ -209,6 +251,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             _check_run_outputs(file, data, server, output_file if output_format != "console" else None, data_docs)
         # several contracts share one session, started here and stopped at the end; one contract's run
         # starts (and stops) its own, after its contract has been read
+        if several:
+            preload_engines(selected)  # GX's and Soda's imports while the JVM starts
         session, created = get_session(master, conf) if several else (None, False)
     except (DataError, ValueError) as exc:
         click.echo(f"dc-bridge run: {exc}", err=True)

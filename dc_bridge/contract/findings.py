@@ -29,7 +29,8 @@ _CODES = [
     Code("DCB005", "error", "Unsupported specification version", "Use DCS 1.0-1.2 or ODCS v3.0.x, v3.1.x, v3.2.x."),
     Code("DCB006", "error", "File too large", "Split the contract, or raise the limit with DC_BRIDGE_MAX_CONTRACT_BYTES."),
     # schema and shape
-    Code("DCB100", "warning", "Does not match the official JSON schema", "Fix the value so it matches the standard; dc-bridge went on because it does not change which checks run."),
+    Code("DCB100", "error", "Does not match the official JSON schema",
+         "Fix the value so it matches the standard; `compile` and `run` go on because it does not change which checks run."),
     Code("DCB101", "error", "Wrong type for a field dc-bridge uses", "Give the field a value of the expected type; it changes what runs."),
     Code("DCB102", "error", "Missing required field", "Add the field."),
     Code("DCB103", "error", "Duplicate name", "Give each model and field a unique name within its parent."),
@@ -37,6 +38,8 @@ _CODES = [
          "Spell the key as the standard does (see the message); as written, dc-bridge ignores it and the check it names does not run."),
     Code("DCB105", "error", "YAML read a value as another type",
          "Quote the value (`'NO'`, `'010'`, `'1:20'`): YAML 1.1 reads unquoted yes/no/on/off as booleans, numbers with a leading 0 as octal, a:b as base 60, and any plain number as a number, not text."),
+    Code("DCB106", "warning", "Library rule dc-bridge cannot run",
+         "Use a library metric with the arguments it needs (nullValues, missingValues, invalidValues with validValues or pattern, duplicateValues, rowCount) or a sql rule; as written the rule is `not_executable` and checks nothing."),
     Code("DCB110", "error", "Unknown logical type", "Use one of the types of the standard (see docs/lint-codes.md)."),
     Code("DCB111", "warning", "Unknown format", "Use one of email, uri, uuid, date, date-time, ipv4, ipv6, or write a pattern."),
     Code("DCB112", "warning", "Unknown quality dimension", "Use one of the ODCS dimensions: accuracy, completeness, conformity, consistency, coverage, timeliness, uniqueness."),
@@ -67,12 +70,17 @@ _CODES = [
     Code("DCB172", "error", "Unknown SQL placeholder", "Use {model}, {table}, {field}, {column}, {object}, {property} or the same with `$` in front."),
     Code("DCB173", "error", "Name Spark would fill in",
          "Rename the model or field (or its physical name) without `${`; Spark replaces `${...}` in SQL before parsing it, also inside quoted names."),
+    Code("DCB174", "error", "Unresolved variable",
+         "Pass `--var NAME=VALUE` (or `vars=` to dc_bridge.run), set the environment variable, or give a default: `${NAME:-value}`; `$${NAME}` is the text itself."),
     Code("DCB180", "error", "Unknown custom engine", "Use `engine: great-expectations` or `engine: soda`."),
     Code("DCB181", "error", "Unknown Great Expectations expectation type", "Use a GX 1.x expectation type such as expect_column_values_to_not_be_null."),
     Code("DCB182", "warning", "camelCase GX argument", "Write GX kwargs in snake_case (min_value, not minValue); dc-bridge maps them for you."),
     Code("DCB183", "error", "Custom check has no implementation", "Give `implementation` (ODCS) or `specification` (DCS)."),
     Code("DCB184", "error", "Invalid SodaCL", "Write the SodaCL as a mapping or YAML text that parses."),
     Code("DCB185", "warning", "GX 0.x expectation spelling", "Write `type:` (GX 1.x) instead of `expectation_type:`; dc-bridge maps it for you."),
+    # service levels
+    Code("DCB190", "error", "Time-based SLA on a column that holds no time",
+         "Measure freshness, latency, retention, frequency and timeOfAvailability on a date or timestamp column (timeOfAvailability: a timestamp)."),
     # contract evolution (`dc-bridge diff`, `check-version`): breaking changes (MAJOR) are warnings,
     # non-breaking (MINOR) and patch changes info; whether a change is allowed is check-version's call
     Code("DCB200", "warning", "Model removed", "Keep the model, or bump the MAJOR version and tell its consumers first."),
@@ -110,6 +118,9 @@ _CODES = [
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
+# errors of conformance alone: the official schema rejects the contract, so lint fails (exit 1), but nothing
+# that runs depends on it (a key it would read is DCB104, a value it would read DCB101), so compile and run go on
+CONFORMANCE_CODES: frozenset[str] = frozenset({"DCB100"})
 
 
 @dataclass(frozen=True)

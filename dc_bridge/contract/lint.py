@@ -31,7 +31,7 @@ from dc_bridge.contract.limits import (
     LENGTH_RANGE, MAX_PRECISION, NUMBER_RANGE, PRECISION_RANGE, length_problem, number_problem, shown,
 )
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, Source, walk_fields
-from dc_bridge.contract.types import NUMERIC_TYPES, SPARK_TYPES, STRING_TYPES, TEMPORAL_TYPES
+from dc_bridge.contract.types import NUMERIC_TYPES, SPARK_TYPES, STRING_TYPES, TEMPORAL_TYPES, spark_physical_type
 from dc_bridge.contract.findings import CODES, Finding
 from dc_bridge.contract.formats import format_regex
 from dc_bridge.contract.sql import (
@@ -39,9 +39,13 @@ from dc_bridge.contract.sql import (
     model_tables, substitute, unknown_placeholders, view_tables,
 )
 
-# (standard, version prefix) -> bundled official schema; the packages carry the newest ones
+# (standard, version or version prefix) -> bundled official schema; the packages carry the newest ones. ODCS 3.0's
+# patch releases each have their own (3.0.1 added a property's `physicalName`, 3.0.2 renamed server keys)
 _SCHEMAS = {
-    ("odcs", "3.0"): ("dc_bridge.contract", "schemas/odcs-v3.0.0.json"),
+    ("odcs", "3.0.0"): ("dc_bridge.contract", "schemas/odcs-v3.0.0.json"),
+    ("odcs", "3.0.1"): ("dc_bridge.contract", "schemas/odcs-v3.0.1.json"),
+    ("odcs", "3.0.2"): ("dc_bridge.contract", "schemas/odcs-v3.0.2.json"),
+    ("odcs", "3.0"): ("dc_bridge.contract", "schemas/odcs-v3.0.2.json"),
     ("odcs", "3.1"): ("dc_bridge.contract", "schemas/odcs-v3.1.0.json"),
     ("odcs", "3.2"): ("open_data_contract_standard", "schema.json"),
     ("dcs", "1.0"): ("dc_bridge.contract", "schemas/dcs-1.1.0.json"),
@@ -88,18 +92,37 @@ def lint_file(path: str | Path) -> LoadResult:
     main = result.documents[0] if result.documents else None
     if main is not None and result.kind is not None:
         schema_findings = validate_schema(main, result.kind, result.contract.spec_version if result.contract else "")
-        taken = {(f.file, f.path) for f in result.findings}
-        result.findings.extend(f for f in schema_findings if (f.file, f.path) not in taken)
+        said: dict[tuple[str, str], list[str]] = {}
+        for finding in result.findings:
+            if finding.level == "error":  # a loader warning (DCB112) must not hide what the schema rejects
+                said.setdefault((finding.file, finding.path), []).append(finding.message)
+        result.findings.extend(f for f in schema_findings if not _said_already(f, said))
         if result.contract is not None:
             result.findings.extend(referenced_key_findings(main, result.kind, result.definitions, result.contract.spec_version))
     if result.contract is not None:
-        result.findings.extend(semantic_findings(result.contract))
+        # a name still holding an unresolved variable is DCB174's: DCB173 would say to rename it
+        unresolved = {(f.file, f.path) for f in result.findings if f.code == "DCB174"}
+        result.findings.extend(f for f in semantic_findings(result.contract) if f.code != "DCB173" or not
+                               {(f.file, f"{f.path}.{key}") for key in ("name", "physicalName")} & unresolved)
         result.findings.extend(inheritance_findings(result))
     # the normalisers can meet one bad value on several paths (`schema: {}` is read for models,
     # relationships and SLAs): report each finding once
     result.findings[:] = list(dict.fromkeys(result.findings))
     result.findings.sort(key=lambda f: (f.file, f.line or 0, f.code))
     return result
+
+
+_MISSING_KEY = re.compile(r"schema: '(.+)' is a required property$")
+
+
+def _said_already(finding: Finding, said: dict[tuple[str, str], list[str]]) -> bool:
+    """Whether a loader error at the schema finding's place says it (better): any of them does, except for a missing
+    key the loader's messages do not name (`the contract has no `id`` leaves `status` to the schema)."""
+    messages = said.get((finding.file, finding.path))
+    if not messages:
+        return False
+    missing = _MISSING_KEY.match(finding.message)
+    return missing is None or any(f"`{missing[1]}`" in message for message in messages)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -109,7 +132,23 @@ def lint_file(path: str | Path) -> LoadResult:
 @functools.lru_cache(maxsize=None)
 def _schema(standard: str, prefix: str) -> dict:
     package, name = _SCHEMAS[(standard, prefix)]
-    return json.loads(resources.files(package).joinpath(name).read_text(encoding="utf-8"))
+    schema = json.loads(resources.files(package).joinpath(name).read_text(encoding="utf-8"))
+    _require_tested_keys(schema)
+    return schema
+
+
+def _require_tested_keys(node: Any, in_if: bool = False) -> None:
+    """The ODCS schemas branch on `if: {properties: {logicalType: {const: map}}}` without requiring
+    `logicalType`, so a property that has none takes every branch (3.2: `map is a required property` for
+    every typeless property): each such condition is made to require the key it tests, as intended."""
+    if isinstance(node, list):
+        for item in node:
+            _require_tested_keys(item, in_if)
+    elif isinstance(node, dict):
+        if in_if and isinstance(node.get("properties"), dict) and "required" not in node:
+            node["required"] = sorted(node["properties"])
+        for key, value in node.items():
+            _require_tested_keys(value, in_if or key == "if")
 
 
 @functools.lru_cache(maxsize=None)
@@ -259,12 +298,18 @@ def _schema_error(root: dict, error: Any, path: tuple, instance: Any) -> SchemaE
     return SchemaError(keyword, path, message, value, instance)
 
 
+def schema_key(standard: str, spec_version: str) -> tuple[str, str] | None:
+    """The `_SCHEMAS` key of a version: its own release's schema where one is bundled, else its minor version's."""
+    parts = spec_version.lstrip("v").split(".")
+    return next((key for key in ((standard, ".".join(parts[:3])), (standard, ".".join(parts[:2]))) if key in _SCHEMAS), None)
+
+
 def validate_schema(document: Document, kind: str, spec_version: str) -> list[Finding]:
     standard = "dcs" if kind == "dcs" else "odcs"
     if kind == "library":
         return []  # a rule library is not a contract; its rules are checked by the normaliser
-    key = (standard, ".".join(spec_version.lstrip("v").split(".")[:2]))
-    if key not in _SCHEMAS:
+    key = schema_key(standard, spec_version)
+    if key is None:
         return []
     data = _for_schema(document.data, standard)
     unknown = unknown_keys(document, kind, spec_version, data)
@@ -274,12 +319,13 @@ def validate_schema(document: Document, kind: str, spec_version: str) -> list[Fi
     findings = _unknown_key_findings(document, unknown)
     seen = set()  # the same error can come from several branches of a schema (allOf, if/then)
     errors = sorted(schema_errors(*key, data), key=lambda e: list(map(str, e.absolute_path)))
-    # a key the schema does not know can fail both `additionalProperties` (one branch of the schema)
-    # and `unevaluatedProperties` (the whole object): one finding says it
-    unevaluated = {(tuple(e.absolute_path), e.message.partition("(")[2]) for e in errors if e.validator == "unevaluatedProperties"}
+    # a key the schema does not know can fail both `additionalProperties` (one branch of the schema) and
+    # `unevaluatedProperties` (the whole object): one finding says it, the first, which every validator reports
+    # (jsonschema-rs leaves out the second where the first failed on the same key)
+    additional = {(tuple(e.absolute_path), e.message.partition("(")[2]) for e in errors if e.validator == "additionalProperties"}
     for error in errors:
         path = tuple(error.absolute_path)
-        if error.validator == "additionalProperties" and (path, error.message.partition("(")[2]) in unevaluated:
+        if error.validator == "unevaluatedProperties" and (path, error.message.partition("(")[2]) in additional:
             continue
         finding = _without_run_keys(Finding("DCB100", document.file, format_path(path), f"schema: {_schema_message(error)}",
                                             line=document.line_of(path), expected=_expected(error), found=_short(error.instance)),
@@ -428,8 +474,8 @@ def unknown_keys(document: Document, kind: str, spec_version: str, data: Any = N
     """Every key of the document that is not part of its standard at its place (nor an `x-` extension).
     `data`: the document's `_for_schema` copy, when the caller has made it already."""
     standard = "dcs" if kind == "dcs" else "odcs"
-    key = (standard, ".".join(spec_version.lstrip("v").split(".")[:2]))
-    if kind == "library" or key not in _SCHEMAS:
+    key = schema_key(standard, spec_version)
+    if kind == "library" or key is None:
         return []
     found: list[UnknownKey] = []
     data = _for_schema(document.data, standard) if data is None else data
@@ -453,8 +499,8 @@ def referenced_key_findings(main: Document, kind: str, definitions: list[tuple[D
     other files: a typo there (`requried` in a definitions file, `severty` in a rule library) would be as
     silent as in the contract. Read with the schemas of the contract's own standard and version."""
     standard = "dcs" if kind == "dcs" else "odcs"
-    key = (standard, ".".join(spec_version.lstrip("v").split(".")[:2]))
-    if key not in _SCHEMAS:
+    key = schema_key(standard, spec_version)
+    if key is None:
         return []
     places = _places(*key)
     once = {(document.file, path): (document, path, what) for document, path, what in definitions if document.file != main.file}
@@ -537,8 +583,6 @@ def _for_schema(data: Any, standard: str) -> Any:
             copy[key] = _for_schema(value, standard)
         if standard == "dcs" and "dataContractSpecification" in copy and str(copy["dataContractSpecification"]).startswith("1.0"):
             copy["dataContractSpecification"] = "1.1.0"  # 1.0 has no schema of its own; 1.1 only added fields
-        if standard == "odcs" and str(copy.get("apiVersion", "")).startswith(("v3.0.", "3.0.")):
-            copy["apiVersion"] = "v3.0.0"  # 3.0.1 and 3.0.2 are fixes validated by the 3.0.0 schema
         return copy
     if isinstance(data, list):
         return [_for_schema(v, standard) for v in data]
@@ -592,7 +636,40 @@ def semantic_findings(contract: Contract) -> list[Finding]:
             if rule.metric == "invalidValues" and isinstance(rule.arguments.get("pattern"), str):
                 patterns.append((rule.arguments["pattern"], rule.source, "arguments.pattern"))
     findings += _regex_findings(patterns)
+    findings += _service_level_findings(contract)
     return findings
+
+
+# time-based service level kind -> the canonical types whose values are points in time it can measure
+# (a string holds them only with a date or date-time format; timeOfAvailability needs a time of day)
+_SLA_TIME_TYPES = {
+    "freshness": {"date", "timestamp", "timestamp_ntz"}, "latency": {"date", "timestamp", "timestamp_ntz"},
+    "retention": {"date", "timestamp", "timestamp_ntz"}, "frequency": {"date", "timestamp", "timestamp_ntz"},
+    "timeOfAvailability": {"timestamp", "timestamp_ntz"},
+}
+_TIME_FORMATS = {"date": "date", "date-time": "timestamp"}
+
+
+def _service_level_findings(contract: Contract) -> list[Finding]:
+    """DCB190: a time-based SLA on a declared column of another type would read its values (1, 2, 'abc')
+    as seconds since 1970, or as nothing, and judge that."""
+    findings = []
+    for level in contract.service_levels:
+        allowed = _SLA_TIME_TYPES.get(level.kind)
+        model = contract.model(level.model) if allowed and level.model else None
+        for name in (level.field, level.source_field) if model else ():
+            field = model.field(name) if name else None
+            declared = _declared_type(field) if field else None
+            if declared is not None and declared not in allowed:
+                findings.append(_at(level.source, "DCB190", f"{level.name} is measured on `{level.model}.{name}`, declared `{declared}`, "
+                                    "which holds no point in time", expected=" or ".join(sorted(allowed)), found=declared))
+    return findings
+
+
+def _declared_type(field: Field) -> str | None:
+    """The canonical type a field declares (its logical type, else its physical type); a string with a date format counts as that."""
+    declared = field.logical_type or spark_physical_type(field.physical_type or "")
+    return _TIME_FORMATS.get(field.format or "", declared) if declared == "string" else declared
 
 
 def _at(source: Source, code: str, message: str, suffix: str = "", **details) -> Finding:
@@ -630,7 +707,8 @@ def _key_findings(contract: Contract, model: Model) -> list[Finding]:
             missing_target = f"field(s) {', '.join(f'`{key.to_model}.{c}`' for c in absent)}" if absent else None
         if missing or missing_target:
             what = missing_target or f"field(s) {', '.join(missing)} of `{model.name}`"
-            findings.append(_at(key.source, "DCB125", f"the foreign key points at {what}, which does not exist",
+            named = f" `{key.id}`" if key.id else ""
+            findings.append(_at(key.source, "DCB125", f"the foreign key{named} points at {what}, which does not exist",
                                 expected="an existing model.field", found=f"{key.to_model}.{','.join(key.to_columns)}"))
     return findings
 
@@ -763,8 +841,9 @@ def _rule_findings(rule: QualityRule, field: Field | None, tables: tuple[tuple[s
         findings.append(_at(rule.source, "DCB102", f"{rule.metric} counts values of one field; this rule is on the model",
                             expected="the rule under the property it checks", found="a model-level rule",
                             hint="Move the rule into the `quality` list of the property it is about."))
+    # the standard does not require them: the one rule cannot run (`not_executable`), as an SLA without a value
     if rule.metric == "invalidValues" and not ({"validValues", "pattern"} & set(rule.arguments)):
-        findings.append(_at(rule.source, "DCB102", "invalidValues needs `arguments.validValues` or `arguments.pattern`", "arguments",
+        findings.append(_at(rule.source, "DCB106", "invalidValues needs `arguments.validValues` or `arguments.pattern`; the rule is not run", "arguments",
                             expected="validValues: [...] or pattern: '...'", found=", ".join(rule.arguments) or "no arguments"))
     return findings
 

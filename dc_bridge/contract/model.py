@@ -102,6 +102,8 @@ class ForeignKey(_Element):
     to_columns: tuple[str, ...]
     source: Source
     description: str | None = None
+    # ODCS 3.2: the relationship's own stable id (the check's id when given)
+    id: str | None = None
 
 
 class RelatesTo(_Element):
@@ -111,6 +113,7 @@ class RelatesTo(_Element):
     to: tuple[str, ...]
     source: Source
     description: str | None = None
+    id: str | None = None
 
 
 class Field(_Element):
@@ -140,6 +143,8 @@ class Field(_Element):
     scale: int | None = None
     pii: bool = False
     classification: str | None = None
+    # ODCS 3.2 `semanticType`: None or `column` is a column of the data; `measure` and `dimension` are computed
+    semantic_type: str | None = None
     tags: tuple[str, ...] = ()
     quality: tuple[QualityRule, ...] = ()
     fields: tuple[Field, ...] = ()
@@ -148,6 +153,11 @@ class Field(_Element):
     values: Field | None = None
     # `$ref` target (DCS) the field inherited from, for messages
     ref: str | None = None
+
+    @property
+    def computed(self) -> bool:
+        """An ODCS 3.2 measure or dimension (RFC 0034): computed by its transformLogic, no column of the data."""
+        return self.semantic_type in ("measure", "dimension")
 
 
 class Model(_Element):
@@ -176,7 +186,7 @@ class Model(_Element):
         return rules
 
 
-ServiceLevelKind = Literal["freshness", "latency", "retention", "availability", "frequency", "other"]
+ServiceLevelKind = Literal["freshness", "latency", "retention", "availability", "frequency", "timeOfAvailability", "errorRate", "other"]
 
 
 class ServiceLevel(_Element):
@@ -194,6 +204,8 @@ class ServiceLevel(_Element):
     field: str | None = None
     # latency: the column holding the source timestamp (field holds the processed timestamp)
     source_field: str | None = None
+    # timeOfAvailability: `threshold` is the time of day (since midnight) in this offset from UTC
+    utc_offset: timedelta | None = None
 
 
 class QualityObjective(_Element):

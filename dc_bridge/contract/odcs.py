@@ -11,6 +11,7 @@ import difflib
 import re
 from pathlib import Path
 from dataclasses import dataclass, field as dataclass_field
+from datetime import timedelta
 from typing import Any
 
 from dc_bridge.contract.document import Document, format_path
@@ -48,12 +49,18 @@ _PROPERTY_VALUES = {
     "primaryKey": ("primary_key", "boolean"),
     "primaryKeyPosition": ("primary_key_position", "integer"),
     "classification": ("classification", "string"),
+    # ODCS 3.2 (RFC 0034): `column`, or a `measure` / `dimension` computed by transformLogic, not a column of the data
+    "semanticType": ("semantic_type", "string"),
 }
 # slaProperties `property` -> ServiceLevel kind (everything else is kept as "other")
 _SLA_KINDS = {"freshness": "freshness", "latency": "latency", "retention": "retention", "availability": "availability",
-              "frequency": "frequency"}
+              "frequency": "frequency", "timeOfAvailability": "timeOfAvailability", "errorRate": "errorRate"}
 # SLA properties measured on a timestamp column of the data: a duration and an element are read for them
 _TIMED_SLAS = ("freshness", "latency", "retention", "frequency")
+# SLA properties read with an element: the timed ones, and timeOfAvailability (a time of day, not a duration)
+_ELEMENT_SLAS = _TIMED_SLAS + ("timeOfAvailability",)
+# a timeOfAvailability value: a time of day and its offset from UTC (ODCS's example `09:00-08:00`; none: UTC)
+_TIME_OF_DAY = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?$")
 _SECTIONS = {"sla": "slaProperties"}
 _REFERENCE_SEPARATORS = re.compile(r"[./]")
 
@@ -161,6 +168,7 @@ def _read_object(reader: Reader, workspace: Workspace, index: _Index, node: dict
             properties.extend(imported)
     fields = tuple(_read_property(prop_reader, workspace, index, prop, prop_path) for prop_reader, prop_path, prop in properties)
     _check_ids(reader, properties, "property")
+    _check_ids(reader, _owned(reader, relationships), "relationship")
     _check_names(reader, properties, path)
     keys = sorted((f for f in fields if f.primary_key), key=lambda f: (f.primary_key_position or 0) if (f.primary_key_position or 0) > 0 else 10**6)
     foreign_keys = []
@@ -169,7 +177,9 @@ def _read_object(reader: Reader, workspace: Workspace, index: _Index, node: dict
         prop_name = prop.get("name")
         if not isinstance(prop_name, str):
             continue  # reported by _read_property; without a name its relationships have no `from`
-        for rel_path, rel in prop_reader.items(prop, "relationships", prop_path):
+        prop_relationships = prop_reader.items(prop, "relationships", prop_path)
+        _check_ids(prop_reader, _owned(prop_reader, prop_relationships), "relationship")
+        for rel_path, rel in prop_relationships:
             fk, info = _read_relationship(prop_reader, index, rel, rel_path, name, implicit_from=prop_name)
             foreign_keys += fk
             relates_to += info
@@ -241,6 +251,11 @@ def _read_property(reader: Reader, workspace: Workspace, index: _Index, node: di
     children = tuple(_read_property(reader, workspace, index, child, child_path)
                      for child_path, child in reader.items(node, "properties", path))
     items = node.get("items")
+    # ODCS 3.2 (RFC 0030): `map: {key: <property>, value: <property>}`, read as the key and value elements
+    entry = reader.mapping(node, "map", path)
+    elements = {attribute: _read_property(reader, workspace, index, {"name": step, **part}, path + ("map", step))
+                for step, attribute in (("key", "keys"), ("value", "values"))
+                if isinstance(part := reader.get(entry, step, path + ("map",), "mapping"), dict)}
     name = reader.require(node, "name", path, "string", "a property") or f"property[{path[-1]}]"
     return Field(
         name=name,
@@ -249,6 +264,7 @@ def _read_property(reader: Reader, workspace: Workspace, index: _Index, node: di
         quality=quality,
         fields=children,
         items=_read_property(reader, workspace, index, {"name": "items", **items}, path + ("items",)) if isinstance(items, dict) else None,
+        **elements,
         **values,
     )
 
@@ -369,9 +385,10 @@ def _read_relationship(reader: Reader, index: _Index, rel: dict, path: tuple, mo
         reader.report("DCB102", path, "a relationship needs `to`", expected="`to: schema.<object>.properties.<property>`", found="nothing")
         return [], []
     targets = to if isinstance(to, list) else [to]
+    rel_id = reader.get(rel, "id", path, "string")
     if rel_type == "relatesTo":
         return [], [RelatesTo(from_ref=implicit_from or str(rel.get("from", model)), to=tuple(map(str, targets)), source=reader.source(path),
-                              description=rel.get("description") if isinstance(rel.get("description"), str) else None)]
+                              description=rel.get("description") if isinstance(rel.get("description"), str) else None, id=rel_id)]
     if rel_type != "foreignKey":
         reader.report("DCB101", path + ("type",), f"unknown relationship type `{rel_type}`", expected="foreignKey, relatesTo or imports", found=repr(rel_type))
         return [], []
@@ -406,7 +423,8 @@ def _read_relationship(reader: Reader, index: _Index, rel: dict, path: tuple, mo
                       expected="properties of one object", found=", ".join(f"{m}.{c}" for m, c in resolved))
         return [], []
     return [ForeignKey(columns=tuple(c for _, c in sources), to_model=resolved[0][0], to_columns=tuple(c for _, c in resolved),
-                       source=reader.source(path), description=rel.get("description") if isinstance(rel.get("description"), str) else None)], []
+                       source=reader.source(path), description=rel.get("description") if isinstance(rel.get("description"), str) else None,
+                       id=rel_id)], []
 
 
 def _resolve(reader: Reader, index: _Index, reference: str, path: tuple) -> tuple[str, str] | None:
@@ -515,9 +533,16 @@ def _read_service_levels(reader: Reader, workspace: Workspace, index: _Index, da
             except ValueError as exc:
                 reader.report("DCB150", path + ("value",), f"SLA `{prop}`: {exc}", expected="a number with a time unit (d, h, hr, minutes, y) or a duration",
                               found=f"value {describe(value)}, unit {describe(unit)}")
+        utc_offset = None
+        if kind == "timeOfAvailability" and value is not None:
+            try:
+                threshold, utc_offset = time_of_day(value)
+            except ValueError as exc:
+                reader.report("DCB150", path + ("value",), f"SLA `{prop}`: {exc}", expected="a quoted time of day, e.g. \"09:00\" or \"09:00-08:00\"",
+                              found=describe(value))
         model = field = None
         element = reader.get(node, "element", path, "string") or default_element
-        if element and kind in _TIMED_SLAS:
+        if element and kind in _ELEMENT_SLAS:
             found = resolve_column(index, element.split(",")[0])
             if found is None:
                 key = ("element",) if "element" in node else ()
@@ -527,20 +552,33 @@ def _read_service_levels(reader: Reader, workspace: Workspace, index: _Index, da
                 model, field = found
         levels.append(ServiceLevel(kind=kind, name=prop, id=node.get("id") if isinstance(node.get("id"), str) else None,
                                    source=reader.source(path), description=reader.get(node, "description", path, "string"),
-                                   threshold=threshold, raw_value=value, unit=unit, model=model, field=field))
+                                   threshold=threshold, raw_value=value, unit=unit, model=model, field=field, utc_offset=utc_offset))
     return levels
+
+
+def time_of_day(value: Any) -> tuple[timedelta, timedelta]:
+    """`"09:00-08:00"` -> (9 hours since midnight, -8 hours from UTC); without an offset, UTC."""
+    found = _TIME_OF_DAY.match(value) if isinstance(value, str) else None
+    if found is None:
+        raise ValueError(f"{describe(value)} is not a time of day (HH:MM, optionally :SS and an offset such as -08:00 or Z)")
+    hours, minutes, seconds, offset = found.groups()
+    offset = offset if offset and offset != "Z" else "+00:00"
+    sign = -1 if offset[0] == "-" else 1
+    offset_hours, offset_minutes = offset[1:3], offset[-2:]
+    return (timedelta(hours=int(hours), minutes=int(minutes), seconds=int(seconds or 0)),
+            sign * timedelta(hours=int(offset_hours), minutes=int(offset_minutes)))
 
 
 def _misspelt_sla(reader: Reader, prop: str, path: tuple) -> bool:
     """DCB104 for an SLA property that is a near miss of one dc-bridge checks (`Freshness`, `retension`):
     as written it would be kept as a mere note and no check would run."""
-    wanted = [name for name in _TIMED_SLAS]
-    close = [name for name in wanted if name == prop.lower()] or \
-        difflib.get_close_matches(prop.lower(), wanted, n=1, cutoff=0.8)
+    wanted = {name.lower(): name for name in _ELEMENT_SLAS}
+    close = [wanted[prop.lower()]] if prop.lower() in wanted else \
+        [wanted[name] for name in difflib.get_close_matches(prop.lower(), wanted, n=1, cutoff=0.8)]
     if not close:
         return False
     reader.report("DCB104", path + ("property",), f"SLA property `{prop}` is not one dc-bridge checks; did you mean `{close[0]}`?",
-                  expected=f"`{close[0]}` (spelled exactly, lower case)", found=repr(prop),
+                  expected=f"`{close[0]}` (spelled exactly)", found=repr(prop),
                   hint=f"Write `property: {close[0]}`; as written, the SLA would be kept as a note and no {close[0]} check would run.")
     return True
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dc_bridge.contract import variables
 from dc_bridge.contract.document import MAX_NESTING, Document, format_path, read_document
 from dc_bridge.contract.findings import FatalFinding, Finding
 
@@ -39,6 +40,8 @@ class Workspace:
                 self.documents[key] = None
             else:
                 document = self.documents[key]
+                if variables.applies(document.data):
+                    variables.resolve(document, self.findings)
                 for key_name, line in document.duplicate_keys:
                     path = format_path(document.path_of_key(key_name, line))
                     self.findings.append(Finding("DCB003", file, path, f"key `{key_name}` appears twice in the same mapping",

@@ -78,7 +78,7 @@ def fold_soda(scan_results, contract: str | Path | Contract) -> Verdict:
         if scan is not None and expected:
             found[model] = read_scan(scan, expected, own, table=view_name(compiled.plan.contract_id, model))
     started = [s.get_scan_results().get("scanStartTimestamp") for s in scans]
-    versions = {"dc-bridge": __version__, **_version("soda-core-spark-df")}
+    versions = {"dc-bridge": __version__, **_version("soda-core")}
     return _fold(compiled, "soda", found, "no Soda scan given to fold_soda ran this model's checks",
                  started_at=min((s for s in started if s), default=None), versions=versions)
 

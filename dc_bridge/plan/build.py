@@ -15,8 +15,10 @@ from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, ServiceLevel, Threshold
 from dc_bridge.contract.formats import format_regex
+from dc_bridge.contract.quality import LIBRARY_METRICS
 from dc_bridge.contract.sql import (
-    FIELD_STAND_IN, TABLE_MARKER, SqlProblem, check_read_only, epoch_seconds, model_tables, quote_identifier, retarget, substitute,
+    FIELD_STAND_IN, TABLE_MARKER, SqlProblem, check_read_only, epoch_seconds, model_tables, quote_identifier, retarget, sql_literal,
+    substitute,
 )
 from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
 from dc_bridge.plan.sensitive import is_sensitive, mark_sensitive
@@ -27,8 +29,9 @@ def build_plan(contract: Contract) -> CheckPlan:
     for model in contract.models:
         planned += model_checks(contract, model)
     planned += service_level_checks(contract)
-    plan = CheckPlan(contract_id=contract.id, contract_version=contract.version,
-                     checks=tuple(_unique_ids(planned)), models=tuple(m.name for m in contract.models))
+    checks = tuple(_unique_ids(planned))
+    plan = CheckPlan(contract_id=contract.id, contract_version=contract.version, checks=checks,
+                     models=tuple(m.name for m in contract.models), objectives=quality_objectives(contract, checks))
     return mark_sensitive(plan, contract)
 
 
@@ -37,13 +40,20 @@ def model_checks(contract: Contract, model: Model) -> list[Check]:
     # the tables its quality SQL may read, and what each becomes (built where there is SQL: it lists every model)
     tables = model_tables(contract, model) if any(rule.type == "sql" for _, _, rule in model.quality_rules()) else ()
     for field, column in _columns(model.fields):
+        if field.computed:
+            result.append(Check(f"{model.name}.{column}.{field.semantic_type}", model.name, (), c.NotExecutable(
+                f"a {field.semantic_type} (ODCS semanticType) is computed by its transformLogic, not a column of the data"),
+                field.source, threshold=None))
+            continue
         result += field_checks(model, field, column, tables)
     result += _primary_key_checks(model)
     for key in model.foreign_keys:
         columns = column_names(model, key.columns)
         target = contract.model(key.to_model)
         to_columns = column_names(target, key.to_columns) if target is not None else key.to_columns
-        result.append(Check(f"{model.name}.{'_'.join(columns)}.foreign_key", model.name, columns,
+        # ODCS 3.2 relationship ids are unique within their list only, so the model prefixes one
+        check_id = f"{model.name}.{key.id}" if key.id else f"{model.name}.{'_'.join(columns)}.foreign_key"
+        result.append(Check(check_id, model.name, columns,
                             c.ForeignKey(key.to_model, to_columns), key.source, description=key.description))
     for index, rule in enumerate(model.quality):
         result.append(quality_check(model, None, None, rule, f"{model.name}.quality[{index}]", tables))
@@ -101,10 +111,58 @@ def field_checks(model: Model, field: Field, column: str, tables: tuple[tuple[st
     for index, rule in enumerate(field.quality):
         made.append(replace(quality_check(model, field, column, rule, f"{base}.quality[{index}]", tables), sensitive=sensitive))
     for child_name, child in _nested(field):
-        if _constraint_params(child) or child.quality:
+        if child_name in _MAP_ELEMENTS:
+            made += _map_element_checks(model, child_name, child, column, sensitive)
+        elif _constraint_params(child) or child.quality:
             made.append(Check(f"{base}.{child_name}", model.name, (column,),
                               c.NotExecutable(f"constraints on nested fields ({child_name}) are not checked yet"), child.source, threshold=None))
     return made
+
+
+# a map's key or value element -> the Spark function that lists them in a row
+_MAP_ELEMENTS = {"keys": "map_keys", "values": "map_values"}
+_ELEMENT = "dcb_element"
+
+
+def _map_element_checks(model: Model, step: str, element: Field, column: str, sensitive: bool) -> list[Check]:
+    """Constraints on a map's keys or values: each one query counting the rows with a key or value that
+    violates it (`forall` over `map_keys` / `map_values`), the same SQL in every engine; what has no
+    per-element condition is NotExecutable with the reason."""
+    base = f"{model.name}.{column}.{step}"
+    made = []
+    for suffix, params in _constraint_params(element):
+        condition = _ELEMENT_CONDITIONS.get(type(params))
+        if condition is None:
+            reason = params.reason if isinstance(params, c.NotExecutable) else f"`{suffix}` on a map's {step} has no per-element check"
+            made.append(Check(f"{base}.{suffix}", model.name, (column,), c.NotExecutable(reason), element.source, threshold=None))
+            continue
+        query = (f"SELECT COUNT(*) FROM {TABLE_MARKER} WHERE NOT "
+                 f"forall({_MAP_ELEMENTS[step]}({quote_identifier(column)}), {_ELEMENT} -> {condition(params)})")
+        made.append(Check(f"{base}.{suffix}", model.name, (column,), c.SqlMetric(query), element.source, sensitive=sensitive,
+                          description=f"every {step[:-1]} of the map: {suffix}"))
+    if element.quality:
+        made.append(Check(f"{base}.quality", model.name, (column,),
+                          c.NotExecutable(f"quality rules on a map's {step} are not checked yet"), element.source, threshold=None))
+    return made
+
+
+def _bounds(params: c.LengthBetween | c.ValueBetween) -> list[str]:
+    if isinstance(params, c.LengthBetween):
+        value, limits = f"char_length({_ELEMENT})", ((params.min_length, ">="), (params.max_length, "<="))
+    else:
+        value = _ELEMENT
+        limits = ((params.min_value, ">" if params.strict_min else ">="), (params.max_value, "<" if params.strict_max else "<="))
+    return [f"{value} {operator} {sql_literal(bound)}" for bound, operator in limits if bound is not None]
+
+
+# params -> the SQL condition one key or value meets (null keys or values: only `required` is about them)
+_ELEMENT_CONDITIONS: dict[type, Callable[..., str]] = {
+    c.NotNull: lambda p: f"{_ELEMENT} IS NOT NULL",
+    c.Regex: lambda p: f"({_ELEMENT} IS NULL OR {_ELEMENT} RLIKE {sql_literal(p.pattern)})",
+    c.InSet: lambda p: f"({_ELEMENT} IS NULL OR {_ELEMENT} IN ({', '.join(map(sql_literal, p.values))}))",
+    c.LengthBetween: lambda p: f"({_ELEMENT} IS NULL OR ({' AND '.join(_bounds(p))}))",
+    c.ValueBetween: lambda p: f"({_ELEMENT} IS NULL OR ({' AND '.join(_bounds(p))}))",
+}
 
 
 def _nested(field: Field, prefix: str = "") -> Iterable[tuple[str, Field]]:
@@ -209,6 +267,8 @@ def _sql_rule(model, field, column, rule, columns, tables=()):
 
 
 def _library_rule(model, field, column, rule, columns, tables=()):
+    if rule.metric not in LIBRARY_METRICS:  # an ODCS 3.0 free-form `rule:` name, or an unknown `metric:` (lint: DCB106, DCB163)
+        return c.NotExecutable(f"`{rule.metric}` is not a library metric of the standard; dc-bridge runs {', '.join(LIBRARY_METRICS)}"), columns
     args = rule.arguments
     property_names = args.get("properties")
     if rule.metric == "rowCount":
@@ -356,29 +416,68 @@ _SERVICE_LEVEL_PARAMS: dict[str, Callable[[ServiceLevel, tuple[str, ...]], c.Par
     "latency": lambda level, columns: c.Latency(level.source_field, level.threshold) if level.source_field else c.Freshness(level.threshold),
     "retention": lambda level, columns: c.Retention(level.threshold),
     "frequency": lambda level, columns: c.Frequency(level.threshold, _longest_gap_query(columns[0])),
+    "timeOfAvailability": lambda level, columns: c.SqlMetric(_latest_time_of_day_query(columns[0], level.utc_offset)),
+}
+# service levels the data cannot show -> why; they are `not_executable` checks, never left out
+_HISTORY = "it is judged over a history of runs, which dc-bridge does not keep; one run's data cannot show it"
+_UNJUDGED_SERVICE_LEVELS: dict[str, str] = {
+    "availability": f"availability (the share of time the data could be read): {_HISTORY}",
+    "errorRate": f"errorRate (the share of runs or records in error): {_HISTORY}",
 }
 
 
 def service_level_checks(contract: Contract) -> list[Check]:
+    """One check per service level: a check of the data, or `not_executable` with the reason."""
     made = []
     for level in contract.service_levels:
+        check_id = level.id or f"{level.model or '(contract)'}.{level.name}"
         builder = _SERVICE_LEVEL_PARAMS.get(level.kind)
         if builder is None:
+            reason = _UNJUDGED_SERVICE_LEVELS.get(level.kind, f"`{level.name}` is not a service level dc-bridge can judge from the data")
+            made.append(Check(check_id, level.model or "(contract)", (), c.NotExecutable(reason), level.source, threshold=None,
+                              description=level.description))
             continue
-        check_id = level.id or f"{level.model or '(contract)'}.{level.kind}"
         if level.threshold is None or level.model is None or level.field is None:
-            params = c.NotExecutable(f"the {level.kind} service level names no {'duration' if level.threshold is None else 'timestamp field'}")
+            missing = "duration" if level.kind != "timeOfAvailability" else "time of day"
+            params = c.NotExecutable(f"the {level.kind} service level names no {missing if level.threshold is None else 'timestamp field'}")
             made.append(Check(check_id, level.model or "(contract)", (), params, level.source, threshold=None, description=level.description))
             continue
         fields = (level.field, level.source_field) if level.source_field else (level.field,)
         columns = column_names(contract.model(level.model), fields) if contract.model(level.model) else fields
         check = Check(check_id, level.model, columns, builder(level, columns), level.source, dimension="timeliness",
                       description=level.description)
-        # a measured age or gap is judged against the duration; a count of late or expired rows allows none
+        # a measured age, gap or time of day is judged against the SLA's; a count of late or expired rows allows none
         if kind_of(check).measure in ("seconds", "value"):
             check = replace(check, threshold=Threshold(operator="<=", value=level.threshold.total_seconds()))
         made.append(check)
     return made
+
+
+def _latest_time_of_day_query(column: str, utc_offset) -> str:
+    """The latest time of day, in seconds after midnight in the SLA's offset from UTC, at which a
+    row's timestamp falls: the day's data is all there by then. NULL when no row has one."""
+    shifted = f"{epoch_seconds(quote_identifier(column))} + {int(utc_offset.total_seconds())}"
+    return f"SELECT MAX(pmod({shifted}, 86400)) FROM {TABLE_MARKER} WHERE {quote_identifier(column)} IS NOT NULL"
+
+
+def quality_objectives(contract: Contract, checks: tuple[Check, ...]) -> tuple[c.Objective, ...]:
+    """Each `dataQuality` SLO with the ids of the checks its named rules became (a rule's checks carry its source)."""
+    checks_at: dict[tuple[str, str], list[str]] = {}
+    for check in checks:
+        checks_at.setdefault((check.source.file, check.source.path), []).append(check.id)
+    rule_sources = {rule.id: rule.source for _, _, rule in contract.quality_rules() if rule.id}
+    made = []
+    for objective in contract.quality_objectives:
+        check_ids = tuple(check_id for rule_id in objective.rule_ids if rule_id in rule_sources
+                          for check_id in checks_at.get((rule_sources[rule_id].file, rule_sources[rule_id].path), ()))
+        problem = None
+        if objective.unit not in (None, "percent", "%"):
+            problem = f"unit `{objective.unit}`: a dataQuality SLO is judged as a percent of passing evaluations"
+        elif not check_ids:
+            problem = "it names no quality rule that became a check"
+        made.append(c.Objective(objective.id or f"dataQuality@{objective.source.path}", objective.value, check_ids, objective.source,
+                                objective.description, problem))
+    return tuple(made)
 
 
 def _longest_gap_query(column: str) -> str:

@@ -172,6 +172,10 @@ Samples = Literal["failing_rows", "duplicate_keys", "orphan_keys"]
 
 # lint codes of errors confined to one check (docs/lint-codes.md): the run goes on, the check is `error`
 _SQL_CODES = frozenset({"DCB160", "DCB161", "DCB170", "DCB171", "DCB172"})
+# a time-based service level on a column that holds no time: an error of that one SLA
+_SLA_CODES = frozenset({"DCB190"})
+# a reference naming nothing (a relationship's property, an SLA's element): an error of that one check
+_REFERENCE_CODES = frozenset({"DCB125"})
 
 
 @dataclass(frozen=True)
@@ -208,15 +212,17 @@ _ALL = (
     Kind("row_count", RowCount, "value", local_lint_codes=frozenset({"DCB160", "DCB161"})),
     Kind("column_exists", ColumnExists, "outcome", presence=True),
     Kind("column_type", ColumnType, "outcome"),
-    Kind("sql_metric", SqlMetric, "value", local_lint_codes=_SQL_CODES),
-    Kind("freshness", Freshness, "seconds"),
-    Kind("frequency", Frequency, "value"),
-    Kind("latency", Latency, "rows", samples="failing_rows"),
-    Kind("retention", Retention, "rows", samples="failing_rows"),
-    Kind("foreign_key", ForeignKey, "rows", samples="orphan_keys"),
+    # also an ODCS timeOfAvailability SLA, measured by a query the plan writes (plan/build.py)
+    Kind("sql_metric", SqlMetric, "value", local_lint_codes=_SQL_CODES | _SLA_CODES),
+    Kind("freshness", Freshness, "seconds", local_lint_codes=_SLA_CODES),
+    Kind("frequency", Frequency, "value", local_lint_codes=_SLA_CODES),
+    Kind("latency", Latency, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES),
+    Kind("retention", Retention, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES),
+    Kind("foreign_key", ForeignKey, "rows", samples="orphan_keys", local_lint_codes=_REFERENCE_CODES),
     Kind("custom_gx", CustomGx, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB181"})),
     Kind("custom_soda", CustomSoda, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB184"})),
-    Kind("not_executable", NotExecutable, "none", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB172"})),
+    # also what cannot be built: an SLA whose element names nothing, a library rule of an unknown metric (DCB163)
+    Kind("not_executable", NotExecutable, "none", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB172", "DCB163"}) | _REFERENCE_CODES),
 )
 
 # kind name -> Kind: the closed set of check kinds
@@ -258,11 +264,25 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Objective:
+    """An ODCS `dataQuality` SLO over the checks of the quality rules it names: the share of their
+    evaluations that pass, in percent, at least `target` (docs/mapping.md, "Data quality SLOs").
+    `problem`: why it cannot be judged (then `not_executable`)."""
+    id: str
+    target: float
+    check_ids: tuple[str, ...]
+    source: Source
+    description: str | None = None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
 class CheckPlan:
     contract_id: str
     contract_version: str
     checks: tuple[Check, ...]
     models: tuple[str, ...] = field(default=())
+    objectives: tuple[Objective, ...] = field(default=())
 
     def for_model(self, model: str) -> list[Check]:
         return [c for c in self.checks if c.model == model]

@@ -134,7 +134,7 @@ def _page(title: str, body: list[str], versions: Mapping[str, str]) -> str:
 
 
 def _contract(verdict: Verdict, data_docs: Mapping[str, str], data_docs_index: str | None, prefix: str = "") -> str:
-    return "\n".join([_header(verdict, data_docs_index), _summary(verdict, data_docs, prefix),
+    return "\n".join([_header(verdict, data_docs_index), _summary(verdict, data_docs, prefix), _objectives(verdict),
                       *(_model(model, verdict.engines, data_docs.get(model.name), prefix) for model in verdict.models)])
 
 
@@ -174,6 +174,31 @@ def _summary(verdict: Verdict, data_docs: Mapping[str, str], prefix: str = "") -
         rows.append(f'<tr><td><a href="#{_anchor(model.name, prefix)}">{escape(model.name)}</a></td>{cells}'
                     f"<td>{_badge(model.outcome)}</td><td>{link}</td></tr>")
     return (f"<section><h2>Summary per model</h2><table><thead><tr><th>model</th>{head}<th>verdict</th><th></th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table></section>")
+
+
+def _objectives(verdict: Verdict) -> str:
+    """The dataQuality SLOs: each one's value against its target, per engine, and the rules it aggregates."""
+    if not verdict.objectives:
+        return ""
+    head = "".join(f"<th class=\"num\">{escape(engine)}</th>" for engine in verdict.engines)
+    rows = []
+    for objective in verdict.objectives:
+        value = f"{objective.value:.6g}%" if objective.value is not None else ""
+        engines = "".join(f'<td class="num">{f"{objective.engines[e]:.6g}%" if e in objective.engines else "–"}</td>'
+                          for e in verdict.engines)
+        rules = "<br>".join(f'<span class="mono">{escape(r.check_id)}</span> {_badge(r.outcome)} '
+                            + (f"{r.passing:,} of {r.evaluations:,} passed" if r.evaluations is not None else "")
+                            for r in objective.rules)
+        where = f"{objective.source.get('file') or ''}:{objective.source.get('line') or ''}"
+        description = f"<div>{escape(objective.description)}</div>" if objective.description else ""
+        rows.append(f'<tr class="{escape(objective.outcome)}"><td>{_badge(objective.outcome)}</td>'
+                    f'<td><div class="check-id mono">{escape(objective.objective_id)}</div>{description}'
+                    f'<div class="small">dataQuality · {escape(where)}</div></td><td>{escape(objective.expected)}</td>'
+                    f'<td class="num">{value}</td>{engines}<td class="small">{rules}</td>'
+                    f'<td class="reason">{escape(objective.reason or "")}</td></tr>')
+    return ("<section><h2>Data quality SLOs</h2><table><thead><tr><th>outcome</th><th>SLO</th><th>target</th>"
+            f"<th class=\"num\">passing evaluations</th>{head}<th>rules</th><th>why</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></section>")
 
 

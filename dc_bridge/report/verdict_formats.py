@@ -17,7 +17,7 @@ from rich.text import Text
 
 from dc_bridge.outcomes import ALL, NOT_EVALUATED, WORST_FIRST
 from dc_bridge.report.escaping import console_text, json_text, xml_text
-from dc_bridge.verdict import CheckVerdict, Verdict
+from dc_bridge.verdict import CheckVerdict, ObjectiveVerdict, Verdict
 
 _STYLE = {"passed": "green", "warning": "yellow", "failed": "red", "error": "bold red", "not_executable": "dim", "skipped": "dim"}
 
@@ -34,11 +34,11 @@ def as_junit(verdicts: Verdict | list[Verdict]) -> str:
     several = isinstance(verdicts, list)
     contracts = verdicts if several else [verdicts]
     name = f"dc-bridge {len(contracts)} contracts" if several else f"dc-bridge {verdicts.contract_id} {verdicts.contract_version}"
-    suites = _element(None, "testsuites", name=name, **_counts(_sum_counts(contracts)))
+    suites = _element(None, "testsuites", name=name, **_counts(_sum_counts(contracts, with_objectives=True)))
     for verdict in contracts:
         if several:
             suite = _element(suites, "testsuite", name=f"{verdict.contract_id} {verdict.contract_version}".strip(),
-                             file=verdict.contract_file, **_counts(verdict.counts))
+                             file=verdict.contract_file, **_counts(_sum_counts([verdict], with_objectives=True)))
             _properties(suite, verdict, verdict.where_not_applied)
             if verdict.error:
                 _element(_element(suite, "testcase", classname=verdict.contract_id, name="contract", file=verdict.contract_file),
@@ -49,12 +49,22 @@ def as_junit(verdicts: Verdict | list[Verdict]) -> str:
                 _properties(suite, verdict, {k: v for k, v in verdict.where_not_applied.items() if k == model.name})
             for check in model.checks:
                 _case(suite, f"{verdict.contract_id}.{model.name}", check)
+        if verdict.objectives and not several:
+            suite = _element(suites, "testsuite", name="dataQuality SLOs", **_counts(_outcome_counts(verdict.objectives)))
+        for objective in verdict.objectives:
+            _objective_case(suite, f"{verdict.contract_id}.slo", objective)
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
 
 
-def _sum_counts(verdicts: list[Verdict]) -> dict[str, int]:
-    return {outcome: sum(v.counts.get(outcome, 0) for v in verdicts) for outcome in ALL}
+def _sum_counts(verdicts: list[Verdict], with_objectives: bool = False) -> dict[str, int]:
+    """Checks per outcome; `with_objectives`: the dataQuality SLOs too (JUnit has a test case for each)."""
+    counts = [v.counts for v in verdicts] + [_outcome_counts(v.objectives) for v in verdicts if with_objectives]
+    return {outcome: sum(c.get(outcome, 0) for c in counts) for outcome in ALL}
+
+
+def _outcome_counts(objectives: list[ObjectiveVerdict]) -> dict[str, int]:
+    return {outcome: sum(o.outcome == outcome for o in objectives) for outcome in ALL}
 
 
 def _counts(counts: dict[str, int]) -> dict[str, int]:
@@ -82,6 +92,32 @@ def _case(suite: ET.Element, classname: str, check: CheckVerdict) -> None:
         _element(case, "skipped", message=check.reason or check.outcome)
     elif check.outcome == "warning":
         _element(case, "system-out", f"warning: {text}")
+
+
+def _objective_case(suite: ET.Element, classname: str, objective: ObjectiveVerdict) -> None:
+    case = _element(suite, "testcase", classname=classname, name=objective.objective_id,
+                    file=objective.source.get("file") or "", line=objective.source.get("line") or "")
+    text = _explain_objective(objective)
+    tag = {"failed": "failure", "error": "error"}.get(objective.outcome)
+    if tag:
+        _element(case, tag, text, message=text, type="dataQuality")
+    elif objective.outcome in NOT_EVALUATED:
+        _element(case, "skipped", message=objective.reason or objective.outcome)
+    else:
+        _element(case, "system-out", text)
+
+
+def _explain_objective(objective: ObjectiveVerdict) -> str:
+    """`failed: 99.5% of evaluations passed, expected >= 99.9%; rules: a 990/1000, b 1/1; gx 99.5%, soda 99.5%`."""
+    value = f"{objective.value:.6g}% of evaluations passed" if objective.value is not None else "not measured"
+    parts = [f"{objective.outcome}: {value}, expected {objective.expected}"]
+    if objective.reason:
+        parts.append(objective.reason)
+    parts.append("rules: " + ", ".join(f"{r.check_id} {r.passing}/{r.evaluations}" if r.evaluations is not None else f"{r.check_id} {r.outcome}"
+                                       for r in objective.rules))
+    if objective.engines:
+        parts.append(", ".join(f"{engine} {value:.6g}%" for engine, value in sorted(objective.engines.items())))
+    return "; ".join(parts)
 
 
 def _element(parent: ET.Element | None, tag: str, text: str | None = None, **attributes) -> ET.Element:
@@ -131,6 +167,9 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
                                     console_text(_explain(check).split("; ", 1)[-1]), "  ", (console_text(where), "dim")))
     if len(findings) > limit:
         console.print(f"... and {len(findings) - limit} more; use --output json for all of them")
+    for objective in verdict.objectives:
+        console.print(Text.assemble(("SLO ", "bold"), (f"{objective.outcome:<14}", _STYLE[objective.outcome]), " ",
+                                    console_text(objective.objective_id), "  ", console_text(_explain_objective(objective).split(": ", 1)[-1])))
     drift_errors = [d for d in verdict.drift if d["severity"] == "error"]
     if drift_errors:
         console.print(Text.assemble(("schema drift", "yellow"), f": {len(drift_errors)} difference(s) between the contract and the data, e.g. ",

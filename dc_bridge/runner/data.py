@@ -44,16 +44,28 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
     spark-submit, whose `--master` then holds. An embedded session gets small-data defaults (no UI,
     4 shuffle partitions); a session on a cluster keeps the cluster's. `conf` overrides either. A
     session created here leaves `${...}` in SQL text alone (`spark.sql.variable.substitute` off).
+
+    A Spark Connect server is reached by `master` `sc://host:port`, `conf` `spark.remote`, or the
+    `SPARK_REMOTE` environment variable, in that order (docs/cluster.md); such a session has no
+    SparkContext or JVM here, so only SQL settings are sent, and nothing sets log levels.
     """
     from pyspark.sql import SparkSession
 
-    active = SparkSession.getActiveSession()
+    conf = dict(conf or {})
+    active = SparkSession.getActiveSession() or _connect_default()
     if active is not None:
-        running = active.sparkContext.master
-        if master is not None and master != running:
+        running = location(active)
+        if master is not None and _normal(master) != _normal(running):
             raise ValueError(f"a Spark session on {running} is already running in this process, and a process holds one "
-                             f"session: run against it (leave out the master) or stop it before asking for {master}")
+                             f"session: run against it (leave out the master) or stop it before asking for {_normal(master)}")
         return active, False
+    remote = _remote(master, conf)
+    if remote is not None:
+        conf.pop("spark.remote", None)
+        builder = SparkSession.builder.remote(remote)
+        for key, value in {**_SQL_DEFAULTS, **conf}.items():
+            builder = builder.config(key, value)
+        return builder.getOrCreate(), True
     # Python workers (for the caller's UDFs) run this interpreter, not whatever python3 is on PATH
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     submitted = master is None and "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started our JVM with its master
@@ -68,16 +80,70 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
                    .config("spark.sql.shuffle.partitions", "4"))
     log_config = resources.files("dc_bridge").joinpath("log4j2.properties")
     builder = (builder.config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.session.timeZone", "UTC")
-               # Spark fills `${...}` in SQL text from its configuration, the environment and system
-               # properties; dc-bridge's SQL has none (contract/sql.py refuses them), so nothing may fill one
-               .config("spark.sql.variable.substitute", "false")
                .config("spark.driver.extraJavaOptions", f"-Dlog4j.configurationFile={log_config}"))
-    for key, value in (conf or {}).items():
+    for key, value in {**_SQL_DEFAULTS, **conf}.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session, True
+
+
+# the SQL settings of every session dc-bridge creates, classic or Spark Connect
+_SQL_DEFAULTS = {
+    "spark.sql.session.timeZone": "UTC",
+    # Spark fills `${...}` in SQL text from its configuration, the environment and system
+    # properties; dc-bridge's SQL has none (contract/sql.py refuses them), so nothing may fill one
+    "spark.sql.variable.substitute": "false",
+}
+
+
+def is_connect(spark) -> bool:
+    """A Spark Connect session: no SparkContext, JVM or RDDs in this process (pyspark 3.4+'s
+    `pyspark.sql.connect`, which Databricks serverless and shared clusters hand out too)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def location(spark) -> str:
+    """Where a session runs: its master URL, or `sc://host:port` of its Spark Connect server (never
+    the connection string's token or other parameters)."""
+    if not is_connect(spark):
+        return spark.sparkContext.master
+    endpoint = getattr(getattr(spark.client, "_builder", None), "endpoint", None)
+    return f"sc://{endpoint}" if endpoint else "a Spark Connect server"
+
+
+def _connect_default():
+    """The Spark Connect session this process made in another thread, or None: Connect's active
+    session is per thread, and a notebook's or a server's worker thread may run dc-bridge."""
+    from pyspark.sql import SparkSession
+    from pyspark.sql.utils import is_remote
+
+    if not is_remote():
+        return None
+    try:
+        return SparkSession.active()
+    except Exception:  # none made yet
+        return None
+
+
+def _remote(master: str | None, conf: dict[str, str]) -> str | None:
+    """The Spark Connect URL a new session is asked for, or None for a classic session. A classic
+    `master` beside `spark.remote` or SPARK_REMOTE is a ValueError: pyspark cannot build both."""
+    remote = conf.get("spark.remote") or os.environ.get("SPARK_REMOTE") or None
+    if master is None or master.startswith("sc://"):
+        return master or remote
+    if remote:
+        named = "spark.remote" if conf.get("spark.remote") else "SPARK_REMOTE"
+        raise ValueError(f"--master {master} asks for a classic session and {named}={_normal(remote)} for Spark Connect: give one of them")
+    return None
+
+
+def _normal(url: str) -> str:
+    """A master URL as `location` writes it: Spark Connect's default port added, parameters (a token) left out."""
+    if not url.startswith("sc://"):
+        return url
+    netloc = url[len("sc://"):].split("/", 1)[0].split(";", 1)[0]
+    return f"sc://{netloc if ':' in netloc else netloc + ':15002'}"
 
 
 def parse_data_option(text: str, contract_dir: Path) -> tuple[str, DataLocation]:

@@ -45,8 +45,8 @@ def schema_drift(contract: Contract, frames: Mapping[str, Any], *, strict: bool 
 
 
 def model_drift(model: Model, schema, *, strict: bool = False) -> list[Finding]:
-    """Drift of one model against a Spark StructType."""
-    return _struct_drift(model.name, model.fields, schema, model.source, strict)
+    """Drift of one model against a Spark StructType (measures and dimensions are computed, no columns)."""
+    return _struct_drift(model.name, [f for f in model.fields if not f.computed], schema, model.source, strict)
 
 
 def _at(source: Source, code: str, message: str, **details) -> Finding:

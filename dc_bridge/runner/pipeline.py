@@ -12,16 +12,17 @@ from pathlib import Path
 from typing import Callable
 
 from dc_bridge import __version__
-from dc_bridge.compiler import Compiled, compile_contract, invalid_checks, load_for_run
+from dc_bridge.compiler import Compiled, compile_contract, load_for_run, plan_for_run
+from dc_bridge.contract import variables
 from dc_bridge.contract.model import Contract
 from dc_bridge.contract.sql import filter_expression, view_name
 from dc_bridge.engines.columns import absent_references, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
-from dc_bridge.plan.build import build_plan
 from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, model_dataframe
 from dc_bridge.runner.drift import schema_drift
 from dc_bridge.runner.reads import foreign_reads
+from dc_bridge.runner.rows import objective_row_counts
 from dc_bridge.runner.samples import gather_samples
 from dc_bridge.runner.threads import run_side_by_side
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS, within
@@ -32,7 +33,8 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         server: str | None = None, data: dict[str, DataLocation] | None = None, where: str | None = None,
         master: str | None = None, conf: dict[str, str] | None = None, samples: bool = True,
         progress: Callable[[str], None] | None = None, data_docs: str | Path | None = None,
-        timeout: float | None = DEFAULT_SECONDS, side_by_side: bool = True, cache: bool = False) -> Verdict:
+        timeout: float | None = DEFAULT_SECONDS, side_by_side: bool = True, cache: bool = False,
+        vars: dict[str, str] | None = None) -> Verdict:
     """Check `contract` on Spark with the selected engines and return the verdict.
 
     `dataframes` maps model names to DataFrames the caller already has; other models are read from
@@ -45,6 +47,8 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     the selected engines check a model at the same time, on the same session (False: one after the other).
     `cache`: each model's DataFrame is persisted for the run and released at its end, so the source
     is read once (measured slower for parquet: docs/benchmarks.md).
+    `vars`: values of the ODCS 3.2 `${NAME}` variables in the contract file, before the environment
+    (contract/variables.py); one left unresolved is a lint error, a ContractError here.
     `where`: one boolean expression over the models' columns, applied to every model that has the
     columns it names (the others are checked unfiltered, and the verdict says so: `where_not_applied`);
     checked before Spark starts like quality SQL (contract/sql.py `filter_expression`): anything else is a ValueError.
@@ -60,13 +64,15 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     where_filter = filter_expression(where) if where else None
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
-    loaded, local_errors = load_for_run(contract)
-    plan = build_plan(loaded)
-    compiled = compile_contract(loaded, invalid=invalid_checks(plan, local_errors), plan=plan)
+    with variables.given(vars):
+        loaded, local_errors = load_for_run(contract)
+    plan, invalid = plan_for_run(loaded, local_errors)
+    compiled = compile_contract(loaded, invalid=invalid, plan=plan)
 
     created = False
     if spark is None:
         say("starting Spark")
+        preload_engines(selected)
         spark, created = get_session(master, conf)
     versions = _versions(spark.version)
     views: list[str] = []
@@ -95,7 +101,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
                 continue
             works = {engine: functools.partial(_timed_engine, engine, spark, frames, compiled, model, started_at, timeout, say)
                      for engine in selected}
-            ran = run_side_by_side(works) if side_by_side else {engine: work() for engine, work in works.items()}
+            ran = run_side_by_side(works, spark) if side_by_side else {engine: work() for engine, work in works.items()}
             for engine, (report, took) in ran.items():
                 reports[model][engine] = report
                 seconds[engine] += took
@@ -103,7 +109,9 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         facts = dict(contract_file=loaded.file, where=where, where_not_applied=unfiltered, started_at=started_at.isoformat(),
                      engine_seconds={e: round(s, 3) for e, s in seconds.items()}, versions=versions, drift=drift)
         invalid = {check_id: why for check_id, why in compiled.invalid.items() if check_id not in absent}
-        judged = fold(compiled.plan, reports, compiled.coverage, selected, invalid, absent=absent, **facts)
+        # what dataQuality SLOs divide by, read before the first fold so that it judges them already
+        rows = within(timeout, spark, "row counts", lambda: objective_row_counts(compiled.plan, frames), on_timeout=lambda _: {})
+        judged = fold(compiled.plan, reports, compiled.coverage, selected, invalid, Evidence(row_counts=rows), absent=absent, **facts)
         # the evidence beside the engines' reports, read for the checks the engines judged; after a
         # timeout, a task Spark could not interrupt may still hold the cores: these extra jobs get the
         # same limit, and on expiry the verdict goes without them
@@ -114,7 +122,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
             found = within(timeout, spark, "samples", lambda: gather_samples(judged, compiled.plan, frames, started_at),
                            on_timeout=lambda _: {})
         verdict = fold(compiled.plan, reports, compiled.coverage, selected, invalid,
-                       Evidence(empty_models=empty, samples=found), absent=absent, **facts)
+                       Evidence(empty_models=empty, samples=found, row_counts=rows), absent=absent, **facts)
         if data_docs is not None:
             from dc_bridge.report.data_docs import build_data_docs
 
@@ -161,8 +169,9 @@ def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, D
                     raise DataError(f"--where {where!r} cannot filter model `{model.name}`: {first}. Give one boolean "
                                     "expression over the model's columns, e.g. --where \"order_timestamp >= '2024-01-01'\"") from None
         # a plan of the run's own: Spark uncaches a temp view's plan when the view is dropped (the
-        # run's views, GX's `tmp_view`), which would otherwise be the caller's cached DataFrame
-        frames[model.name] = frame.select("*")
+        # run's views, GX's `tmp_view`), which would otherwise be the caller's cached DataFrame. Not
+        # select("*"): Spark 4 resolves that to the caller's plan itself; a filter stays a node of its own
+        frames[model.name] = frame.where("true")
     if where_filter is not None and frames and len(unfiltered) == len(frames):
         columns = ", ".join(f"`{c}`" for c in sorted(where_filter[1]))
         have = "; ".join(f"{name}: {', '.join(frame.columns)}" for name, frame in frames.items())
@@ -179,8 +188,11 @@ def _persist(frames: dict) -> list:
 
     persisted = []
     for frame in frames.values():
-        if not frame.storageLevel.useMemory and not frame.storageLevel.useDisk:
-            persisted.append(frame.persist(StorageLevel.MEMORY_AND_DISK))
+        try:
+            if not frame.storageLevel.useMemory and not frame.storageLevel.useDisk:
+                persisted.append(frame.persist(StorageLevel.MEMORY_AND_DISK))
+        except Exception:  # a session that refuses persisting (Databricks serverless): the run reads the source as without --cache
+            return persisted
     return persisted
 
 
@@ -204,11 +216,31 @@ def _run_engine(engine: str, spark, frames: dict, compiled: Compiled, model: str
         return EngineReport(engine=engine, model=model, results={}, seconds=time.perf_counter() - began, error=message)
 
 
+def preload_engines(engines) -> None:
+    """Import the engines' libraries (GX, Soda: seconds each) in a thread, while the caller starts Spark,
+    whose JVM start leaves the interpreter idle: the engine's run (`preload` in its run.py) then finds
+    them loaded. PySpark is imported first, here, so the two threads never import it at once."""
+    import importlib
+    import threading
+
+    import pyspark.sql  # noqa: F401
+
+    def load() -> None:
+        for engine in (e for e in engines if e in ENGINES):  # an unknown name is refused by `run`
+            module = importlib.import_module(f"{ENGINES[engine].run.__module__}.run")
+            try:
+                getattr(module, "preload", lambda: None)()
+            except Exception:  # the engine's run imports it again and reports why it cannot
+                pass
+
+    threading.Thread(target=load, name="dc-bridge-preload", daemon=True).start()
+
+
 def _versions(spark_version: str) -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
     found = {"dc-bridge": __version__, "spark": spark_version}
-    for package in ("pyspark", "great-expectations", "soda-core-spark-df"):
+    for package in ("pyspark", "great-expectations", "soda-core"):
         try:
             found[package] = version(package)
         except PackageNotFoundError:

@@ -9,8 +9,10 @@ them again. What the bridge fetches instead, per model, bounded:
   then more only while too few rows have been found); each check shows up to `SAMPLE_LIMIT` of
   its failing values from them. A check none of whose failing rows is among those (a rare failure
   beside a frequent one) gets its smallest and largest failing value from one aggregation;
-- a uniqueness key: one grouping, with how many distinct values repeat (docs/mapping.md counts
-  rows, and reports the distinct duplicated values beside them) and the smallest and largest;
+- a uniqueness key: one query (a window over the key when the engines measured at most half the rows
+  repeating, else a grouping: engines/native/run.py `duplicates`), with how many distinct values repeat
+  (docs/mapping.md counts rows, and reports the distinct duplicated values beside them) and the
+  smallest and largest;
 - a foreign key: one anti join, up to 5 orphan keys.
 
 The native engine (`--engines spark`) finds the key samples in the grouping and the anti join it
@@ -96,6 +98,7 @@ def gather_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetim
     by_id = {check.id: check for check in plan.checks}
     notes: dict[str, dict[str, Any]] = {}
     failed = []
+    judged = {found.check_id: found for found in verdict.checks()}
     for found in verdict.checks():
         if found.outcome not in ("failed", "warning") or found.check_id not in by_id or by_id[found.check_id].model not in frames:
             continue
@@ -121,7 +124,7 @@ def gather_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetim
                 if keyed > MAX_KEYED_CHECKS:
                     notes[check.id] = {"samples_note": f"not fetched: more than {MAX_KEYED_CHECKS} key checks failed"}
                 elif kind_of(check).samples == "duplicate_keys":
-                    _, distinct, values = duplicates(frame, check)
+                    _, distinct, values = duplicates(frame, check, mostly_distinct=_mostly_distinct(judged[check.id]))
                     notes[check.id] = {"samples": [_plain(v) for v in values], "duplicated_values": distinct}
                 else:
                     notes[check.id] = {"samples": [_plain(v) for v in _orphans(frame, check, frames)]}
@@ -132,6 +135,12 @@ def gather_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetim
             if check.model == model and check.sensitive and kind_of(check).samples is not None:
                 notes[check.id] = {"samples_note": WITHHELD}
     return notes
+
+
+def _mostly_distinct(found) -> bool:
+    """Whether the engines measured at most half of the rows repeating the check's key (see `duplicates`)."""
+    percents = [result.unexpected_percent for result in found.engines.values() if result.unexpected_percent is not None]
+    return bool(percents) and max(percents) <= 50
 
 
 def _plain(value: Any) -> Any:

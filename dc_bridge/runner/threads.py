@@ -1,4 +1,4 @@
-"""Threads that keep the caller's Spark job properties, and running works side by side in them.
+"""Threads that keep the caller's Spark job properties (or Spark Connect tags), and running works side by side in them.
 
 PySpark pins each Python thread to a JVM thread of its own: a plain thread starts without the
 caller's job group and description, so cancelling the caller's group (a `--timeout`, a notebook's
@@ -18,10 +18,22 @@ Result = TypeVar("Result")
 _CALL_SITE = ("callSite.short", "callSite.long")
 
 
-def spark_thread(target: Callable[[], None], name: str) -> threading.Thread:
+def spark_thread(target: Callable[[], None], name: str, spark=None) -> threading.Thread:
     """A daemon thread (an uninterruptible Spark task must not keep the interpreter alive) that
-    starts with the caller's Spark local properties. Without a live SparkContext (no session yet,
-    Spark Connect) there is nothing to copy."""
+    starts with the caller's Spark local properties. On Spark Connect (`spark` a Connect session)
+    the caller's operation tags are carried instead: the client keeps them per thread, and there
+    is no SparkContext in this process to read properties from."""
+    from dc_bridge.runner.data import is_connect
+
+    if spark is not None and is_connect(spark):
+        tags = spark.getTags()
+
+        def with_tags() -> None:
+            for tag in tags:
+                spark.addTag(tag)
+            target()
+
+        return threading.Thread(target=with_tags, name=name, daemon=True)
     from pyspark import SparkContext
 
     context = SparkContext._active_spark_context
@@ -38,8 +50,8 @@ def spark_thread(target: Callable[[], None], name: str) -> threading.Thread:
     return threading.Thread(target=with_properties, name=name, daemon=True)
 
 
-def run_side_by_side(works: Mapping[str, Callable[[], Result]]) -> dict[str, Result]:
-    """Every work at once, each in its own thread; their results by key, in the order of `works`.
+def run_side_by_side(works: Mapping[str, Callable[[], Result]], spark=None) -> dict[str, Result]:
+    """Every work at once, each in its own `spark_thread` (of session `spark`); their results by key, in the order of `works`.
     One work alone runs in the caller's thread. The first exception raised is raised here, after
     every work has finished."""
     if len(works) <= 1:
@@ -54,7 +66,7 @@ def run_side_by_side(works: Mapping[str, Callable[[], Result]]) -> dict[str, Res
                 outcomes[key] = (False, exc)
         return target
 
-    threads = [spark_thread(runner(key, work), name=f"dc-bridge {key}") for key, work in works.items()]
+    threads = [spark_thread(runner(key, work), name=f"dc-bridge {key}", spark=spark) for key, work in works.items()]
     for thread in threads:
         thread.start()
     for thread in threads:

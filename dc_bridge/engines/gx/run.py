@@ -58,6 +58,15 @@ GX_BATCH_VIEW = "tmp_view"
 _BY_COLUMN_NAME = ("expect_column_to_exist", "expect_column_values_to_be_of_type", "expect_column_values_to_be_in_type_list")
 
 
+def preload() -> None:
+    """Import what a validation uses, ahead of it: GX's import takes seconds (pandas, scipy, altair),
+    which runner/pipeline.py overlaps with Spark's start."""
+    import great_expectations  # noqa: F401
+    from great_expectations.core import ExpectationSuite  # noqa: F401
+    from great_expectations.data_context.types.base import ProgressBarsConfig  # noqa: F401
+    from great_expectations.expectations.expectation_configuration import ExpectationConfiguration  # noqa: F401
+
+
 def run_gx(spark, df, suite: dict, checks: list[Check], now: datetime, *,
            extra_views: dict[str, Any] | None = None) -> EngineReport:
     """Validate `df` with the compiled `suite`; one CheckResult per check id found in the suite.

@@ -1,7 +1,7 @@
 """Run compiled SodaCL (Soda Core v3) on a Spark DataFrame -> EngineReport.
 
 The DataFrame is registered as the temp view the SodaCL names (`sql.view_name`), one `Scan` per
-model runs on the caller's session (`add_spark_session`), and the results are joined by check name,
+model runs on the caller's session (`spark_df.attach`), and the results are joined by check name,
 which the translator sets to the check id. The view is dropped afterwards.
 
 Numbers (docs/mapping.md, "Semantics, check by check") come from the check's metric value (`diagnostics.value`):
@@ -72,6 +72,14 @@ def disable_soda_telemetry() -> None:
 disable_soda_telemetry()
 
 
+def preload() -> None:
+    """Import what a scan uses, ahead of it (runner/pipeline.py overlaps it with Spark's start): Soda's
+    scan and its SodaCL parser, an ANTLR grammar, take seconds to import. Telemetry is off already."""
+    import soda.scan  # noqa: F401
+    import soda.sodacl.sodacl_parser  # noqa: F401
+    import soda.data_sources.spark_data_source  # noqa: F401
+
+
 def run_soda(spark, df, sodacl_text: str, view: str, checks: list[Check], *,
              extra_views: dict[str, Any] | None = None, now: datetime | None = None) -> EngineReport:
     """Scan `df` (registered as temp view `view`) with `sodacl_text`; one CheckResult per check of
@@ -91,6 +99,8 @@ def run_soda(spark, df, sodacl_text: str, view: str, checks: list[Check], *,
 def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_views: dict, now: datetime | None) -> dict[str, CheckResult]:
     disable_soda_telemetry()
     from soda.scan import Scan
+
+    from dc_bridge.engines.soda.spark_df import attach
 
     by_id = {check.id: check for check in checks}
     # check id -> its SodaCL check lines (a custom Soda check may hold several, all named by its id)
@@ -113,7 +123,7 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
 
     scan = Scan()
     scan.set_data_source_name(DATA_SOURCE)  # before the SodaCL is added, or its checks bind to no data source
-    scan.add_spark_session(spark, data_source_name=DATA_SOURCE)
+    attach(scan, spark, DATA_SOURCE)  # our Spark DataFrame data source (spark_df.py)
     if hasattr(scan, "_configuration"):
         scan._configuration.samples_limit = 0  # no failed-row sample queries, for custom checks too
     scan.add_variables({"NOW": _soda_now(now or datetime.now(timezone.utc))})

@@ -1,0 +1,122 @@
+"""Soda Core v3's Spark DataFrame data source, carried here instead of soda-core-spark-df.
+
+soda-core-spark-df 3.5.6, the last v3 release, declares `pyspark<4`: installing it would replace the
+pyspark 4.x of a Spark 4 environment or a Databricks runtime. Its code needs no more than a session's
+`sql()` and a DataFrame's `collect()`, which pyspark 3.5 and 4.x, classic and Spark Connect, answer
+alike, and its SQL dialect lives in soda-core-spark (`SparkSQLBase`), which declares no pyspark. So
+dc-bridge depends on soda-core-spark and hands each scan this data source already connected
+(`attach`); Soda then never imports `soda.data_sources.spark_df_data_source`.
+"""
+
+from __future__ import annotations
+
+from soda.data_sources.spark_data_source import SparkSQLBase
+from soda.execution.data_type import DataType
+
+
+class SparkDfDataSource(SparkSQLBase):
+    """soda-core-spark-df's `SparkDfDataSource` 3.5.6, less its connection test (Soda's `test-connection`)."""
+
+    TYPE = "spark_df"
+
+    SCHEMA_CHECK_TYPES_MAPPING: dict = {
+        "string": ["character varying", "varchar", "text"],
+        "int": ["integer", "int"],
+        "double": ["decimal"],
+        "timestamp": ["timestamptz"],
+    }
+
+    SQL_TYPE_FOR_SCHEMA_CHECK_MAP = {
+        DataType.TEXT: "string",
+        DataType.INTEGER: "int",
+        DataType.DECIMAL: "double",
+        DataType.DATE: "date",
+        DataType.TIME: "timestamp",
+        DataType.TIMESTAMP: "timestamp",
+        DataType.TIMESTAMP_TZ: "timestamp",  # Spark has no time zone per value
+        DataType.BOOLEAN: "boolean",
+    }
+
+    def __init__(self, logs, data_source_name: str, data_source_properties: dict):
+        super().__init__(logs, data_source_name, data_source_properties)
+        self.spark_session = data_source_properties.get("spark_session")
+        self.migrate_data_source_name = "spark_df"
+
+    def connect(self):
+        self.connection = SparkDfConnection(self.spark_session)
+
+    def quote_table(self, table_name) -> str:
+        return f"{table_name}"
+
+    def sql_get_table_names_with_count(self, include_tables=None, exclude_tables=None) -> str | None:
+        return None
+
+    def cast_to_text(self, expr: str) -> str:
+        return f"CAST({expr} AS string)"
+
+
+class SparkDfConnection:
+    """The DB-API connection Soda expects, over a Spark session."""
+
+    def __init__(self, spark_session):
+        self.spark_session = spark_session
+
+    def cursor(self) -> SparkDfCursor:
+        return SparkDfCursor(self.spark_session)
+
+    def close(self):
+        pass
+
+    def commit(self):
+        pass
+
+    def rollback(self):
+        pass
+
+
+class SparkDfCursor:
+    """A DB-API cursor over `spark.sql`: rows as lists, `description` as (name, Spark type name)."""
+
+    def __init__(self, spark_session):
+        self.spark_session = spark_session
+        self.df = None
+        self.description: tuple[tuple, ...] | None = None
+        self.rowcount = -1
+        self.cursor_index = -1
+
+    def execute(self, sql: str):
+        self.df = self.spark_session.sql(sql)
+        self.description = tuple((field.name, type(field.dataType).__name__) for field in self.df.schema.fields)
+        self.cursor_index = 0
+
+    def fetchall(self) -> tuple:
+        rows = self.df.collect()
+        self.rowcount = len(rows)
+        return tuple(_values(row) for row in rows)
+
+    def fetchmany(self, size: int) -> tuple:
+        self.rowcount = self.df.count()
+        rows = self.df.offset(self.cursor_index).limit(size).collect()
+        self.cursor_index += len(rows)
+        return tuple(_values(row) for row in rows)
+
+    def fetchone(self) -> tuple:
+        rows = self.df.collect()
+        self.rowcount = len(rows)
+        return tuple(_values(rows[0]))
+
+    def close(self):
+        pass
+
+
+def _values(row) -> list:
+    return [row[field] for field in row.__fields__]
+
+
+def attach(scan, spark, name: str) -> None:
+    """Make `spark` the scan's data source `name`, connected: Soda's data source manager returns a
+    connected source it holds as it is, instead of importing one by its type."""
+    scan.add_spark_session(spark, data_source_name=name)
+    source = SparkDfDataSource(scan._logs, name, scan._configuration.data_source_properties_by_name[name])
+    source.connect()
+    scan._data_source_manager.data_sources[name] = source
