@@ -172,14 +172,18 @@ def test_a_timeout_stops_the_work_on_the_server(remote, tmp_path):
                 engine: great-expectations
                 specification: {type: expect_column_values_to_not_be_null, kwargs: {column: lazy}}
     """))
+    # the limit leaves GX time to start its query on a busy machine (its setup alone took 17 s under load);
+    # the query's UDF calls alone would take 200 s
     began = time.monotonic()
-    verdict = dc_bridge.run(str(contract), dataframes={"slow": frame}, spark=remote, engines=["gx"], timeout=8, samples=False)
+    verdict = dc_bridge.run(str(contract), dataframes={"slow": frame}, spark=remote, engines=["gx"], timeout=40, samples=False)
     elapsed = time.monotonic() - began
     check = next(c for c in verdict.checks() if c.check_id == "slow.quality[0]")
-    assert check.outcome == "error" and "gx: timed out after 8 s" in check.reason, check.reason
-    assert "Spark Connect operations were interrupted" in check.reason, check.reason
-    assert elapsed < 60, f"the run took {elapsed:.0f} s"
+    assert check.outcome == "error" and "gx: timed out after 40 s" in check.reason, check.reason
+    assert ("its Spark Connect operations were interrupted" in check.reason
+            or "and what it starts is stopped too" in check.reason), check.reason
+    assert elapsed < 120, f"the run took {elapsed:.0f} s"
     time.sleep(3)  # a task being interrupted may finish the call it is in
+    assert calls.exists(), f"the UDF never ran within the limit, so this test shows nothing: {check.reason}"
     counted = len(calls.read_text().splitlines())
     assert 0 < counted < 400, counted
     time.sleep(5)

@@ -1,7 +1,8 @@
 """The native Spark engine (`--engines spark`): the physical floor, and the reference the others are compared with.
 
 Every row-level check of a model is one column of ONE aggregation (count of violating rows, max of
-a timestamp; split in passes of at most 90 columns, so that Spark still compiles each); each uniqueness key adds one grouping, each foreign key one anti join, each SQL metric
+a timestamp, an estimate of each uniqueness key's distinct values; split in passes of at most 90 columns, so that Spark still compiles each); each uniqueness key adds one grouping
+(or, for a key the estimate finds mostly distinct, a window: `duplicates`), each foreign key one anti join, each SQL metric
 its own query. The grouping and the anti join also give the smallest and largest failing key, as
 samples; failing values of row-level checks are left to runner/samples.py, like for the other engines. That is the floor docs/benchmarks.md measures against (Deequ and cuallee work the
 same way). It judges its numbers exactly like the other runners (`Threshold.holds`), and its
