@@ -39,6 +39,7 @@ def odcs(name: str, *, extends: str | None = None, sla: str = "", email: str = "
     return (f"apiVersion: v3.1.0\nkind: DataContract\nid: {name}\nname: {name}\nversion: 1.0.0\nstatus: active\n{parents}"
             f"schema:\n  - name: customers\n    properties:\n      - name: email\n        logicalType: string\n"
             + "".join(f"        {line}\n" for line in dedent(email).strip().splitlines())
+            + "      - name: updated_at\n        logicalType: timestamp\n"
             + (f"slaProperties:\n{dedent(sla).strip()}\n" if sla.strip() else ""))
 
 
@@ -46,11 +47,11 @@ def dcs(name: str, *, extends: str | None = None, servicelevels: str = "", email
     """A DCS contract; `extends` is written as the top-level x-dc-bridge-extends."""
     parents = f"x-dc-bridge-extends: {extends}\n" if extends else ""
     return (f"dataContractSpecification: 1.1.0\nid: {name}\ninfo:\n  title: {name}\n  version: 1.0.0\n{parents}"
-            f"models:\n  customers:\n    fields:\n      email: {email}\n"
+            f"models:\n  customers:\n    fields:\n      email: {email}\n      updated_at: {{type: timestamp}}\n"
             + (f"servicelevels:\n{servicelevels.rstrip()}\n" if servicelevels.strip() else ""))
 
 
-FRESHNESS_6H = "  - {property: freshness, value: PT6H, element: customers.email}"
+FRESHNESS_6H = "  - {property: freshness, value: PT6H, element: customers.updated_at}"
 COMPLETENESS = "quality:\n  - {metric: nullValues, unit: percent, mustBeLessOrEqualTo: %s}"
 
 
@@ -61,9 +62,9 @@ COMPLETENESS = "quality:\n  - {metric: nullValues, unit: percent, mustBeLessOrEq
 def test_freshness_pt12h_weakens_enterprise_pt6h(tmp_path):
     write(tmp_path, "enterprise.yaml", odcs("enterprise", sla=FRESHNESS_6H))
     domain = write(tmp_path, "domain.yaml", dcs("domain", extends="[enterprise.yaml]",
-                                                servicelevels="  freshness: {threshold: PT12H, timestampField: customers.email}"))
+                                                servicelevels="  freshness: {threshold: PT12H, timestampField: customers.updated_at}"))
     assert findings(domain) == [
-        ("DCB240", "domain.yaml", "servicelevels.freshness", 12, "freshness PT12H is weaker than PT6H required by enterprise.yaml",
+        ("DCB240", "domain.yaml", "servicelevels.freshness", 13, "freshness PT12H is weaker than PT6H required by enterprise.yaml",
          "at most PT6H (enterprise.yaml)", "PT12H"),
     ]
 
@@ -71,7 +72,7 @@ def test_freshness_pt12h_weakens_enterprise_pt6h(tmp_path):
 def test_freshness_pt2h_strengthens_enterprise_pt6h(tmp_path):
     write(tmp_path, "enterprise.yaml", odcs("enterprise", sla=FRESHNESS_6H))
     domain = write(tmp_path, "domain.yaml", dcs("domain", extends="[enterprise.yaml]",
-                                                servicelevels="  freshness: {threshold: PT2H, timestampField: customers.email}"))
+                                                servicelevels="  freshness: {threshold: PT2H, timestampField: customers.updated_at}"))
     assert findings(domain) == []
     assert not [f for f in lint_file(str(domain)).findings if f.level == "error"]
 
@@ -95,7 +96,7 @@ def test_availability_99_0_weakens_enterprise_99_9(tmp_path):
     product = write(tmp_path, "product.yaml", odcs("product", extends="[domain.yaml]",
                                                    sla="  - {property: availability, value: 99.0, unit: percent}"))
     assert findings(product) == [
-        ("DCB240", "product.yaml", "slaProperties[0]", 16, "availability 99% is weaker than 99.9% required by enterprise.yaml",
+        ("DCB240", "product.yaml", "slaProperties[0]", 18, "availability 99% is weaker than 99.9% required by enterprise.yaml",
          "at least 99.9% (enterprise.yaml)", "99%"),
     ]
 
@@ -115,9 +116,9 @@ def test_availability_written_in_dcs_compares_with_odcs(tmp_path):
 def test_product_answers_to_the_enterprise_even_where_the_domain_is_looser(tmp_path):
     write(tmp_path, "enterprise.yaml", odcs("enterprise", sla=FRESHNESS_6H))
     write(tmp_path, "domain.yaml", odcs("domain", extends="[enterprise.yaml]",
-                                        sla="  - {property: freshness, value: 12, unit: h, element: customers.email}"))
+                                        sla="  - {property: freshness, value: 12, unit: h, element: customers.updated_at}"))
     product = write(tmp_path, "product.yaml", odcs("product", extends="[domain.yaml]",
-                                                   sla="  - {property: freshness, value: 8, unit: h, element: customers.email}"))
+                                                   sla="  - {property: freshness, value: 8, unit: h, element: customers.updated_at}"))
     # 8 h is stronger than the domain's 12 h, weaker than the enterprise's PT6H
     assert [(f[0], f[1], f[4]) for f in findings(product)] == [
         ("DCB240", "product.yaml", "freshness 8 h is weaker than PT6H required by enterprise.yaml")]
@@ -126,9 +127,9 @@ def test_product_answers_to_the_enterprise_even_where_the_domain_is_looser(tmp_p
 def test_weaker_than_two_ancestors_is_reported_against_each(tmp_path):
     write(tmp_path, "enterprise.yaml", odcs("enterprise", sla=FRESHNESS_6H))
     write(tmp_path, "domain.yaml", odcs("domain", extends="[enterprise.yaml]",
-                                        sla="  - {property: freshness, value: 4, unit: h, element: customers.email}"))
+                                        sla="  - {property: freshness, value: 4, unit: h, element: customers.updated_at}"))
     product = write(tmp_path, "product.yaml", odcs("product", extends="[domain.yaml]",
-                                                   sla="  - {property: freshness, value: 1, unit: d, element: customers.email}"))
+                                                   sla="  - {property: freshness, value: 1, unit: d, element: customers.updated_at}"))
     assert [f[4] for f in findings(product)] == ["freshness 1 d is weaker than 4 h required by domain.yaml",
                                                  "freshness 1 d is weaker than PT6H required by enterprise.yaml"]
 
@@ -138,14 +139,14 @@ def test_a_diamond_reaches_the_enterprise_once(tmp_path):
     write(tmp_path, "sales.yaml", odcs("sales", extends="[enterprise.yaml]"))
     write(tmp_path, "marketing.yaml", odcs("marketing", extends="[enterprise.yaml]"))
     product = write(tmp_path, "product.yaml", odcs("product", extends="[sales.yaml, marketing.yaml]",
-                                                   sla="  - {property: freshness, value: PT7H, element: customers.email}"))
+                                                   sla="  - {property: freshness, value: PT7H, element: customers.updated_at}"))
     assert [f[4] for f in findings(product)] == ["freshness PT7H is weaker than PT6H required by enterprise.yaml"]
 
 
 def test_parent_in_another_folder(tmp_path):
     write(tmp_path, "enterprise.yaml", odcs("enterprise", sla=FRESHNESS_6H))
     product = write(tmp_path / "products", "product.yaml", odcs("product", extends="[../enterprise.yaml]",
-                                                               sla="  - {property: freshness, value: PT7H, element: customers.email}"))
+                                                               sla="  - {property: freshness, value: PT7H, element: customers.updated_at}"))
     assert [f[4] for f in findings(product)] == ["freshness PT7H is weaker than PT6H required by ../enterprise.yaml"]
 
 
@@ -155,11 +156,11 @@ def test_parent_in_another_folder(tmp_path):
 
 @pytest.mark.parametrize(("parent", "child", "expected"), [
     # retention and latency: shorter retention and longer latency are weaker
-    (dcs("p", servicelevels="  retention: {period: P1Y, timestampField: customers.email}"),
-     dcs("c", extends="p.yaml", servicelevels="  retention: {period: P6M, timestampField: customers.email}"),
+    (dcs("p", servicelevels="  retention: {period: P1Y, timestampField: customers.updated_at}"),
+     dcs("c", extends="p.yaml", servicelevels="  retention: {period: P6M, timestampField: customers.updated_at}"),
      [("DCB240", "retention P6M is weaker than P1Y required by p.yaml")]),
-    (odcs("p", sla="  - {property: latency, value: 1, unit: h, element: customers.email}"),
-     odcs("c", extends="[p.yaml]", sla="  - {property: latency, value: 2, unit: h, element: customers.email}"),
+    (odcs("p", sla="  - {property: latency, value: 1, unit: h, element: customers.updated_at}"),
+     odcs("c", extends="[p.yaml]", sla="  - {property: latency, value: 2, unit: h, element: customers.updated_at}"),
      [("DCB240", "latency 2 h is weaker than 1 h required by p.yaml")]),
     # a required flag removed
     (dcs("p", email="{type: string, required: true}"), dcs("c", extends="p.yaml", email="{type: string}"),
@@ -178,10 +179,10 @@ def test_parent_in_another_folder(tmp_path):
      [("DCB241", "`customers.email` quality rule `nullValues` is weaker than in p.yaml: severity error -> warning")]),
     # everything stronger: allowed
     (odcs("p", email="classification: internal\nquality:\n  - {metric: nullValues, unit: percent, mustBeLessOrEqualTo: 5}",
-          sla="  - {property: retention, value: 1, unit: y, element: customers.email}"),
+          sla="  - {property: retention, value: 1, unit: y, element: customers.updated_at}"),
      odcs("c", extends="[p.yaml]", email="required: true\nclassification: restricted\n"
                                         "quality:\n  - {metric: nullValues, unit: percent, mustBeLessOrEqualTo: 1}",
-          sla="  - {property: retention, value: 2, unit: y, element: customers.email}"),
+          sla="  - {property: retention, value: 2, unit: y, element: customers.updated_at}"),
      []),
     # nothing restated: inherited, not weakened
     (odcs("p", email="required: true\nclassification: restricted", sla=FRESHNESS_6H), dcs("c", extends="p.yaml", email="{type: string, required: true}")
@@ -265,10 +266,10 @@ def test_declaration_that_is_not_a_path(tmp_path):
 def test_lint_reports_weakening_with_exit_1_in_every_format(tmp_path):
     write(tmp_path, "enterprise.yaml", odcs("enterprise", sla=FRESHNESS_6H))
     domain = write(tmp_path, "domain.yaml", dcs("domain", extends="[enterprise.yaml]",
-                                                servicelevels="  freshness: {threshold: PT12H, timestampField: customers.email}"))
+                                                servicelevels="  freshness: {threshold: PT12H, timestampField: customers.updated_at}"))
     result = CliRunner().invoke(main, ["lint", str(domain)])
     assert result.exit_code == 1, result.output
-    assert (f"{domain}:12: error DCB240 at servicelevels.freshness: freshness PT12H is weaker than PT6H required by enterprise.yaml\n"
+    assert (f"{domain}:13: error DCB240 at servicelevels.freshness: freshness PT12H is weaker than PT6H required by enterprise.yaml\n"
             "    expected at most PT6H (enterprise.yaml); found PT12H\n"
             "    fix: Keep the parent's service level or make it stricter.") in result.output
     report = json.loads(CliRunner().invoke(main, ["lint", "--format", "json", str(domain)]).output)

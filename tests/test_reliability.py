@@ -338,6 +338,7 @@ schema:
     properties:
       - {name: id, logicalType: integer, required: true, unique: true, logicalTypeOptions: {minimum: 1}}
       - {name: code, logicalType: string, logicalTypeOptions: {pattern: '^[A-Z]+$', minLength: 1}}
+      - {name: ts, logicalType: timestamp}
     quality:
       - {id: empty_rows, metric: rowCount, mustBeGreaterThan: 0}
       - {id: empty_max, type: sql, query: "SELECT MAX(id) FROM ${table}", mustBeLessThan: 10}
@@ -379,7 +380,7 @@ slaProperties:
   - {property: freshness, value: 1, unit: d, element: times.ltz}
   - {property: freshness, value: 1, unit: d, element: times.ntz}
   - {property: retention, value: 2, unit: d, element: times.ntz}
-  - {property: freshness, value: 1, unit: d, element: empty.id}
+  - {property: freshness, value: 1, unit: d, element: empty.ts}
 """
 
 NAN, INF = float("nan"), float("inf")
@@ -405,7 +406,7 @@ def _frames(spark) -> dict:
     nested = "s struct<a:string,b:int>, arr array<string>, mp map<string,int>, tags array<string>, codes array<string>"
     return {
         "names": spark.createDataFrame(rows, schema),
-        "empty": spark.createDataFrame([], "id int, code string"),
+        "empty": spark.createDataFrame([], "id int, code string, ts timestamp"),
         "numbers": spark.createDataFrame([
             (1.0, 1.0, 1.0, None, None, TOP, FINE_TOP, Decimal("99999999.99")),
             (NAN, NAN, NAN, None, None, Decimal(-1), Decimal("-0.000000000000000001"), Decimal("0.01")),

@@ -90,13 +90,10 @@ def lint_file(path: str | Path) -> LoadResult:
     if result.contract is None and not result.documents:
         return result
     main = result.documents[0] if result.documents else None
+    schema_findings: list[Finding] = []
+    schema_at = len(result.findings)
     if main is not None and result.kind is not None:
         schema_findings = validate_schema(main, result.kind, result.contract.spec_version if result.contract else "")
-        said: dict[tuple[str, str], list[str]] = {}
-        for finding in result.findings:
-            if finding.level == "error":  # a loader warning (DCB112) must not hide what the schema rejects
-                said.setdefault((finding.file, finding.path), []).append(finding.message)
-        result.findings.extend(f for f in schema_findings if not _said_already(f, said))
         if result.contract is not None:
             result.findings.extend(referenced_key_findings(main, result.kind, result.definitions, result.contract.spec_version))
     if result.contract is not None:
@@ -105,6 +102,13 @@ def lint_file(path: str | Path) -> LoadResult:
         result.findings.extend(f for f in semantic_findings(result.contract) if f.code != "DCB173" or not
                                {(f.file, f"{f.path}.{key}") for key in ("name", "physicalName")} & unresolved)
         result.findings.extend(inheritance_findings(result))
+    # what dc-bridge's own rules already said as an error at a place (DCB151 for `minimum: .nan`) is not
+    # said again by the schema; a warning (DCB112) must not hide what the schema rejects
+    said: dict[tuple[str, str], list[str]] = {}
+    for finding in result.findings:
+        if finding.level == "error":
+            said.setdefault((finding.file, finding.path), []).append(finding.message)
+    result.findings[schema_at:schema_at] = [f for f in schema_findings if not _said_already(f, said)]
     # the normalisers can meet one bad value on several paths (`schema: {}` is read for models,
     # relationships and SLAs): report each finding once
     result.findings[:] = list(dict.fromkeys(result.findings))
@@ -116,13 +120,24 @@ _MISSING_KEY = re.compile(r"schema: '(.+)' is a required property$")
 
 
 def _said_already(finding: Finding, said: dict[tuple[str, str], list[str]]) -> bool:
-    """Whether a loader error at the schema finding's place says it (better): any of them does, except for a missing
-    key the loader's messages do not name (`the contract has no `id`` leaves `status` to the schema)."""
-    messages = said.get((finding.file, finding.path))
+    """Whether a dc-bridge error at the schema finding's place, inside it or around it says it (better): `.nan` as a
+    bound is DCB151 at the bound, where the schema fails the whole rule or each item of `mustBeBetween`. Any of them
+    does, except for a missing key the loader's messages do not name (`the contract has no `id`` leaves `status` to
+    the schema)."""
+    messages = [message for (file, path), said_there in said.items() if file == finding.file
+                and _same_place(path, finding.path) for message in said_there]
     if not messages:
         return False
     missing = _MISSING_KEY.match(finding.message)
     return missing is None or any(f"`{missing[1]}`" in message for message in messages)
+
+
+def _same_place(error: str, schema: str) -> bool:
+    """Whether a dc-bridge error at `error` speaks of the schema's finding at `schema`: the same place, a place
+    inside it, or the value whose item the schema names (`mustBeBetween` for `mustBeBetween[0]`). An error
+    around it does not: DCB161 (no threshold) on a rule must not hide the misspelt `mustbe` inside it."""
+    inside = schema and error.startswith(schema) and error[len(schema):len(schema) + 1] in (".", "[")
+    return error == schema or inside or re.fullmatch(re.escape(error) + r"\[\d+\]", schema) is not None
 
 
 # ---------------------------------------------------------------------------------------------
