@@ -110,8 +110,8 @@ def test_retail_pos_contract_with_ids_relationships_and_imports():
         ("product_reviews", ("product_id",)): ("products", ("product_id",)),
     }
     assert [r.to for r in contract.model("order_items").relates_to] == [
-        ("schema.products_tbl.properties.prod_price",),
-        ("schema.order_items_tbl.properties.item_quantity", "schema.order_items_tbl.properties.item_unit_price")]
+        ("schema/products_tbl/properties/prod_price",),
+        ("schema/order_items_tbl/properties/item_quantity", "schema/order_items_tbl/properties/item_unit_price")]
     rules = {(m.name, f.name if f else None, r.id): r for m, f, r in contract.quality_rules()}
     assert set(rules) == {
         ("customers", "customer_id", "cust_id_not_null"), ("customers", "email", "email_format"),
