@@ -1,8 +1,7 @@
 """The native Spark engine (`--engines spark`): the physical floor, and the reference the others are compared with.
 
 Every row-level check of a model is one column of ONE aggregation (count of violating rows, max of
-a timestamp, an estimate of each uniqueness key's distinct values; split in passes of at most 90 columns, so that Spark still compiles each); each uniqueness key adds one grouping
-(or, for a key the estimate finds mostly distinct, a window: `duplicates`), each foreign key one anti join, each SQL metric
+a timestamp; split in passes of at most 90 columns, so that Spark still compiles each); each uniqueness key adds one grouping, each foreign key one anti join, each SQL metric
 its own query. The grouping and the anti join also give the smallest and largest failing key, as
 samples; failing values of row-level checks are left to runner/samples.py, like for the other engines. That is the floor docs/benchmarks.md measures against (Deequ and cuallee work the
 same way). It judges its numbers exactly like the other runners (`Threshold.holds`), and its
@@ -79,8 +78,6 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
             fused.append(F.count(F.when(VIOLATIONS[check.kind](check, check.params, now), True)).alias(f"v{index}"))
         elif check.kind == "freshness":
             fused.append(F.max(column(check.column)).alias(f"v{index}"))
-        elif TRANSLATIONS[check.kind] == "grouping":  # how to count its duplicates: see `duplicates`
-            fused.append(F.approx_count_distinct(_key(check)).alias(f"v{index}"))
     totals = aggregate(df, fused)
     rows = int(totals["rows"])
     for index, check in enumerate(runnable):
@@ -98,8 +95,11 @@ def _fused_max(check: Check, *, now: datetime, fused, **_) -> CheckResult:
     return CheckResult(check.id, "spark", "failed", native_name="max") if age is None else _judge(check, value=age, native="max")
 
 
-def _grouping(check: Check, *, df, rows: int, fused, **_) -> CheckResult:
-    count, distinct, examples = duplicates(df, check, mostly_distinct=2 * int(fused or 0) >= rows)
+def _grouping(check: Check, *, df, rows: int, **_) -> CheckResult:
+    # nothing tells how distinct the key is before it is counted: the grouping, good for every key
+    # (an estimate in the fused pass, `approx_count_distinct`, cost more than the window saved:
+    # it is no declarative aggregate, so Spark no longer compiled the whole pass, docs/benchmarks.md)
+    count, distinct, examples = duplicates(df, check, mostly_distinct=False)
     return _judge(check, count=count, rows=rows, native="group by", samples=examples, duplicated_values=distinct)
 
 
@@ -142,8 +142,8 @@ def _key(check: Check):
 def duplicates(df, check: Check, *, mostly_distinct: bool) -> tuple[int, int, list]:
     """(rows whose key repeats, distinct repeated keys, smallest and largest repeated key): one query.
 
-    `mostly_distinct` (at least half the rows hold a key of their own, as the caller estimated)
-    counts the rows of each key with a window: a grouping's partial aggregation then reduces nothing
+    `mostly_distinct` (at least half the rows hold a key of their own, as the caller knows from an
+    engine's count) counts the rows of each key with a window: a grouping's partial aggregation then reduces nothing
     and hashes every key twice, where the window sorts each once (10M rows, one string key: 11 s of
     Spark CPU against 19 s). With many repeats the grouping's partial aggregation shrinks the data
     before the shuffle (6 values in 10M rows: 3 s against 29 s for the window), so it counts those."""
