@@ -18,6 +18,7 @@ unknown column would otherwise turn every check of that query into an error.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Iterable, Literal
 
 from dc_bridge.contract.sql import query_columns
@@ -45,14 +46,30 @@ def unfit_message(df, check) -> str | None:
     """Why `check` cannot run on its column's type (a pattern on an array column), or None. Spark
     rejects such a comparison for the whole query, and Soda fuses the metrics of all columns into
     one query: reported up front, it stays this check's error."""
-    from pyspark.sql.types import ArrayType, MapType, StructType
+    from pyspark.sql.types import ArrayType, MapType, StringType, StructType
 
     if not kind_of(check).single_value or check.column is None:
         return None
     data_type = column_type(df, check.column)
     if isinstance(data_type, (ArrayType, MapType, StructType)):
         return f"column `{check.column}` is {data_type.simpleString()}; a {check.kind} check needs a single value per row"
+    if check.kind == "value_between" and isinstance(data_type, StringType) and any(
+            _is_number(bound) for bound in (check.params.min_value, check.params.max_value)):
+        # Spark 3.5 converts each text to a number (a value that does not convert is NULL and passes), Spark 4's
+        # ANSI mode fails the whole query (all of Soda's checks of the model): neither is a judgement of the data
+        return (f"column `{check.column}` holds text; a range with numeric bounds needs a number column "
+                f"(its type check says what the data holds)")
     return None
+
+
+def _is_number(bound) -> bool:
+    """A numeric bound, also one quoted to keep its digits (`"0.01"`); a date bound is text."""
+    if isinstance(bound, (int, float)) and not isinstance(bound, bool):
+        return True
+    try:
+        return isinstance(bound, str) and Decimal(bound).is_finite()
+    except ArithmeticError:
+        return False
 
 
 def _column_type(schema, path: str, case_sensitive: bool):
