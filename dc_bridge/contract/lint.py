@@ -117,6 +117,8 @@ def lint_file(path: str | Path) -> LoadResult:
 
 
 _MISSING_KEY = re.compile(r"schema: '(.+)' is a required property$")
+# the keys an additionalProperties / unevaluatedProperties finding names
+_EXTRA_KEYS = re.compile(r"\((.*) (?:is not a field|are not fields) of the standard\)$")
 
 
 def _said_already(finding: Finding, said: dict[tuple[str, str], list[str]]) -> bool:
@@ -124,8 +126,13 @@ def _said_already(finding: Finding, said: dict[tuple[str, str], list[str]]) -> b
     bound is DCB151 at the bound, where the schema fails the whole rule or each item of `mustBeBetween`. Any of them
     does, except for a missing key the loader's messages do not name (`the contract has no `id`` leaves `status` to
     the schema)."""
-    messages = [message for (file, path), said_there in said.items() if file == finding.file
-                and _same_place(path, finding.path) for message in said_there]
+    places = [path for file, path in said if file == finding.file]
+    extra = _EXTRA_KEYS.search(finding.message)
+    if extra:  # keys the schema did not take: said where one holds a value dc-bridge refused (`.nan` fails the
+        # whole branch, and the schema names every key of it), never for a key nothing else speaks of (`impact`)
+        keys = re.findall(r"'([^']*)'", extra[1])
+        return any(_same_place(path, f"{finding.path}.{key}") for key in keys for path in places)
+    messages = [message for path in places if _same_place(path, finding.path) for message in said[(finding.file, path)]]
     if not messages:
         return False
     missing = _MISSING_KEY.match(finding.message)
