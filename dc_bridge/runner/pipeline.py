@@ -115,7 +115,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         # the evidence beside the engines' reports, read for the checks the engines judged; after a
         # timeout, a task Spark could not interrupt may still hold the cores: these extra jobs get the
         # same limit, and on expiry the verdict goes without them
-        empty = within(timeout, spark, "empty models", lambda: empty_models(judged, frames), on_timeout=lambda _: frozenset())
+        empty = within(timeout, spark, "empty models", lambda: empty_models(judged, frames, rows), on_timeout=lambda _: frozenset())
         found = {}
         if samples and judged.outcome != "passed":
             say("fetching failing values")

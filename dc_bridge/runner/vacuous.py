@@ -13,11 +13,13 @@ from dc_bridge.plan.checks import KINDS
 from dc_bridge.verdict import Verdict
 
 
-def empty_models(verdict: Verdict, frames: dict) -> frozenset[str]:
-    """The models with a passed value check whose DataFrame has no rows. One small Spark job per
-    such model (`isEmpty` reads at most one row)."""
+def empty_models(verdict: Verdict, frames: dict, row_counts: dict[str, int] | None = None) -> frozenset[str]:
+    """The models with a passed value check whose DataFrame has no rows. A model the run already counted
+    (`row_counts`, for dataQuality SLOs) costs nothing; any other one small Spark job (`isEmpty` reads at most one row)."""
+    counted = row_counts or {}
     return frozenset(model.name for model in verdict.models
-                     if model.name in frames and _has_vacuous_candidate(model) and _is_empty(frames[model.name]))
+                     if model.name in frames and _has_vacuous_candidate(model)
+                     and (counted[model.name] == 0 if model.name in counted else _is_empty(frames[model.name])))
 
 
 def _has_vacuous_candidate(model) -> bool:
