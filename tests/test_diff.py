@@ -40,6 +40,11 @@ def odcs(properties: str, *, top: str = "", objects: str = "", obj: str = "", ve
             + _block(top, 0) + "schema:\n  - name: orders\n" + _block(obj, 4) + "    properties:\n" + _block(properties, 6) + _block(objects, 2))
 
 
+def odcs32(properties: str, **parts: str) -> str:
+    """An ODCS 3.2 contract, as `odcs` builds it."""
+    return odcs(properties, **parts).replace("apiVersion: v3.0.2", "apiVersion: v3.2.0", 1)
+
+
 B, N, P = "breaking", "non-breaking", "patch"
 
 ID = "order_id: {type: string}"
@@ -47,6 +52,8 @@ ODCS_ID = "- {name: order_id, logicalType: string}"
 FRESH_4H = "servicelevels:\n  freshness: {threshold: PT4H, timestampField: orders.ts}"
 TS = "ts: {type: timestamp}"
 ODCS_TS = "- {name: ts, logicalType: timestamp}"
+CUSTOMERS = "- name: customers\n  properties:\n    - {name: id, logicalType: string}"
+RELATIONSHIP = "relationships:\n  - {id: %s, from: orders.order_id, to: customers.id}"
 NULLS = "quality:\n  - {metric: nullValues, unit: percent, mustBeLessOrEqualTo: %s}"
 
 CASES = [
@@ -251,6 +258,21 @@ CASES = [
     ("ODCS authoritative definitions added", odcs(ODCS_ID),
      odcs("- name: order_id\n  logicalType: string\n  authoritativeDefinitions: [{type: businessDefinition, url: 'https://x.example'}]"),
      {(P, "DCB220", "orders.order_id.authoritativeDefinitions")}, "patch"),
+    # --- ODCS 3.2: computed properties and relationship ids -------------------------------------
+    ("ODCS 3.2 column becomes a measure", odcs32(ODCS_ID + "\n- {name: total, logicalType: number}"),
+     odcs32(ODCS_ID + "\n- {name: total, logicalType: number, semanticType: measure, transformLogic: SUM(amount)}"),
+     {(B, "DCB201", "orders.total.semanticType")}, "major"),
+    ("ODCS 3.2 measure becomes a column", odcs32(ODCS_ID + "\n- {name: total, logicalType: number, semanticType: measure}"),
+     odcs32(ODCS_ID + "\n- {name: total, logicalType: number}"), {(N, "DCB210", "orders.total.semanticType")}, "minor"),
+    ("ODCS 3.2 measure becomes a dimension", odcs32(ODCS_ID + "\n- {name: region, logicalType: string, semanticType: measure}"),
+     odcs32(ODCS_ID + "\n- {name: region, logicalType: string, semanticType: dimension}"),
+     {(P, "DCB220", "orders.region.semanticType")}, "patch"),
+    ("ODCS 3.2 relationship id renamed", odcs32(ODCS_ID, objects=CUSTOMERS, obj=RELATIONSHIP % "orders_customer"),
+     odcs32(ODCS_ID, objects=CUSTOMERS, obj=RELATIONSHIP % "order_customer"),
+     {(B, "DCB208", "orders.foreignKey(order_id -> customers.id).id")}, "major"),
+    ("ODCS 3.2 relationship id given", odcs32(ODCS_ID, objects=CUSTOMERS, obj=RELATIONSHIP.replace("id: %s, ", "")),
+     odcs32(ODCS_ID, objects=CUSTOMERS, obj=RELATIONSHIP % "orders_customer"),
+     {(P, "DCB220", "orders.foreignKey(order_id -> customers.id).id")}, "patch"),
     # --- several at once: the most serious decides the bump -------------------------------------
     ("patch and non-breaking need MINOR", dcs("order_id: {type: string, description: a}"),
      dcs("order_id: {type: string, description: b}\nnote: {type: string}"),

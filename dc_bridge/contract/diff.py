@@ -248,11 +248,19 @@ def _foreign_key_changes(path: str, old: Model, new: Model) -> list[Change]:
     def text(fk) -> str:
         return f"{', '.join(fk.columns)} -> {fk.to_model}.{', '.join(fk.to_columns)}"
 
-    _, removed, added = pair(old.foreign_keys, new.foreign_keys, [key])
+    pairs, removed, added = pair(old.foreign_keys, new.foreign_keys, [key])
     return ([_change("DCB213", f"{path}.foreignKey", text(fk), None, f"`{path}` foreign key {text(fk)} removed", new.source)
              for fk in removed]
             + [_change("DCB204", f"{path}.foreignKey", None, text(fk), f"`{path}` foreign key {text(fk)} added: values must now exist there",
-                       fk.source) for fk in added])
+                       fk.source) for fk in added]
+            + [_id_change(f"{path}.foreignKey({text(after)})", before.id, after.id, after.source)
+               for before, after in pairs if before.id != after.id])
+
+
+def _id_change(path: str, old: str | None, new: str | None, source: Source) -> Change:
+    # other contracts and reports reference an element by its id (ODCS RFC); a first id breaks no reference
+    code = "DCB220" if old is None else "DCB208"
+    return _change(code, f"{path}.id", old, new, f"`{path}` id {shown(old)} -> {shown(new)}", source)
 
 
 def _field_list_changes(prefix: str, old: Sequence[Field], new: Sequence[Field], parent: Source, documentation: Notes) -> list[Change]:
@@ -431,9 +439,9 @@ def field_changes(path: str, old: Field, new: Field, documentation: Notes | None
                                f"`{path}` is read from column `{new.physical_name or new.name}` (was `{old.physical_name or old.name}`)",
                                new.source))
     if old.id != new.id:
-        # other contracts reference a property by id (ODCS RFC); a first id breaks no reference
-        code = "DCB220" if old.id is None else "DCB208"
-        changes.append(_change(code, f"{path}.id", old.id, new.id, f"`{path}` id {shown(old.id)} -> {shown(new.id)}", new.source))
+        changes.append(_id_change(path, old.id, new.id, new.source))
+    if old.semantic_type != new.semantic_type:
+        changes.append(_semantic_type_change(path, old, new))
     changes += _texts(path, old, new, FIELD_TEXTS, new.source)
     changes += _note_changes("field", path, [(old.source.file, old.source.path)], [(new.source.file, new.source.path)],
                              documentation or {}, new.source)
@@ -449,6 +457,18 @@ def field_changes(path: str, old: Field, new: Field, documentation: Notes | None
             changes.append(_change(code_for("constraint", direction), f"{path}.{slot}", before is not None, after is not None,
                                    f"`{path}` {what} its {slot}", new.source))
     return changes
+
+
+def _semantic_type_change(path: str, old: Field, new: Field) -> Change:
+    """ODCS 3.2 `semanticType`: a measure or dimension is computed, no column of the data."""
+    if old.computed == new.computed:  # measure <-> dimension, or unset <-> column: the data is the same
+        code, what = "DCB220", f"semanticType {shown(old.semantic_type)} -> {shown(new.semantic_type)}"
+    elif new.computed:  # consumers reading the column find none: as if the field were removed
+        code, what = "DCB201", f"is no longer a column of the data (now a computed {new.semantic_type})"
+    else:  # a column appears: as a field added, required or optional
+        code = "DCB203" if new.required else "DCB210"
+        what = f"is now a column of the data (was a computed {old.semantic_type})"
+    return _change(code, f"{path}.semanticType", old.semantic_type, new.semantic_type, f"`{path}` {what}", new.source)
 
 
 # ---------------------------------------------------------------------------------------------
