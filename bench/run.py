@@ -65,21 +65,42 @@ def jvm_cpu_seconds(spark) -> float | None:
 def job_profile(spark, group: str, seconds: float) -> dict:
     """Where a system's time went: how long at least one of its Spark jobs was running (the union of
     their intervals, from the driver's status store, which is kept with the UI off), the rest (the
-    driver alone: planning, Python, result handling), and its longest jobs by call site."""
+    driver alone: planning, Python, result handling), its longest jobs by call site, and the CPU its
+    tasks used per call site (the stages' executor CPU time: what a change to one query saves)."""
     store = spark.sparkContext._jsc.sc().statusStore()
     listed = store.jobsList(None)
     spans = []
     for index in range(listed.size()):
         job = listed.apply(index)
         if job.jobGroup().isDefined() and job.jobGroup().get() == group and job.completionTime().isDefined():
-            spans.append((job.submissionTime().get().getTime() / 1000, job.completionTime().get().getTime() / 1000, job.name()))
+            spans.append((job.submissionTime().get().getTime() / 1000, job.completionTime().get().getTime() / 1000, job.name(),
+                          _task_cpu_seconds(spark, store, job)))
     busy, reach = 0.0, float("-inf")
-    for begin, end, _ in sorted(spans):
+    for begin, end, *_ in sorted(spans):
         busy += max(0.0, end - max(begin, reach))
         reach = max(reach, end)
     longest = sorted(spans, key=lambda span: span[0] - span[1])[:8]
+    by_site: dict[str, list] = {}
+    for _, _, name, cpu in spans:
+        site = by_site.setdefault(name, [0.0, 0])
+        site[0] += cpu
+        site[1] += 1
     return {"spark_busy_seconds": round(busy, 2), "driver_only_seconds": round(max(0.0, seconds - busy), 2),
-            "longest_jobs": [{"seconds": round(end - begin, 2), "call_site": name} for begin, end, name in longest]}
+            "task_cpu_seconds": round(sum(span[3] for span in spans), 2),
+            "longest_jobs": [{"seconds": round(end - begin, 2), "task_cpu_seconds": round(cpu, 2), "call_site": name}
+                             for begin, end, name, cpu in longest],
+            "task_cpu_by_call_site": [{"task_cpu_seconds": round(cpu, 2), "jobs": jobs, "call_site": name}
+                                      for name, (cpu, jobs) in sorted(by_site.items(), key=lambda item: -item[1][0])[:12]]}
+
+
+def _task_cpu_seconds(spark, store, job) -> float:
+    """CPU seconds the tasks of a job's stages used (a stage another job already ran is skipped: 0)."""
+    ids, nanos = job.stageIds(), 0
+    no_quantiles = spark.sparkContext._gateway.new_array(spark.sparkContext._jvm.double, 0)
+    for index in range(ids.size()):
+        attempts = store.stageData(ids.apply(index), False, spark.sparkContext._jvm.java.util.ArrayList(), False, no_quantiles)
+        nanos += sum(attempts.apply(a).executorCpuTime() for a in range(attempts.size()))
+    return nanos / 1e9
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,7 +189,7 @@ def check_truth(system: str, counts: dict, truth: dict) -> list[str]:
 
 
 def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tuple[str, ...],
-                 peer_venv: Path = datacontract_cli.DEFAULT_VENV) -> dict:
+                 peer_venv: Path = datacontract_cli.DEFAULT_VENV, reuse_data: bool = False) -> dict:
     from dc_bridge import compiler
     from dc_bridge.contract.load import load_contract
     from dc_bridge.contract.sql import view_name
@@ -179,9 +200,12 @@ def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tu
     compiled = compiler.compile_contract(contract)
     view = view_name(contract.id, "orders")
     data = str(folder / f"{workload.name}_{rows}.parquet")
-    started = time.perf_counter()
-    generate(spark, workload, rows, data)
-    print(f"  generated {rows:,} rows x {len(workload.columns)} columns in {time.perf_counter() - started:.0f}s", flush=True)
+    if reuse_data and (Path(data) / "_SUCCESS").exists():
+        print(f"  reusing {data}", flush=True)
+    else:
+        started = time.perf_counter()
+        generate(spark, workload, rows, data)
+        print(f"  generated {rows:,} rows x {len(workload.columns)} columns in {time.perf_counter() - started:.0f}s", flush=True)
     actions = {
         "floor": lambda f: floor(spark, f, compiled.plan, view),
         "gx_alone": lambda f: gx_alone(spark, f, compiled, "orders"),
@@ -277,6 +301,8 @@ def main() -> None:
     parser.add_argument("--data", default=None, help="folder for the generated parquet (default: a temp folder)")
     parser.add_argument("--peer-venv", default=str(datacontract_cli.DEFAULT_VENV),
                         help="virtualenv for datacontract-cli, made on first use from bench/datacontract-cli.txt")
+    parser.add_argument("--reuse-data", action="store_true",
+                        help="read a parquet a former run wrote under --data (complete: it has _SUCCESS) instead of writing it again")
     args = parser.parse_args()
 
     from dc_bridge.runner.data import get_session
@@ -292,7 +318,7 @@ def main() -> None:
     for workload in args.workloads.split(","):
         for rows in (int(r) for r in args.rows.split(",")):
             print(f"{workload}, {rows:,} rows", flush=True)
-            report["runs"].append(run_workload(spark, WORKLOADS[workload], rows, folder, systems, Path(args.peer_venv)))
+            report["runs"].append(run_workload(spark, WORKLOADS[workload], rows, folder, systems, Path(args.peer_venv), args.reuse_data))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")

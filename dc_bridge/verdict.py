@@ -16,14 +16,19 @@ The rules:
 - an ODCS `dataQuality` SLO is judged on the share of its named rules' evaluations that passed
   (`fold_objective`): a rule evaluated on every row of its model counts each row, any other rule
   counts once; a named rule in `error` makes the SLO `error`, one not evaluated makes it
-  `not_executable`; a missed SLO is `failed` and makes the contract verdict no better than that.
+  `not_executable`; a missed SLO is `failed` and makes the contract verdict no better than that;
+- an ODCS `availability` or `errorRate` SLA is judged over the runs of the contract that the user's
+  history file records within `HISTORY_WINDOW`, this run included (`judge_history`); without a
+  history, or with fewer than `MIN_RUNS` runs, it is `not_executable` with the reason, never `passed`.
 """
 
 from __future__ import annotations
 
 import math
+import operator
 from decimal import Decimal
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -35,6 +40,29 @@ from dc_bridge.outcomes import ALL, NOT_EVALUATED, Outcome, verdict_exit_code, w
 from dc_bridge.plan.checks import KINDS, Check, CheckPlan, Objective, kind_of
 
 
+# the runs an availability or errorRate SLA is judged over: those of the last 30 days (a month, the
+# period uptime promises are usually made for; ODCS gives an SLA no window of its own), this one included
+HISTORY_WINDOW = timedelta(days=30)
+# fewer runs are no evidence: one run alone would make availability 100% or 0%
+MIN_RUNS = 3
+
+
+@dataclass(frozen=True)
+class PastRun:
+    """An earlier run of the contract, as the history file records it (runner/history.py): whether it
+    read the data, and how many checks it evaluated and how many of those failed or were in error."""
+    data_read: bool
+    evaluated: int
+    in_error: int
+
+
+@dataclass(frozen=True)
+class RunHistory:
+    """The user's history file and its earlier runs of this contract within HISTORY_WINDOW."""
+    file: str
+    runs: tuple[PastRun, ...] = ()
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What the runner read from the data besides the engines' reports (runner/vacuous.py, runner/samples.py)."""
@@ -44,6 +72,8 @@ class Evidence:
     samples: dict[str, dict[str, Any]] = field(default_factory=dict)
     # model -> its rows, for the models whose row-level checks a dataQuality SLO names (runner/rows.py)
     row_counts: dict[str, int] = field(default_factory=dict)
+    # the run history availability and errorRate SLAs are judged over (runner/history.py); None: none is kept
+    history: RunHistory | None = None
 
 
 # the samples note of a check on a pii or sensitive field: its values are never shown
@@ -215,12 +245,19 @@ def fold(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], coverage:
             if check.id in invalid:
                 verdicts.append(fold_check(check, [], {}, None).model_copy(update={"outcome": "error", "reason": invalid[check.id]}))
                 continue
+            if kind_of(check).from_history:  # judged below, once every check of this run has its outcome
+                verdicts.append(fold_check(check, [], {}, None))
+                continue
             runs_in = [engine for engine, reason in coverage.get(check.id, {}).items() if reason is None]
             expected = [engine for engine in selected if engine in runs_in]
             skip_reason = f"runs in {' and '.join(runs_in)} only, which was not selected" if runs_in else \
                 "no selected engine runs this check"
             verdicts.append(_with_evidence(fold_check(check, expected, reports.get(model, {}), skip_reason), check, evidence))
         models.append(ModelVerdict(name=model, outcome=worst([v.outcome for v in verdicts]), counts=_counts(verdicts), checks=verdicts))
+    # this run read its data (or there would be no verdict), and its checks count towards errorRate
+    this_run = PastRun(True, *checks_in_error(v for m in models for v in m.checks))
+    planned = {check.id: check for check in plan.checks}
+    models = [_judged_from_history(m, planned, evidence.history, this_run) for m in models]
     all_checks = [v for m in models for v in m.checks]
     by_id = {v.check_id: v for v in all_checks}
     objectives = [fold_objective(objective, by_id, evidence.row_counts) for objective in plan.objectives]
@@ -275,6 +312,56 @@ def _tally(check: CheckVerdict, observed: float | None, failed: bool, row_counts
     else:
         violating = round(observed * rows / 100) if check.unit == "percent" else int(observed)
     return rows, rows - min(violating, rows)
+
+
+def checks_in_error(verdicts) -> tuple[int, int]:
+    """(evaluated, failed or in error) among a run's check verdicts, what errorRate counts: a `warning`
+    is evaluated and not an error (the contract's severity tolerates it); the SLAs judged over the
+    history are not counted, so that a missed errorRate never feeds itself."""
+    outcomes = [v.outcome for v in verdicts if not KINDS[v.kind].from_history and v.outcome not in NOT_EVALUATED]
+    return len(outcomes), sum(outcome in ("failed", "error") for outcome in outcomes)
+
+
+# history SLA kind -> ((part, whole) over the runs, its percent being 100 * part / whole; the reason that gives them)
+_HISTORY_SHARES = {
+    "availability": (lambda runs: (sum(r.data_read for r in runs), len(runs)),
+                     "{part} of the {runs} runs of the last {days} days read the data (this one included)"),
+    "error_rate": (lambda runs: (sum(r.in_error for r in runs), sum(r.evaluated for r in runs)),
+                   "{part} of {whole} check evaluations failed or were in error in the {runs} runs of the last {days} days "
+                   "(this one included)"),
+}
+# exact, as for dataQuality SLOs: 999 of 1000 meets 99.9
+_EXACTLY = {">=": operator.ge, "<=": operator.le}
+
+
+def judge_history(check: Check, verdict: CheckVerdict, history: RunHistory | None, this_run: PastRun) -> CheckVerdict:
+    """An availability or errorRate SLA over this run and the history's earlier runs of the contract
+    within HISTORY_WINDOW: `not_executable` without a history or with fewer than MIN_RUNS runs (never
+    `passed` on no evidence), else `passed` or `failed` on the share measured."""
+    days = HISTORY_WINDOW.days
+    if history is None:
+        return verdict.model_copy(update={"outcome": "not_executable", "reason": (
+            f"judged over a history of runs, and this run keeps none: pass --history PATH (Python: history=PATH) to record "
+            f"each run in that file and judge this service level over the runs of the last {days} days")})
+    runs = history.runs + (this_run,)
+    if len(runs) < MIN_RUNS:
+        return verdict.model_copy(update={"outcome": "not_executable", "reason": (
+            f"needs at least {MIN_RUNS} runs of the contract in the last {days} days, this one included; "
+            f"{history.file} records {len(history.runs)} before it")})
+    share, reason = _HISTORY_SHARES[check.kind]
+    part, whole = share(runs)
+    if not whole:
+        return verdict.model_copy(update={"outcome": "not_executable", "reason": f"the {len(runs)} runs of the last {days} days evaluated no check"})
+    met = _EXACTLY[check.threshold.operator](Decimal(part) * 100, Decimal(str(check.threshold.value)) * whole)
+    return verdict.model_copy(update={"outcome": "passed" if met else "failed", "observed": 100 * part / whole,
+                                      "reason": reason.format(part=part, whole=whole, runs=len(runs), days=days)})
+
+
+def _judged_from_history(model: ModelVerdict, planned: dict[str, Check], history: RunHistory | None, this_run: PastRun) -> ModelVerdict:
+    if not any(KINDS[v.kind].from_history for v in model.checks):
+        return model
+    verdicts = [judge_history(planned[v.check_id], v, history, this_run) if KINDS[v.kind].from_history else v for v in model.checks]
+    return ModelVerdict(name=model.name, outcome=worst([v.outcome for v in verdicts]), counts=_counts(verdicts), checks=verdicts)
 
 
 def _with_evidence(verdict: CheckVerdict, check: Check, evidence: Evidence) -> CheckVerdict:

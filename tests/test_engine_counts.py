@@ -736,7 +736,9 @@ def test_runs_leave_the_session_as_they_found_it(spark, runs):
     # GX persists the batch DataFrame unless told persist=False (it would show as MEMORY_AND_DISK here)
     levels = {model: run.df.storageLevel for model, run in runs.items()}
     assert not any(level.useMemory or level.useDisk for level in levels.values()), levels
-    assert all(not r.samples for run in runs.values() for r in [*run.gx.results.values(), *run.soda.results.values()])
+    # no failed-row queries (samples off): GX gives none, Soda only the repeated keys its uniqueness grouping found
+    assert all(not r.samples for run in runs.values() for r in run.gx.results.values())
+    assert all(not r.samples or r.duplicated_values is not None for run in runs.values() for r in run.soda.results.values())
 
 
 def test_engines_write_nothing_to_home_and_send_nothing(tmp_path):
@@ -981,3 +983,33 @@ def test_duplicates_by_window_and_by_grouping_agree(spark, columns):
     by_window = duplicates(df, check, mostly_distinct=True)
     assert by_window == duplicates(df, check, mostly_distinct=False)
     assert by_window == ((7, 3, ["a", "d"]) if columns == ("k",) else (4, 2, [["a", 1], ["c", 3]]))
+
+
+def test_soda_gives_the_key_samples_from_its_own_grouping(spark, tmp_path):
+    """engines/soda/run.py widens Soda's uniqueness query by the repeated keys' count and extremes: the
+    same numbers and samples as the native engine's grouping, none of a pii field, and no query of the
+    samples' own (runner/samples.py takes them as they are)."""
+    import dc_bridge
+    from dc_bridge.verdict import WITHHELD
+
+    contract = tmp_path / "keys.yaml"
+    contract.write_text("""dataContractSpecification: 1.1.0
+id: keys
+info: {title: keys, version: 1.0.0}
+models:
+  m:
+    primaryKey: [k, j]
+    fields:
+      k: {type: string, unique: true}
+      j: {type: integer}
+      s: {type: string, unique: true, pii: true}
+""")
+    df = spark.createDataFrame([("a", 1, "x"), ("a", 1, "x"), ("b", 2, "y"), (None, 3, None), (None, 3, None), ("c", 3, "z"),
+                                ("c", 3, "z"), ("c", 4, "w"), ("d", None, "v"), ("d", None, "v")], "k string, j int, s string")
+    verdict = dc_bridge.run(contract, dataframes={"m": df}, spark=spark, engines=["soda", "spark"])
+    found = {check.check_id: check for check in verdict.checks()}
+    for check_id, samples, distinct in (("m.k.unique", ["a", "d"], 3), ("m.primary_key", [["a", 1], ["c", 3]], 2)):
+        soda, native = found[check_id].engines["soda"], found[check_id].engines["spark"]
+        assert (soda.samples, soda.duplicated_values) == (native.samples, native.duplicated_values) == (samples, distinct)
+        assert (found[check_id].samples, found[check_id].duplicated_values) == (samples, distinct)
+    assert found["m.s.unique"].engines["soda"].samples == [] and found["m.s.unique"].samples_note == WITHHELD

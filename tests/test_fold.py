@@ -433,3 +433,30 @@ def test_exit_code(entry, fail_on, outcome, code):
 def test_exit_code_default_fail_on_is_failed():
     checks, reports, coverage = _rollup_case({"orders": [("warning", FAIL)]})
     assert run(checks, {}, reports=reports, coverage=coverage).exit_code() == 0
+
+
+def test_a_model_an_engine_found_a_violating_row_in_is_not_asked_whether_it_is_empty():
+    """runner/vacuous.py: a violating row counted by an engine proves the model has rows, with no Spark job."""
+    from types import SimpleNamespace
+
+    from dc_bridge.runner.vacuous import empty_models
+
+    class Frame:
+        def __init__(self, empty):
+            self.empty, self.asked = empty, 0
+
+        def isEmpty(self):
+            self.asked += 1
+            return self.empty
+
+    def model(count, kind="in_set"):
+        checks = [SimpleNamespace(outcome="passed", kind="not_null", reason=None, engines={}),
+                  SimpleNamespace(outcome="failed", kind=kind, reason=None,
+                                  engines={"soda": CheckResult("orders.x", "soda", "failed", observed=float(count or 0), unexpected_count=count)})]
+        return SimpleNamespace(name="orders", checks=checks)
+
+    violated = Frame(empty=True)
+    assert empty_models(SimpleNamespace(models=[model(3)]), {"orders": violated}) == frozenset() and violated.asked == 0
+    for counted in (model(0), model(None), model(3, kind="sql_metric")):  # no violating row counted: Spark is asked
+        empty = Frame(empty=True)
+        assert empty_models(SimpleNamespace(models=[counted]), {"orders": empty}) == frozenset({"orders"}) and empty.asked == 1

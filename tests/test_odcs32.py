@@ -216,6 +216,15 @@ def test_var_option_and_an_unresolved_variable_on_the_command_line(spark, tmp_pa
     checks = {check["check_id"]: check for check in json.loads(result.stdout)["models"][0]["checks"]}
     assert checks["things.code.pattern"]["observed"] == 1 and checks["things.code.pattern"]["outcome"] == "failed"
     assert runner.invoke(main, ["lint", str(path), "--var", "no-equals-sign"]).exit_code == 2
+    # every command that reads a contract takes --var: without it the contract does not resolve
+    assert runner.invoke(main, ["compile", str(path), "--out", str(tmp_path / "soda"), *given]).exit_code == 0
+    for command in (["diff", str(path), str(path)], ["check-version", str(path), str(path)],
+                    ["drift", str(path)], ["soda", "config", str(path), "--out", str(tmp_path / "soda")],
+                    ["gx", "init", str(path), "--project-dir", str(tmp_path / "gx")]):
+        without = runner.invoke(main, command)
+        assert without.exit_code != 0 and "DCB_TEST_TABLE" in without.output, (command, without.output)
+        given_all = runner.invoke(main, [*command, *given])
+        assert given_all.exit_code == 0 and "DCB174" not in given_all.output, (command, given_all.output)
 
 
 def test_variables_are_odcs_32_only(tmp_path, monkeypatch):

@@ -324,8 +324,8 @@ def test_cli_junit_has_one_case_per_check(broken_orders, tmp_path, spark):
     root = ET.parse(out).getroot()
     cases = root.findall("./testsuite/testcase")
     # 38 checks that run, the retention and frequency service levels that name no column or duration,
-    # the availability, support and backup service levels no data can show, and a text rule: every
-    # check of the plan is a case
+    # the availability service level (judged over a run history, none kept here), the support and
+    # backup service levels no data can show, and a text rule: every check of the plan is a case
     assert len(cases) == int(root.get("tests")) == 44
     failures = {c.get("name") for c in cases if c.find("failure") is not None}
     assert "line_items.order_id.foreign_key" in failures

@@ -173,8 +173,8 @@ GOLDEN: dict[str, list[Row]] = {
         ('orders.order_timestamp.type', 'column_type', 'expect_column_values_to_be_in_type_list', None),
         ('orders.processed_timestamp.exists', 'column_exists', 'expect_column_to_exist', 'schema'),
         ('orders.processed_timestamp.type', 'column_type', 'expect_column_values_to_be_in_type_list', None),
-        # availability is judged over a history of runs, which dc-bridge does not keep: said, never dropped
-        ('(contract).availability', 'not_executable', None, None),
+        # availability is judged by dc-bridge over the run history (--history), never by an engine
+        ('(contract).availability', 'availability', None, None),
         ('orders.freshness', 'freshness', 'expect_column_max_to_be_between', 'freshness(order_timestamp)'),
         ('orders.latency', 'latency', 'unexpected_rows_expectation', 'dcb_orders_latency = 0'),
         ('orders.retention', 'retention', 'unexpected_rows_expectation', 'dcb_orders_retention = 0'),
@@ -545,8 +545,8 @@ GOLDEN: dict[str, list[Row]] = {
         ('orders_latency', 'freshness', 'expect_column_max_to_be_between', 'freshness(updated_at)'),
         ('orders.retention', 'retention', 'unexpected_rows_expectation', 'dcb_orders_retention = 0'),
         ('orders.frequency', 'frequency', 'unexpected_rows_expectation', 'dcb_orders_frequency <= 86400'),
-        # availability needs a history of runs: kept, with the reason, never left out
-        ('(contract).availability', 'not_executable', None, None),
+        # availability is judged over the run history: kept, never left out, run by no engine
+        ('(contract).availability', 'availability', None, None),
     ],
     # ODCS sql rule naming the table by its physicalName and by its logical name
     'odcs_sql_literal_table.yaml': [

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import sys
 
 import click
@@ -11,35 +10,12 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge import __version__
 from dc_bridge.cli import outputs
-from dc_bridge.contract import variables
+from dc_bridge.cli.options import with_variables
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
 
 _UNREADABLE_CODES = {"DCB001", "DCB002", "DCB006"}
-
-
-class _Assignment(click.ParamType):
-    """`--var NAME=VALUE`."""
-
-    name = "NAME=VALUE"
-
-    def convert(self, value, param, ctx):
-        try:
-            return variables.parse_assignment(value)
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-def _with_variables(command):
-    """`--var NAME=VALUE` (repeatable): ODCS 3.2 `${NAME}` values for every file the command reads, before the environment."""
-    @click.option("--var", "given_variables", multiple=True, type=_Assignment(), metavar="NAME=VALUE",
-                  help="Value of an ODCS 3.2 `${NAME}` variable (repeatable); wins over the environment variable NAME.")
-    @functools.wraps(command)
-    def with_variables(*args, given_variables=(), **kwargs):
-        with variables.given(dict(given_variables)):
-            return command(*args, **kwargs)
-    return with_variables
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -49,7 +25,7 @@ def main() -> None:
 
 
 @main.command()
-@_with_variables
+@with_variables
 @click.argument("contracts", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
 @click.option("--format", "output_format", type=click.Choice(sorted(FORMATTERS)), default="text", show_default=True,
               help="Output format; sarif is SARIF 2.1.0 for code-scanning tools.")
@@ -74,7 +50,7 @@ def lint(contracts: tuple[str, ...], output_format: str, output_file: str | None
 
 
 @main.command(name="compile")
-@_with_variables
+@with_variables
 @click.argument("contracts", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False, path_type=str),
               help="Folder under which expectation_suites/ and soda_checks/ are written.")
@@ -182,7 +158,7 @@ class _TimeLimit(click.ParamType):
 
 
 @main.command(name="run")
-@_with_variables
+@with_variables
 @click.argument("contracts", nargs=-1, required=True, metavar="CONTRACT...")
 @click.option("--engines", default="gx,soda", show_default=True,
               help="Engines to run, comma-separated: gx, soda, spark (the native fused engine, fastest).")
@@ -208,8 +184,11 @@ class _TimeLimit(click.ParamType):
               help="Run the selected engines on a model at the same time on one Spark session, or one after the other.")
 @click.option("--cache/--no-cache", default=False, show_default=True,
               help="Persist each model's data for the run (memory, spilling to disk) so the source is read once.")
+@click.option("--history", type=click.Path(dir_okay=False), metavar="PATH",
+              help="Append a record of each contract's run to this JSON Lines file (created if missing, never rewritten) "
+                   "and judge availability and errorRate SLAs over the runs it records.")
 def run_command(contracts, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
-                data_docs, timeout, side_by_side, cache) -> None:
+                data_docs, timeout, side_by_side, cache, history) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
 
     Several contracts (files, or globs in quotes) are checked one after the other in one process and
@@ -227,6 +206,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     from dc_bridge.compiler import ContractError
     from dc_bridge.runner.pipeline import preload_engines, run
     from dc_bridge.runner.data import DataError, get_session, parse_data_option
+    from dc_bridge.runner.history import read_history
     from dc_bridge.verdict import Verdict
 
     console = Console(stderr=output_format != "console" and not output_file)
@@ -248,7 +228,9 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         # before Spark starts: a report or site that would replace an input, or could not be written
         # after the run, stops here
         for file in files:
-            _check_run_outputs(file, data, server, output_file if output_format != "console" else None, data_docs)
+            _check_run_outputs(file, data, server, output_file if output_format != "console" else None, data_docs, history)
+        if history:
+            read_history(history)  # a file that is not a dc-bridge history stops the run here, not after the first contract
         # several contracts share one session, started here and stopped at the end; one contract's run
         # starts (and stops) its own, after its contract has been read
         if several:
@@ -265,7 +247,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
                     say = (lambda message, file=file: status.update(Text(f"{file}: {message}" if several else message)))
                     verdicts.append(run(file, engines=selected, server=server, data=data, where=where, spark=session,
                                         master=None if several else master, conf=None if several else conf, samples=samples,
-                                        progress=say, data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache))
+                                        progress=say, data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
+                                        history=history))
             except ContractError as exc:
                 click.echo(FORMATTERS["text"](exc.findings, [file]), err=True)
                 if not several:
@@ -328,16 +311,21 @@ def contract_files(arguments: tuple[str, ...]) -> list[str]:
 DATA_DOCS_OWNED = ("index.html", "static", "expectations", "validations")
 
 
-def _check_run_outputs(contract: str, data: dict, server: str | None, output_file: str | None, data_docs: str | None) -> None:
-    """The checks of outputs.py for `run`'s --output-file and --data-docs, and the suite names a Data Docs site stores."""
+def _check_run_outputs(contract: str, data: dict, server: str | None, output_file: str | None, data_docs: str | None,
+                       history: str | None = None) -> None:
+    """The checks of outputs.py for `run`'s --output-file, --data-docs and --history (appended to: an
+    output too), and the suite names a Data Docs site stores."""
     from pathlib import Path
 
     from dc_bridge.contract.load import load_contract
     from dc_bridge.engines.gx.project import unstorable
     from dc_bridge.engines.gx.translate import suite_name
 
-    if not output_file and not data_docs:
+    if not output_file and not data_docs and not history:
         return
+    if output_file and history and outputs.same_path(output_file, history):
+        raise outputs.OutputRefused(f"--output-file {output_file} is also the --history file, which the report would replace; "
+                                    f"nothing was written. Give the report and the history a file each.")
     if output_file and data_docs and outputs.same_path(output_file, data_docs):
         raise outputs.OutputRefused(f"--output-file {output_file} is also the --data-docs folder; nothing was written. "
                                     f"Give the report a file of its own, e.g. {Path(data_docs) / 'report.html'}.")
@@ -355,6 +343,9 @@ def _check_run_outputs(contract: str, data: dict, server: str | None, output_fil
             outputs.check_folder("--data-docs", data_docs, inputs, owned=DATA_DOCS_OWNED, create=create)
         if output_file:
             outputs.check_file("--output-file", output_file, inputs, create=create)
+        if history:
+            outputs.check_file("--history", history, inputs, written="the run history", create=create,
+                               fix="Name a file of its own for the history, e.g. history.jsonl.")
 
 
 from dc_bridge.cli.evolution import register as _register_governance

@@ -18,6 +18,7 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge.cli import outputs
+from dc_bridge.cli.options import with_variables
 from dc_bridge.contract.findings import Finding
 from dc_bridge.report.finding_formats import FORMATTERS
 
@@ -99,6 +100,7 @@ _OUTPUT_FILE = click.option("--output-file", type=click.Path(dir_okay=False, wri
 
 
 @click.command(name="diff")
+@with_variables
 @click.argument("old")
 @click.argument("new")
 @_FORMAT
@@ -127,6 +129,7 @@ def diff_command(old: str, new: str, output_format: str, output_file: str | None
 
 
 @click.command(name="check-version")
+@with_variables
 @click.argument("old")
 @click.argument("new")
 @_FORMAT
@@ -162,6 +165,7 @@ def check_version_command(old: str, new: str, output_format: str, output_file: s
 
 
 @click.command(name="drift")
+@with_variables
 @click.argument("contract", type=click.Path(dir_okay=False, path_type=str))
 @click.option("--data", "data_options", multiple=True, metavar="MODEL=PATH[:FORMAT]", help="Read MODEL from PATH (repeatable).")
 @click.option("--server", help="Read the models without --data from this contract server (the default when no --data is given).")

@@ -14,6 +14,7 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge.cli import outputs
+from dc_bridge.cli.options import with_variables
 
 
 
@@ -35,6 +36,7 @@ def gx_group() -> None:
 
 
 @gx_group.command(name="init")
+@with_variables
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False, path_type=str))
 @click.option("--project-dir", default=".", show_default=True, type=click.Path(file_okay=False, path_type=str),
               help="Folder of the GX project (GX keeps it in <DIR>/gx); created if missing, updated if present.")
@@ -86,6 +88,7 @@ def soda_group() -> None:
 
 
 @soda_group.command(name="config")
+@with_variables
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False, path_type=str))
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False, path_type=str),
               help="The folder `dc-bridge compile --out` wrote soda_checks/ under.")

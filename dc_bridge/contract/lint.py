@@ -6,13 +6,10 @@ the JSON-schema findings and the rules that need the whole normalised contract.
 
 from __future__ import annotations
 
-import base64
 import difflib
 import functools
 import json
 import re
-import shutil
-import subprocess
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from importlib import resources
@@ -25,6 +22,7 @@ import yaml
 from dc_bridge.contract import gx_catalog
 from dc_bridge.contract.document import Document, format_path
 from dc_bridge.contract.inheritance import inheritance_findings
+from dc_bridge.contract.java_regex import java_regex_errors
 from dc_bridge.contract.load import LoadResult, load_contract
 from dc_bridge.contract.quality import THRESHOLD_KEYS
 from dc_bridge.contract.limits import (
@@ -1012,19 +1010,3 @@ def _compile_findings(patterns: list[tuple[str, Source, str]], errors: list[str 
         _at(source, "DCB140", f"Java rejects the pattern: {error}", suffix, expected="a pattern java.util.regex compiles", found=repr(pattern))
         for (pattern, source, suffix), error in zip(patterns, errors) if error
     ]
-
-
-def java_regex_errors(patterns: list[str]) -> list[str | None] | None:
-    """Compile every pattern with java.util.regex in one JVM; None when Java is not installed."""
-    java = shutil.which("java")
-    if java is None:
-        return None
-    source = resources.files("dc_bridge.contract").joinpath("RegexCheck.java")
-    payload = "\n".join(base64.b64encode(p.encode("utf-8")).decode("ascii") for p in patterns) + "\n"
-    with resources.as_file(source) as program:
-        completed = subprocess.run([java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", str(program)], input=payload,
-                                   capture_output=True, text=True, timeout=60)
-    lines = completed.stdout.splitlines()
-    if completed.returncode != 0 or len(lines) != len(patterns):
-        return None
-    return [None if line == "ok" else line for line in lines]

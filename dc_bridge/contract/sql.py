@@ -146,7 +146,17 @@ def model_tables(contract, model) -> tuple[tuple[str, str], ...]:
     for name in (model.name, model.physical_name, view_name(contract.id, model.name)):
         if name:
             names[name.lower()] = TABLE_MARKER
-    return tuple(names.items())
+    return _Tables(names.items())
+
+
+class _Tables(tuple):
+    """`model_tables`' answer, hashed once: lint and the plan key a cache of each quality rule's check by it, and a
+    tuple hashes every item anew each time (600 names in a 200-model contract, 2,000 rules: a tenth of a second)."""
+
+    def __hash__(self) -> int:
+        if "hash" not in self.__dict__:
+            self.__dict__["hash"] = tuple.__hash__(self)
+        return self.__dict__["hash"]
 
 
 @functools.lru_cache(maxsize=64)

@@ -34,6 +34,10 @@ def not_executable(check: Check, *_) -> Unsupported:
     return Unsupported(check.params.reason)
 
 
+# the entry of every engine's table for a service level judged over the run history (verdict.py `judge_history`)
+from_history = unsupported("judged by dc-bridge over the history of runs (--history), not by an engine")
+
+
 @dataclass(frozen=True)
 class CompiledFiles:
     """Where an engine's compiled artifact of one model is written, and as what text."""
@@ -54,3 +58,6 @@ class Engine:
     # (spark, model frames, compiled contract, model, now) -> the engine's report on that model; the
     # compiled contract is compiler.Compiled, which the compiler builds from the engines (so not named here)
     run: Callable[[Any, Mapping[str, Any], Any, str, datetime], EngineReport]
+    # imports what `run` needs when that takes seconds (GX, Soda): runner/pipeline.py calls it in a
+    # thread while Spark starts, so that the run finds it loaded; None when there is nothing to gain
+    preload: Callable[[], None] | None = None

@@ -34,7 +34,7 @@ class CheckResult:
     # the engine's expectation type (GX) or SodaCL check line (Soda) that produced this result
     native_name: str | None = None
     # a few failing values, from engines that get them from the pass they count in (the native
-    # engine); never for sensitive fields. The bridge fetches them itself for the other engines.
+    # engine; Soda's widened uniqueness query); never for sensitive fields. The bridge fetches the rest itself.
     samples: list[Any] = field(default_factory=list)
     # uniqueness: how many distinct values (or key combinations) repeat
     duplicated_values: int | None = None

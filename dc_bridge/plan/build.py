@@ -8,6 +8,7 @@ rules and service levels each have one small function. Elements that cannot run 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import replace
 from typing import Callable, Iterable
 
@@ -418,12 +419,13 @@ _SERVICE_LEVEL_PARAMS: dict[str, Callable[[ServiceLevel, tuple[str, ...]], c.Par
     "frequency": lambda level, columns: c.Frequency(level.threshold, _longest_gap_query(columns[0])),
     "timeOfAvailability": lambda level, columns: c.SqlMetric(_latest_time_of_day_query(columns[0], level.utc_offset)),
 }
-# service levels the data cannot show -> why; they are `not_executable` checks, never left out
-_HISTORY = "it is judged over a history of runs, which dc-bridge does not keep; one run's data cannot show it"
-_UNJUDGED_SERVICE_LEVELS: dict[str, str] = {
-    "availability": f"availability (the share of time the data could be read): {_HISTORY}",
-    "errorRate": f"errorRate (the share of runs or records in error): {_HISTORY}",
+# service levels one run's data cannot show, judged over the run history -> (params, the comparison with the SLA's percent)
+_HISTORY_SERVICE_LEVELS: dict[str, tuple[c.Params, str]] = {
+    "availability": (c.Availability(), ">="),
+    "errorRate": (c.ErrorRate(), "<="),
 }
+# a percent as DCS writes `servicelevels.availability.percentage`
+_PERCENT_TEXT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%\s*")
 
 
 def service_level_checks(contract: Contract) -> list[Check]:
@@ -431,9 +433,12 @@ def service_level_checks(contract: Contract) -> list[Check]:
     made = []
     for level in contract.service_levels:
         check_id = level.id or f"{level.model or '(contract)'}.{level.name}"
+        if level.kind in _HISTORY_SERVICE_LEVELS:
+            made.append(_history_check(level, check_id))
+            continue
         builder = _SERVICE_LEVEL_PARAMS.get(level.kind)
         if builder is None:
-            reason = _UNJUDGED_SERVICE_LEVELS.get(level.kind, f"`{level.name}` is not a service level dc-bridge can judge from the data")
+            reason = f"`{level.name}` is not a service level dc-bridge can judge from the data"
             made.append(Check(check_id, level.model or "(contract)", (), c.NotExecutable(reason), level.source, threshold=None,
                               description=level.description))
             continue
@@ -451,6 +456,30 @@ def service_level_checks(contract: Contract) -> list[Check]:
             check = replace(check, threshold=Threshold(operator="<=", value=level.threshold.total_seconds()))
         made.append(check)
     return made
+
+
+def _history_check(level: ServiceLevel, check_id: str) -> Check:
+    """An availability or errorRate SLA: its percent, compared with the share the fold measures over
+    the run history; a value that is no percent is `not_executable` with the reason, as for a dataQuality SLO."""
+    params, operator = _HISTORY_SERVICE_LEVELS[level.kind]
+    target = _history_percent(level.raw_value, level.unit)
+    if target is None:
+        params = c.NotExecutable(f"{level.name} is judged as a percent of runs or checks: write a number from 0 to 100 with "
+                                 f"`unit: percent` (found value {level.raw_value!r}, unit {level.unit!r})")
+    threshold = Threshold(operator=operator, value=target) if target is not None else None
+    return Check(check_id, level.model or "(contract)", (), params, level.source, threshold=threshold, unit="percent",
+                 description=level.description)
+
+
+def _history_percent(value, unit: str | None) -> float | None:
+    """The percent an availability or errorRate SLA gives: a number with `unit: percent` (or `%`, or no
+    unit: ODCS's example writes `value: 99.95, unit: percent`), or DCS's text `99.9%`; None otherwise."""
+    if isinstance(value, str) and unit is None:
+        found = _PERCENT_TEXT.fullmatch(value)
+        value = float(found.group(1)) if found else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or unit not in (None, "percent", "%"):
+        return None
+    return float(value) if 0 <= value <= 100 else None
 
 
 def _latest_time_of_day_query(column: str, utc_offset) -> str:

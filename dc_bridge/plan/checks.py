@@ -148,6 +148,18 @@ class CustomSoda:
 
 
 @dataclass(frozen=True)
+class Availability:
+    """ODCS `availability`: the percent of the contract's recorded runs whose data could be read, at
+    least the threshold. Judged by the fold from the run history (runner/history.py), never by an engine."""
+
+
+@dataclass(frozen=True)
+class ErrorRate:
+    """ODCS `errorRate`: the percent of the checks the contract's recorded runs evaluated that failed or
+    were in error, at most the threshold. Judged by the fold from the run history, never by an engine."""
+
+
+@dataclass(frozen=True)
 class NotExecutable:
     """An element that produces no engine check (a `text` rule, an unknown engine); kept so the
     verdict accounts for it."""
@@ -155,14 +167,16 @@ class NotExecutable:
 
 
 Params = Union[NotNull, Unique, Regex, InSet, LengthBetween, ValueBetween, RowCount, ColumnExists, ColumnType,
-               SqlMetric, Freshness, Frequency, Latency, Retention, ForeignKey, CustomGx, CustomSoda, NotExecutable]
+               SqlMetric, Freshness, Frequency, Latency, Retention, ForeignKey, CustomGx, CustomSoda, Availability, ErrorRate,
+               NotExecutable]
 
 # What the number an engine returns for a check is, and so how the check is judged:
 # - rows: the rows that violate the check (or their percent of all rows), judged by the threshold;
 # - value: one measured value (a row count, a SQL metric), judged by the threshold;
 # - seconds: the age of the newest row, judged by the threshold;
 # - outcome: no number to judge; the engine's own success decides (presence, type, custom checks);
-# - none: no engine evaluates the check (not_executable).
+# - none: no engine evaluates the check (not_executable; availability and error_rate, which the fold
+#   judges from the run history).
 Measure = Literal["rows", "value", "seconds", "outcome", "none"]
 # Where the failing values of a failed check come from (runner/samples.py):
 # - failing_rows: the check's column in the first rows that violate it;
@@ -190,6 +204,8 @@ class Kind:
     samples: Samples | None = None
     # lint errors that make one check of this kind `error` instead of stopping the run
     local_lint_codes: frozenset[str] = frozenset()
+    # judged by the fold over the runs a history file records (verdict.py `judge_history`), not on this run's data
+    from_history: bool = False
 
     @property
     def judged_by_threshold(self) -> bool:
@@ -221,6 +237,9 @@ _ALL = (
     Kind("foreign_key", ForeignKey, "rows", samples="orphan_keys", local_lint_codes=_REFERENCE_CODES),
     Kind("custom_gx", CustomGx, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB181"})),
     Kind("custom_soda", CustomSoda, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB184"})),
+    # service levels over a history of runs: no engine runs them, the fold judges them
+    Kind("availability", Availability, "none", from_history=True),
+    Kind("error_rate", ErrorRate, "none", from_history=True),
     # also what cannot be built: an SLA whose element names nothing, a library rule of an unknown metric (DCB163)
     Kind("not_executable", NotExecutable, "none", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB172", "DCB163"}) | _REFERENCE_CODES),
 )

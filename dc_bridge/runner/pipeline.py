@@ -5,6 +5,7 @@ The only module that wires the steps together; each step stays a function of its
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from datetime import datetime, timezone
@@ -13,14 +14,15 @@ from typing import Callable
 
 from dc_bridge import __version__
 from dc_bridge.compiler import Compiled, compile_contract, load_for_run, plan_for_run
-from dc_bridge.contract import variables
+from dc_bridge.contract import java_regex, variables
 from dc_bridge.contract.model import Contract
 from dc_bridge.contract.sql import filter_expression, view_name
 from dc_bridge.engines.columns import absent_references, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
-from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, model_dataframe
+from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, is_connect, model_dataframe
 from dc_bridge.runner.drift import schema_drift
+from dc_bridge.runner.history import append_record, earlier_runs, read_history, run_record, unread_record
 from dc_bridge.runner.reads import foreign_reads
 from dc_bridge.runner.rows import objective_row_counts
 from dc_bridge.runner.samples import gather_samples
@@ -34,7 +36,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         master: str | None = None, conf: dict[str, str] | None = None, samples: bool = True,
         progress: Callable[[str], None] | None = None, data_docs: str | Path | None = None,
         timeout: float | None = DEFAULT_SECONDS, side_by_side: bool = True, cache: bool = False,
-        vars: dict[str, str] | None = None) -> Verdict:
+        vars: dict[str, str] | None = None, history: str | Path | None = None) -> Verdict:
     """Check `contract` on Spark with the selected engines and return the verdict.
 
     `dataframes` maps model names to DataFrames the caller already has; other models are read from
@@ -52,6 +54,10 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     `where`: one boolean expression over the models' columns, applied to every model that has the
     columns it names (the others are checked unfiltered, and the verdict says so: `where_not_applied`);
     checked before Spark starts like quality SQL (contract/sql.py `filter_expression`): anything else is a ValueError.
+    `history`: a JSON Lines file of earlier runs (runner/history.py), read before Spark starts (one that
+    is not a dc-bridge history raises HistoryError, a ValueError), over which availability and errorRate
+    SLAs are judged; this run's record is appended to it once the verdict exists, or when a model's data
+    cannot be read (a run without data, as availability counts it).
     """
     selected = tuple(e for e in ENGINES if e in engines)
     unknown = set(engines) - set(ENGINES)
@@ -64,23 +70,31 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     where_filter = filter_expression(where) if where else None
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
-    with variables.given(vars):
+    # the user's history, checked before anything starts Spark: a file that is not one stops the run here
+    recorded = read_history(history) if history is not None else None
+    session = _SessionOnDemand(spark, master, conf, selected, say)
+    # lint compiles the contract's patterns in the run's own JVM (contract/java_regex.py), not a second one
+    with session.stopped_on_error(), variables.given(vars), java_regex.compiled_in(session.jvm):
         loaded, local_errors = load_for_run(contract)
-    plan, invalid = plan_for_run(loaded, local_errors)
-    compiled = compile_contract(loaded, invalid=invalid, plan=plan)
+        plan, invalid = plan_for_run(loaded, local_errors)
+        compiled = compile_contract(loaded, invalid=invalid, plan=plan)
+    past = earlier_runs(recorded, history, loaded.id, started_at) if history is not None else None
 
-    created = False
-    if spark is None:
-        say("starting Spark")
-        preload_engines(selected)
-        spark, created = get_session(master, conf)
+    spark, created = session.get()
     versions = _versions(spark.version)
     views: list[str] = []
     cached: list = []
     reports: dict[str, dict[str, EngineReport]] = {}
     seconds = {engine: 0.0 for engine in selected}
     try:
-        frames, unfiltered = _model_frames(spark, loaded, dataframes or {}, data or {}, server, where, where_filter)
+        try:
+            frames, unfiltered = _model_frames(spark, loaded, dataframes or {}, data or {}, server, where, where_filter)
+        except _Unread as exc:
+            if history is not None:
+                models = [m.name for m in loaded.models]
+                read = {name: name != exc.model for name in models[:models.index(exc.model) + 1]}
+                append_record(history, unread_record(loaded.id, loaded.version, read, started_at, str(exc)))
+            raise
         for model, frame in frames.items():
             view = view_name(loaded.id, model)
             frame.createOrReplaceTempView(view)
@@ -111,7 +125,8 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         invalid = {check_id: why for check_id, why in compiled.invalid.items() if check_id not in absent}
         # what dataQuality SLOs divide by, read before the first fold so that it judges them already
         rows = within(timeout, spark, "row counts", lambda: objective_row_counts(compiled.plan, frames), on_timeout=lambda _: {})
-        judged = fold(compiled.plan, reports, compiled.coverage, selected, invalid, Evidence(row_counts=rows), absent=absent, **facts)
+        judged = fold(compiled.plan, reports, compiled.coverage, selected, invalid, Evidence(row_counts=rows, history=past),
+                      absent=absent, **facts)
         # the evidence beside the engines' reports, read for the checks the engines judged; after a
         # timeout, a task Spark could not interrupt may still hold the cores: these extra jobs get the
         # same limit, and on expiry the verdict goes without them
@@ -122,7 +137,9 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
             found = within(timeout, spark, "samples", lambda: gather_samples(judged, compiled.plan, frames, started_at),
                            on_timeout=lambda _: {})
         verdict = fold(compiled.plan, reports, compiled.coverage, selected, invalid,
-                       Evidence(empty_models=empty, samples=found, row_counts=rows), absent=absent, **facts)
+                       Evidence(empty_models=empty, samples=found, row_counts=rows, history=past), absent=absent, **facts)
+        if history is not None:
+            append_record(history, run_record(verdict, compiled.plan.models, started_at))
         if data_docs is not None:
             from dc_bridge.report.data_docs import build_data_docs
 
@@ -154,7 +171,10 @@ def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, D
     for model in contract.models:
         frame = dataframes.get(model.name)
         if frame is None:
-            frame = model_dataframe(spark, contract, model, chosen, data)
+            try:
+                frame = model_dataframe(spark, contract, model, chosen, data)
+            except DataError as exc:
+                raise _Unread(model.name, str(exc)) from None
         if where_filter is not None:
             expression, columns = where_filter
             lacking = missing_columns(frame, sorted(columns))
@@ -178,6 +198,15 @@ def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, D
         raise DataError(f"--where {where!r} names {columns}, which no model of {contract.file} has, so it would filter nothing; "
                         f"name a column of the models ({have})")
     return frames, unfiltered
+
+
+class _Unread(DataError):
+    """A model's data could not be found or read (not a --where that cannot filter it): the run a
+    history records as one without data."""
+
+    def __init__(self, model: str, message: str):
+        super().__init__(message)
+        self.model = model
 
 
 def _persist(frames: dict) -> list:
@@ -216,20 +245,54 @@ def _run_engine(engine: str, spark, frames: dict, compiled: Compiled, model: str
         return EngineReport(engine=engine, model=model, results={}, seconds=time.perf_counter() - began, error=message)
 
 
+class _SessionOnDemand:
+    """The run's session: the caller's, else one started on first need, which is lint's when the
+    contract has patterns (compiled in Spark's JVM), else right after the contract is compiled."""
+
+    def __init__(self, spark, master: str | None, conf: dict[str, str] | None, engines: tuple[str, ...], say: Callable[[str], None]):
+        self._session = (spark, False) if spark is not None else None
+        self._start = (master, conf, engines, say)
+
+    def get(self) -> tuple:
+        """(session, created here)."""
+        if self._session is None:
+            master, conf, engines, say = self._start
+            say("starting Spark")
+            preload_engines(engines)
+            self._session = get_session(master, conf)
+        return self._session
+
+    def jvm(self):
+        """py4j's view of the session's JVM; None for Spark Connect, which has none in this process."""
+        spark = self.get()[0]
+        return None if is_connect(spark) else spark._jvm
+
+    @contextlib.contextmanager
+    def stopped_on_error(self):
+        """A session started for lint is stopped when the run stops before its engines (a refused contract)."""
+        try:
+            yield
+        except BaseException:
+            if self._session is not None and self._session[1]:
+                self._session[0].stop()
+            raise
+
+
 def preload_engines(engines) -> None:
     """Import the engines' libraries (GX, Soda: seconds each) in a thread, while the caller starts Spark,
-    whose JVM start leaves the interpreter idle: the engine's run (`preload` in its run.py) then finds
-    them loaded. PySpark is imported first, here, so the two threads never import it at once."""
-    import importlib
+    whose JVM start leaves the interpreter idle: the engine's run then finds them loaded (`Engine.preload`).
+    PySpark is imported first, here, so the two threads never import it at once."""
     import threading
 
     import pyspark.sql  # noqa: F401
 
+    # an unknown name is refused by `run`
+    preloads = [ENGINES[e].preload for e in engines if e in ENGINES and ENGINES[e].preload is not None]
+
     def load() -> None:
-        for engine in (e for e in engines if e in ENGINES):  # an unknown name is refused by `run`
-            module = importlib.import_module(f"{ENGINES[engine].run.__module__}.run")
+        for preload in preloads:
             try:
-                getattr(module, "preload", lambda: None)()
+                preload()
             except Exception:  # the engine's run imports it again and reports why it cannot
                 pass
 

@@ -16,7 +16,8 @@ them again. What the bridge fetches instead, per model, bounded:
 - a foreign key: one anti join, up to 5 orphan keys.
 
 The native engine (`--engines spark`) finds the key samples in the grouping and the anti join it
-counts with; those are used as they are.
+counts with, and Soda in its grouping of a uniqueness key (the bridge's runs widen that query:
+engines/soda/run.py); those are used as they are, with no query of the bridge's own.
 
 No values of a field marked `pii: true` or with a sensitive classification, whatever check the field
 is part of: the plan marks every check that reads such a column (plan/sensitive.py: its
@@ -102,11 +103,11 @@ def gather_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetim
     for found in verdict.checks():
         if found.outcome not in ("failed", "warning") or found.check_id not in by_id or by_id[found.check_id].model not in frames:
             continue
-        native = found.engines.get("spark")
-        if native is not None and native.outcome == "failed" and kind_of(by_id[found.check_id]).samples in _KEYED:
-            # the native engine found them in the grouping or anti join it counted with: no query of our own
+        counted = _keys_found(found) if kind_of(by_id[found.check_id]).samples in _KEYED else None
+        if counted is not None:
+            # an engine found them in the query it counted with: no query of our own
             notes[found.check_id] = {"samples_note": WITHHELD} if by_id[found.check_id].sensitive else \
-                {"samples": native.samples, "duplicated_values": native.duplicated_values}
+                {"samples": counted.samples, "duplicated_values": counted.duplicated_values}
         else:
             failed.append(by_id[found.check_id])
     keyed = 0
@@ -135,6 +136,13 @@ def gather_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetim
             if check.model == model and check.sensitive and kind_of(check).samples is not None:
                 notes[check.id] = {"samples_note": WITHHELD}
     return notes
+
+
+def _keys_found(found):
+    """An engine's failed result holding the check's failing keys from the query it counted with: the
+    native engine's grouping or anti join, Soda's grouping of a uniqueness key (engines/soda/run.py)."""
+    return next((result for result in found.engines.values() if result.outcome == "failed"
+                 and (result.engine == "spark" or result.duplicated_values is not None)), None)
 
 
 def _mostly_distinct(found) -> bool:

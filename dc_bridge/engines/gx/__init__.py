@@ -14,5 +14,11 @@ def _run(spark, frames, compiled, model, now):
     return run_gx(spark, frames[model], compiled.artifacts["gx"][model], compiled.plan.for_model(model), now)
 
 
+def _preload():
+    from dc_bridge.engines.gx.run import preload
+
+    preload()
+
+
 ENGINE = Engine(name="gx", translate=translate_check, assemble=assemble_suite,
-                files=CompiledFiles(folder="expectation_suites", suffix=".json", text=suite_text), run=_run)
+                files=CompiledFiles(folder="expectation_suites", suffix=".json", text=suite_text), run=_run, preload=_preload)

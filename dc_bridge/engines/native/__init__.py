@@ -12,7 +12,9 @@ from dc_bridge.engines.native.translate import translate_check
 def _run(spark, frames, compiled, model, now):
     from dc_bridge.engines.native.run import run_spark
 
-    return run_spark(spark, frames[model], compiled.plan.for_model(model), now,
+    # a check lint found invalid (a pattern Java rejects) would fail the fused aggregation of every check
+    checks = [check for check in compiled.plan.for_model(model) if check.id not in compiled.invalid]
+    return run_spark(spark, frames[model], checks, now,
                      view=view_name(compiled.plan.contract_id, model), frames=frames)
 
 

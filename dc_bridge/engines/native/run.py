@@ -126,7 +126,7 @@ def _judge(check: Check, *, native: str, count: int | None = None, rows: int | N
                        duplicated_values=duplicated_values if outcome == "failed" else None)
 
 
-def _examples(*values) -> list:
+def key_examples(*values) -> list:
     """The distinct non-null values, JSON-friendly (timestamps and decimals as text)."""
     return [v if isinstance(v, (str, int, float, bool)) else list(v) if isinstance(v, (list, tuple)) else str(v)
             for v in dict.fromkeys(v for v in values if v is not None)]
@@ -163,7 +163,7 @@ def duplicates(df, check: Check, *, mostly_distinct: bool) -> tuple[int, int, li
         groups = present.groupBy(_key(check).alias("key")).count().where(F.col("count") > 1)
         row = groups.agg(F.coalesce(F.sum("count"), F.lit(0)).alias("rows"), F.count(F.lit(1)).alias("keys"),
                          F.min("key").alias("lo"), F.max("key").alias("hi")).first()
-    examples = [] if check.sensitive else _examples(row["lo"], row["hi"])
+    examples = [] if check.sensitive else key_examples(row["lo"], row["hi"])
     return int(row["rows"]), int(row["keys"]), examples
 
 
@@ -183,7 +183,7 @@ def _foreign_key(df, check: Check, params: c.ForeignKey, frames: dict, rows: int
     orphan_key = F.col("k0") if len(keys) == 1 else F.struct(*keys)
     row = child.join(parent, keys, "left_anti").agg(F.count(F.lit(1)).alias("n"), F.min(orphan_key).alias("lo"),
                                                      F.max(orphan_key).alias("hi")).first()
-    examples = [] if check.sensitive else _examples(row["lo"], row["hi"])
+    examples = [] if check.sensitive else key_examples(row["lo"], row["hi"])
     return _judge(check, count=int(row["n"]), rows=rows, native="anti join", samples=examples)
 
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from dc_bridge.contract.sql import quote_identifier
-from dc_bridge.engines.engine import Unsupported, not_executable, unsupported
+from dc_bridge.engines.engine import Unsupported, from_history, not_executable, unsupported
 from dc_bridge.engines.queries import outside_range
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
@@ -84,6 +84,8 @@ TRANSLATIONS: dict[str, str | Callable[..., Unsupported]] = {
     "column_type": "schema",
     "custom_gx": unsupported("a custom GX check runs in GX only"),
     "custom_soda": unsupported("a custom Soda check runs in Soda only"),
+    "availability": from_history,
+    "error_rate": from_history,
     "not_executable": not_executable,
 }
 

@@ -15,5 +15,11 @@ def _run(spark, frames, compiled, model, now):
     return run_soda(spark, frames[model], text, view_name(compiled.plan.contract_id, model), compiled.plan.for_model(model), now=now)
 
 
+def _preload():
+    from dc_bridge.engines.soda.run import preload
+
+    preload()
+
+
 ENGINE = Engine(name="soda", translate=translate_check, assemble=assemble_document,
-                files=CompiledFiles(folder="soda_checks", suffix=".yml", text=sodacl_text), run=_run)
+                files=CompiledFiles(folder="soda_checks", suffix=".yml", text=sodacl_text), run=_run, preload=_preload)

@@ -16,6 +16,11 @@ Numbers (docs/mapping.md, "Semantics, check by check") come from the check's met
 A check Soda could not evaluate (a query error, a missing column) has no outcome and is missing from
 `get_scan_results()["checks"]`; it is reported as outcome "error" with Soda's error log text.
 
+A uniqueness check counted in rows is sent to Soda's data source widened (`key_samples_query`): the
+same grouping also gives how many distinct keys repeat and the smallest and largest, which the
+result carries as the native engine's does, so the failing-value samples need no grouping of their
+own (runner/samples.py). Soda receives the first column alone, the number its own query computes.
+
 Telemetry: Soda Core 3.5 decides it once, in the `ConfigHelper` singleton, which reads
 `~/.soda/config.yml` (`send_anonymous_usage_stats`) and, when that file is missing, *writes* one with
 telemetry on; `SodaTelemetry` then installs an OpenTelemetry exporter to collect.soda.io. There is
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -41,6 +47,8 @@ from dc_bridge.engines.nested_types import unsendable
 from dc_bridge.engines.queries import SCALAR_NULL_REASON, judge_metric
 from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds
 from dc_bridge.engines.views import temp_views
+from dc_bridge.engines.native.run import key_examples
+from dc_bridge.engines.soda.translate import key_samples_query
 
 DATA_SOURCE = "dc_bridge_spark"
 # a custom check's own `warn` is not a pass: it counts as failed (the contract's severity then decides)
@@ -124,6 +132,10 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
     scan = Scan()
     scan.set_data_source_name(DATA_SOURCE)  # before the SodaCL is added, or its checks bind to no data source
     attach(scan, spark, DATA_SOURCE)  # our Spark DataFrame data source (spark_df.py)
+    widened, keys = _key_queries(sodacl_text, checks, view), {}
+    if widened:
+        source = scan._data_source_manager.data_sources[DATA_SOURCE]
+        source.connection = _WidenedConnection(source.connection, widened, keys)
     if hasattr(scan, "_configuration"):
         scan._configuration.samples_limit = 0  # no failed-row sample queries, for custom checks too
     scan.add_variables({"NOW": _soda_now(now or datetime.now(timezone.utc))})
@@ -132,7 +144,78 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
         scan.execute()
 
     results.update(read_scan(scan, expected, by_id))
+    results.update(_key_samples(results, keys, by_id))
     return results
+
+
+# uniqueness counted in rows: Soda's own grouping of the key also gives the failing-value samples
+_KEY_KINDS = ("unique", "unique_combination")
+
+
+def _key_queries(sodacl_text: str, checks: list[Check], view: str) -> dict[str, tuple[str, str]]:
+    """Soda's query of each uniqueness check counted in rows -> (check id, the same query widened
+    by the repeated keys' count and extremes: translate.key_samples_query)."""
+    wanted = {check.id: check for check in checks if check.kind in _KEY_KINDS and check.unit == "rows"}
+    if not wanted:
+        return {}
+    document = yaml.safe_load(sodacl_text) or {}
+    widened = {}
+    for header, items in document.items() if isinstance(document, dict) else ():
+        for item in items if str(header).startswith("checks for") and isinstance(items, list) else ():
+            config = next(iter(item.values())) if isinstance(item, dict) and len(item) == 1 else None
+            if isinstance(config, dict) and config.get("name") in wanted:
+                query = next((value for key, value in config.items() if str(key).endswith(" query")), None)
+                if isinstance(query, str):
+                    widened[query] = (config["name"], key_samples_query(wanted[config["name"]], view))
+    return widened
+
+
+class _WidenedConnection:
+    """The scan's connection, whose cursors run each query of `widened` in its widened form."""
+
+    def __init__(self, connection, widened: dict[str, tuple[str, str]], rows: dict[str, tuple]):
+        self._connection, self._widened, self._rows = connection, widened, rows
+
+    def cursor(self):
+        return _WidenedCursor(self._connection.cursor(), self._widened, self._rows)
+
+    def __getattr__(self, name):
+        return getattr(self._connection, name)
+
+
+class _WidenedCursor:
+    """Runs a widened query in one Spark job, keeps its whole row (check id -> row) and hands Soda
+    the first column alone: the number Soda's own query computes, from the same grouping."""
+
+    def __init__(self, cursor, widened: dict[str, tuple[str, str]], rows: dict[str, tuple]):
+        self._cursor, self._widened, self._rows, self._sql = cursor, widened, rows, None
+
+    @property
+    def description(self):
+        described = self._cursor.description
+        return described[:1] if self._sql in self._widened and described else described
+
+    def execute(self, sql: str):
+        self._sql = sql
+        self._cursor.execute(self._widened[sql][1] if sql in self._widened else sql)
+
+    def fetchone(self):
+        row = self._cursor.fetchone()
+        if self._sql not in self._widened:
+            return row
+        self._rows[self._widened[self._sql][0]] = row
+        return row[:1]
+
+    def __getattr__(self, name):  # fetchall, fetchmany, close: the data source's own
+        return getattr(self._cursor, name)
+
+
+def _key_samples(results: dict[str, CheckResult], rows: dict[str, tuple], by_id: dict[str, Check]) -> dict[str, CheckResult]:
+    """Each failed uniqueness check with how many distinct keys repeat and the smallest and largest
+    (none of a sensitive field), as the native engine reports them: runner/samples.py takes them as they are."""
+    return {check_id: replace(results[check_id], duplicated_values=int(row[1]),
+                              samples=[] if by_id[check_id].sensitive else key_examples(row[2], row[3]))
+            for check_id, row in rows.items() if check_id in results and results[check_id].outcome == "failed"}
 
 
 def read_scan(scan, expected: dict[str, list[str]], by_id: dict[str, Check], table: str | None = None) -> dict[str, CheckResult]:

@@ -20,7 +20,7 @@ from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
 from dc_bridge.contract.thresholds import Syntax, negate, render
 from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
-from dc_bridge.engines.engine import Unsupported, not_executable, unsupported
+from dc_bridge.engines.engine import Unsupported, from_history, not_executable, unsupported
 from dc_bridge.contract.sql import epoch_seconds
 from dc_bridge.engines.queries import foreign_key_query, number_text, outside_range, scalar_query
 from dc_bridge.engines.nested_types import nested_type_query
@@ -33,7 +33,11 @@ SODACL = Syntax(compare="{op} {value}", between="between {left}{low} and {high}{
 
 def _metric_name(check: Check) -> str:
     """User-defined metric names must be identifiers; derived from the id so it stays readable."""
-    return "dcb_" + "".join(ch if ch.isalnum() else "_" for ch in check.id).strip("_").lower()
+    return "dcb_" + _NOT_ALNUM.sub("_", check.id).strip("_").lower()
+
+
+# every character but those `str.isalnum` accepts (`\w` is those and `_`): one regex pass, not a loop per character
+_NOT_ALNUM = re.compile(r"[\W_]")
 
 
 def _count_metric(check: Check, table: str, condition: str) -> tuple[str, dict]:
@@ -90,10 +94,24 @@ def _not_null(check: Check, p: c.NotNull, table: str, contract_id: str):
     return _metric(check, "missing", {"missing values": list(p.missing_values)} if p.missing_values else {})
 
 
-def _unique(check: Check, p: c.Unique, table: str, contract_id: str):
+def _duplicated(check: Check, table: str, selected: str = "COUNT(*) AS n") -> str:
+    """One row per key of `check` that more than one row holds (nulls left out), `selected` over its rows."""
     columns = ", ".join(quote_identifier(col) for col in check.columns)
     not_null = " AND ".join(f"{quote_identifier(col)} IS NOT NULL" for col in check.columns)
-    duplicated = f"SELECT COUNT(*) AS n FROM {table} WHERE {not_null} GROUP BY {columns} HAVING COUNT(*) > 1"
+    return f"SELECT {selected} FROM {table} WHERE {not_null} GROUP BY {columns} HAVING COUNT(*) > 1"
+
+
+def key_samples_query(check: Check, table: str) -> str:
+    """Soda's uniqueness metric in rows (`_unique`) as the bridge's runs send it (engines/soda/run.py):
+    the same grouping and its sum first, then the repeated keys' count, smallest and largest, which
+    the failing-value samples would otherwise group the key again for (runner/samples.py)."""
+    columns = [quote_identifier(col) for col in check.columns]
+    key = columns[0] if len(columns) == 1 else f"struct({', '.join(columns)})"
+    return f"SELECT COALESCE(SUM(n), 0), COUNT(*), MIN(k), MAX(k) FROM ({_duplicated(check, table, f'COUNT(*) AS n, {key} AS k')}) AS d"
+
+
+def _unique(check: Check, p: c.Unique, table: str, contract_id: str):
+    duplicated = _duplicated(check, table)
     name = _metric_name(check)
     if check.unit == "percent":
         query = f"SELECT COALESCE(CAST(100 AS DOUBLE) * COALESCE(SUM(n), 0) / NULLIF((SELECT COUNT(*) FROM {table}), 0), 0) FROM ({duplicated}) AS d"
@@ -287,6 +305,8 @@ TRANSLATIONS: dict[str, Callable[..., tuple[str, dict] | list[dict] | Unsupporte
     # verbatim SodaCL: its own check items, each named by the check id
     "custom_soda": _custom,
     "custom_gx": unsupported("a custom GX check runs in GX only"),
+    "availability": from_history,
+    "error_rate": from_history,
     "not_executable": not_executable,
 }
 
@@ -329,12 +349,30 @@ def assemble_document(contract_id: str, model: str, translated: list[list[dict]]
 class _SodaDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
     """Block style, multi-line strings as `|` blocks, so the SodaCL reads like hand-written SodaCL."""
 
+    def represent_data(self, data: Any) -> yaml.Node:
+        # text, mappings and lists, nearly all of a document, as SafeRepresenter represents them (block style,
+        # a mapping or list met twice is one node: an alias) without its dispatch on the type's MRO per value
+        kind = data.__class__
+        if kind is str:
+            return _text_node(data)
+        if kind is not dict and kind is not list:
+            return super().represent_data(data)
+        node = self.represented_objects.get(id(data))
+        if node is None:
+            self.object_keeper.append(data)
+            represent = self.represent_data
+            if kind is dict:
+                node = self.represented_objects[id(data)] = yaml.MappingNode("tag:yaml.org,2002:map", [], flow_style=False)
+                node.value = [(_text_node(key) if key.__class__ is str else represent(key),
+                               _text_node(value) if value.__class__ is str else represent(value)) for key, value in data.items()]
+            else:
+                node = self.represented_objects[id(data)] = yaml.SequenceNode("tag:yaml.org,2002:seq", [], flow_style=False)
+                node.value = [_text_node(item) if item.__class__ is str else represent(item) for item in data]
+        return node
 
-def _str_representer(dumper: yaml.SafeDumper, value: str):
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
 
-
-_SodaDumper.add_representer(str, _str_representer)
+def _text_node(text: str) -> yaml.ScalarNode:
+    return yaml.ScalarNode("tag:yaml.org,2002:str", text, style="|" if "\n" in text else None)
 
 
 def sodacl_text(document: dict, contract_meta: dict) -> str:

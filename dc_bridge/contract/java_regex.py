@@ -1,0 +1,75 @@
+"""Regular expressions compiled by java.util.regex, the engine Spark's `rlike` uses, so that lint
+refuses what Spark would.
+
+Two ways to reach a JVM. `dc-bridge lint` has none and launches `java` on RegexCheck.java: a JVM of
+its own that compiles a class before it runs (seconds, every lint of a contract with a pattern). A
+run has Spark's: within `compiled_in(jvm)` patterns are compiled there through py4j, milliseconds.
+"""
+
+from __future__ import annotations
+
+import base64
+import shutil
+import subprocess
+from contextlib import contextmanager
+from contextvars import ContextVar
+from importlib import resources
+from typing import Any, Callable, Iterator
+
+# a function giving the JVM view (py4j's `spark._jvm`) to compile in, or None to launch java
+_JVM: ContextVar[Callable[[], Any] | None] = ContextVar("dc_bridge_regex_jvm", default=None)
+
+
+@contextmanager
+def compiled_in(jvm: Callable[[], Any]) -> Iterator[None]:
+    """Within: patterns are compiled in the JVM `jvm()` returns, or by launching java where it
+    returns None (a Spark Connect session has no JVM in this process). `jvm` is called only for a
+    contract with patterns, so a run may start its session there and no earlier."""
+    token = _JVM.set(jvm)
+    try:
+        yield
+    finally:
+        _JVM.reset(token)
+
+
+def java_regex_errors(patterns: list[str]) -> list[str | None] | None:
+    """Each pattern's compile error (None when it compiles); None when Java is not installed."""
+    jvm = _JVM.get()
+    view = jvm() if jvm is not None else None
+    in_jvm = _in_jvm(view, patterns) if view is not None else None
+    return in_jvm if in_jvm is not None else _launched(patterns)
+
+
+def _in_jvm(jvm: Any, patterns: list[str]) -> list[str | None] | None:
+    """Each pattern's compile error; None when an error cannot be read as Java's own (then java is launched)."""
+    compile_ = jvm.java.util.regex.Pattern.compile
+    errors: list[str | None] = []
+    for pattern in patterns:
+        try:
+            compile_(pattern)
+            errors.append(None)
+        except Exception as exc:
+            # the Java exception: py4j's Py4JJavaError holds it, and so does what PySpark turns that into
+            # (its IllegalArgumentException, as `_origin`); neither is imported: contract/ needs no Spark
+            java = getattr(exc, "java_exception", None) or getattr(exc, "_origin", None)
+            if java is None or java.getClass().getName() != "java.util.regex.PatternSyntaxException":
+                return None  # another PySpark's wrapping, or not a syntax error: the launched check says the same words
+            # the words RegexCheck.java writes
+            errors.append(f"{str(java.getDescription()).replace(chr(10), ' ')} near index {java.getIndex()}")
+    return errors
+
+
+def _launched(patterns: list[str]) -> list[str | None] | None:
+    """Every pattern compiled in one `java RegexCheck.java`; None when Java is not installed or fails."""
+    java = shutil.which("java")
+    if java is None:
+        return None
+    source = resources.files("dc_bridge.contract").joinpath("RegexCheck.java")
+    payload = "\n".join(base64.b64encode(p.encode("utf-8")).decode("ascii") for p in patterns) + "\n"
+    with resources.as_file(source) as program:
+        completed = subprocess.run([java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", str(program)], input=payload,
+                                   capture_output=True, text=True, timeout=60)
+    lines = completed.stdout.splitlines()
+    if completed.returncode != 0 or len(lines) != len(patterns):
+        return None
+    return [None if line == "ok" else line for line in lines]
