@@ -52,9 +52,16 @@ class YamlList(list):
 
 def _plain_text(node: yaml.Node, value: Any) -> str | None:
     """The written text of a plain (unquoted) scalar that YAML resolved to a non-string, else None."""
+    if value.__class__ is str:
+        return None
     if isinstance(node, yaml.ScalarNode) and not node.style and not isinstance(value, str) and isinstance(node.value, str):
         return node.value
     return None
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+# keys that make SafeConstructor rewrite a mapping first (`<<: *defaults`, and the `=` value key)
+_MERGE_TAGS = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})
 
 
 class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when present: 10x faster
@@ -63,30 +70,49 @@ class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml whe
     def __init__(self, stream):
         super().__init__(stream)  # type: ignore[arg-type]
         self.duplicate_keys: list[tuple[Any, int]] = []
+        self.plain_tags: dict[str, str] = {}
+
+    def resolve(self, kind, value, implicit):
+        # the tag of a plain scalar depends on its text alone (no path resolvers): a contract repeats the same
+        # few texts (`type`, `string`, `true`) thousands of times, and each resolution tries several regexes
+        if kind is not yaml.ScalarNode or not implicit[0]:
+            return super().resolve(kind, value, implicit)
+        tag = self.plain_tags.get(value)
+        if tag is None:
+            tag = self.plain_tags[value] = super().resolve(kind, value, implicit)
+        return tag
+
+    def constructed(self, node: yaml.Node) -> Any:
+        # most values are text: taken as SafeConstructor would, without its five calls per value
+        if node.tag == _STR_TAG and node.__class__ is yaml.ScalarNode:
+            return node.value
+        return self.construct_object(node, deep=True)
 
     def construct_line_mapping(self, node: yaml.MappingNode) -> YamlMap:
-        self.flatten_mapping(node)
+        if not _MERGE_TAGS.isdisjoint([key_node.tag for key_node, _ in node.value]):
+            self.flatten_mapping(node)
         mapping = YamlMap()
         mapping.line = node.start_mark.line + 1
+        key_lines, plain_texts = mapping.key_lines, mapping.plain_texts
         for key_node, value_node in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, (str, int, float, bool)) and key is not None:
+            key = self.constructed(key_node)
+            if key.__class__ is not str and not isinstance(key, (str, int, float, bool)) and key is not None:
                 raise yaml.constructor.ConstructorError(
                     None, None, "found a key that is not a plain value", key_node.start_mark
                 )
             if key in mapping:
                 self.duplicate_keys.append((key, key_node.start_mark.line + 1))
-            mapping[key] = self.construct_object(value_node, deep=True)
-            mapping.key_lines[key] = key_node.start_mark.line + 1
-            text = _plain_text(value_node, mapping[key])
+            mapping[key] = value = self.constructed(value_node)
+            key_lines[key] = key_node.start_mark.line + 1
+            text = _plain_text(value_node, value)
             if text is not None:
-                mapping.plain_texts[key] = text
-            else:
-                mapping.plain_texts.pop(key, None)
+                plain_texts[key] = text
+            elif plain_texts:
+                plain_texts.pop(key, None)
         return mapping
 
     def construct_line_sequence(self, node: yaml.SequenceNode) -> YamlList:
-        items = YamlList(self.construct_object(child, deep=True) for child in node.value)
+        items = YamlList([self.constructed(child) for child in node.value])
         items.line = node.start_mark.line + 1
         items.item_lines = [child.start_mark.line + 1 for child in node.value]
         for index, child in enumerate(node.value):
@@ -207,6 +233,10 @@ def read_document(path: str | Path) -> Document:
     return parse_document(text, file)
 
 
+_OPENING = frozenset({yaml.MappingStartEvent, yaml.SequenceStartEvent})
+_CLOSING = frozenset({yaml.MappingEndEvent, yaml.SequenceEndEvent})
+
+
 def _shape_problem(text: str) -> tuple[str, int | None] | None:
     """(problem, line) when the YAML nests deeper than MAX_NESTING or its aliases expand it beyond
     the limit; None otherwise (also for YAML that does not parse: the parser reports that).
@@ -216,24 +246,26 @@ def _shape_problem(text: str) -> tuple[str, int | None] | None:
     sizes: dict[str, int] = {}  # anchor -> expanded size of the node it names
     open_nodes: list[list] = [[None, 0]]  # [anchor, expanded size so far]; the first is the stream
     try:
-        while loader.check_event():
-            event = loader.get_event()
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                if len(open_nodes) > MAX_NESTING:
-                    return f"it nests deeper than {MAX_NESTING} levels", event.start_mark.line + 1
-                written += 1
-                open_nodes.append([event.anchor, 1])
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                anchor, size = open_nodes.pop()
-                if anchor is not None:
-                    sizes[anchor] = size
-                open_nodes[-1][1] += size
-            elif isinstance(event, yaml.ScalarEvent):
+        # one call per event (the parser gives None after the stream's end), dispatched on the exact class: the
+        # parser makes no subclasses, and isinstance chains cost a third of this walk over a large contract
+        for event in iter(loader.get_event, None):
+            kind = event.__class__
+            if kind is yaml.ScalarEvent:
                 written += 1
                 if event.anchor is not None:
                     sizes[event.anchor] = 1
                 open_nodes[-1][1] += 1
-            elif isinstance(event, yaml.AliasEvent):
+            elif kind in _OPENING:
+                if len(open_nodes) > MAX_NESTING:
+                    return f"it nests deeper than {MAX_NESTING} levels", event.start_mark.line + 1
+                written += 1
+                open_nodes.append([event.anchor, 1])
+            elif kind in _CLOSING:
+                anchor, size = open_nodes.pop()
+                if anchor is not None:
+                    sizes[anchor] = size
+                open_nodes[-1][1] += size
+            elif kind is yaml.AliasEvent:
                 open_nodes[-1][1] += sizes.get(event.anchor, 1)
     except yaml.YAMLError:
         return None
