@@ -1013,3 +1013,16 @@ models:
         assert (soda.samples, soda.duplicated_values) == (native.samples, native.duplicated_values) == (samples, distinct)
         assert (found[check_id].samples, found[check_id].duplicated_values) == (samples, distinct)
     assert found["m.s.unique"].engines["soda"].samples == [] and found["m.s.unique"].samples_note == WITHHELD
+
+
+def test_key_samples_of_arrays_structs_and_composite_keys_are_distinct_lists():
+    """An array or struct key (a list or a Row from Spark) cannot be hashed: the samples compare them instead,
+    and one that could not be shown never takes the engine's run of the model down (it once made every
+    Soda check of a model with a repeated array key `error`)."""
+    from decimal import Decimal
+
+    from dc_bridge.engines.native.run import key_examples
+
+    assert key_examples(["a", "b"], ["a", "b"], None) == [["a", "b"]]
+    assert key_examples(("x", Decimal("1.50")), ("y", [1, 2])) == [["x", "1.50"], ["y", [1, 2]]]
+    assert key_examples("k", "k", 3) == ["k", 3]

@@ -127,9 +127,23 @@ def _judge(check: Check, *, native: str, count: int | None = None, rows: int | N
 
 
 def key_examples(*values) -> list:
-    """The distinct non-null values, JSON-friendly (timestamps and decimals as text)."""
-    return [v if isinstance(v, (str, int, float, bool)) else list(v) if isinstance(v, (list, tuple)) else str(v)
-            for v in dict.fromkeys(v for v in values if v is not None)]
+    """The distinct non-null values, JSON-friendly (timestamps and decimals as text; arrays, structs and
+    composite keys as lists, which cannot be hashed: compared, not put in a set)."""
+    shown: list = []
+    for value in (_json_friendly(v) for v in values if v is not None):
+        if value not in shown:
+            shown.append(value)
+    return shown
+
+
+def _json_friendly(value):
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_json_friendly(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _json_friendly(item) for key, item in value.items()}
+    return str(value)
 
 
 def _key(check: Check):
