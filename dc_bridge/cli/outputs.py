@@ -60,10 +60,8 @@ def contract_inputs(contract: str, result=None) -> list[Input]:
     found = [Input(contract, "the contract")]
     found += [Input(d.file, f"a file {contract} references or imports") for d in result.documents[1:]]
     if result.contract is not None and result.documents:
-        for ancestor in ancestors(result)[0]:
-            parent = load_contract(ancestor.contract.file)
-            found += [Input(d.file, f"a parent contract of {contract} (x-dc-bridge-extends), or a file it reads")
-                      for d in parent.documents]
+        found += [Input(file, f"a parent contract of {contract} (x-dc-bridge-extends), or a file it reads")
+                  for ancestor in ancestors(result)[0] for file in ancestor.files]
     return found
 
 

@@ -45,6 +45,7 @@ _NOT_WEAKER = ("same", "stronger")
 class Ancestor:
     contract: Contract
     label: str  # how messages name it: its path relative to the linted contract's folder
+    files: tuple[str, ...] = ()  # the files its load read (itself first): a command's inputs, not read again
 
 
 def inheritance_findings(result: LoadResult) -> list[Finding]:
@@ -113,7 +114,7 @@ def ancestors(result: LoadResult) -> tuple[list[Ancestor], list[Finding]]:
                                         expected="a DCS or ODCS contract", found=problem, **where))
                 continue
             loaded.add(key)
-            found.append(Ancestor(parent.contract, label(key)))
+            found.append(Ancestor(parent.contract, label(key), tuple(d.file for d in parent.documents)))
             visit(parent.documents[0], stack + [key])
 
     visit(result.documents[0], [str(Path(result.file).resolve())])
