@@ -713,6 +713,7 @@ SERVICE_LEVEL_MEASURES: dict[str, tuple[Callable[[ServiceLevel], float | None], 
     "frequency": (_seconds, False),
     "retention": (_seconds, True),  # keeping data longer is a stronger promise
     "availability": (_percent, True),
+    "errorRate": (_percent, False),  # fewer checks in error is a stronger promise
 }
 
 
@@ -728,7 +729,7 @@ def service_level_direction(old: ServiceLevel, new: ServiceLevel) -> Direction:
 
 def describe_service_level(level: ServiceLevel) -> str:
     """As written: `PT6H`, `6 h`, `99.9%`."""
-    if level.kind == "availability" and _percent(level) is not None:
+    if level.kind in ("availability", "errorRate") and _percent(level) is not None:
         return f"{shown(_percent(level))}%"
     raw = shown(level.raw_value) if not isinstance(level.raw_value, str) else level.raw_value
     return f"{raw} {level.unit}" if level.unit and level.unit != "percent" else raw
