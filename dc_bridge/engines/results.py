@@ -41,6 +41,18 @@ class CheckResult:
     error: str | None = None
 
 
+def plain_value(value: Any) -> Any:
+    """A value from Spark as JSON shows it: text, numbers and booleans as they are, arrays and structs
+    (Rows) as lists, maps as objects, anything else (timestamps, dates, decimals) as text."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [plain_value(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): plain_value(item) for key, item in value.items()}
+    return str(value)
+
+
 @dataclass(frozen=True)
 class EngineReport:
     engine: Engine

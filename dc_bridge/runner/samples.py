@@ -38,6 +38,7 @@ from dataclasses import replace
 
 from dc_bridge.engines.native.run import aggregate, duplicates
 from dc_bridge.engines.native.translate import VIOLATIONS, column
+from dc_bridge.engines.results import plain_value
 from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 from dc_bridge.verdict import WITHHELD, Verdict
 
@@ -117,7 +118,7 @@ def gather_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetim
         row_level = [k for k in wanted if kind_of(k).samples == "failing_rows"]
         try:
             for check_id, values in _row_level_samples(frame, row_level, now).items():
-                notes[check_id] = {"samples": [_plain(v) for v in values]}
+                notes[check_id] = {"samples": [plain_value(v) for v in values]}
             for check in wanted:
                 if kind_of(check).samples not in _KEYED:
                     continue
@@ -126,9 +127,9 @@ def gather_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetim
                     notes[check.id] = {"samples_note": f"not fetched: more than {MAX_KEYED_CHECKS} key checks failed"}
                 elif kind_of(check).samples == "duplicate_keys":
                     _, distinct, values = duplicates(frame, check, mostly_distinct=_mostly_distinct(judged[check.id]))
-                    notes[check.id] = {"samples": [_plain(v) for v in values], "duplicated_values": distinct}
+                    notes[check.id] = {"samples": [plain_value(v) for v in values], "duplicated_values": distinct}
                 else:
-                    notes[check.id] = {"samples": [_plain(v) for v in _orphans(frame, check, frames)]}
+                    notes[check.id] = {"samples": [plain_value(v) for v in _orphans(frame, check, frames)]}
         except Exception as exc:  # samples are a courtesy: a failure here must not change any outcome
             for check in wanted:
                 notes.setdefault(check.id, {"samples_note": f"not fetched: {type(exc).__name__}"})
@@ -151,10 +152,3 @@ def _mostly_distinct(found) -> bool:
     return bool(percents) and max(percents) <= 50
 
 
-def _plain(value: Any) -> Any:
-    """JSON-friendly sample values (timestamps, decimals, dates as text)."""
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return str(value)

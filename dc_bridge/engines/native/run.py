@@ -23,7 +23,7 @@ from dc_bridge.engines.engine import Unsupported
 from dc_bridge.engines.nested_types import type_problem
 from dc_bridge.engines.queries import judge_metric
 from dc_bridge.engines.native.translate import TRANSLATIONS, VIOLATIONS, column, translate_check
-from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds
+from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds, plain_value
 
 
 # aggregate columns per Spark job: Spark compiles a plan of more than 100 fields
@@ -127,23 +127,13 @@ def _judge(check: Check, *, native: str, count: int | None = None, rows: int | N
 
 
 def key_examples(*values) -> list:
-    """The distinct non-null values, JSON-friendly (timestamps and decimals as text; arrays, structs and
-    composite keys as lists, which cannot be hashed: compared, not put in a set)."""
+    """The distinct non-null values, JSON-friendly (`plain_value`); arrays, structs and composite keys
+    become lists, which cannot be hashed: compared, not put in a set."""
     shown: list = []
-    for value in (_json_friendly(v) for v in values if v is not None):
+    for value in (plain_value(v) for v in values if v is not None):
         if value not in shown:
             shown.append(value)
     return shown
-
-
-def _json_friendly(value):
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_json_friendly(item) for item in value]
-    if isinstance(value, dict):
-        return {str(key): _json_friendly(item) for key, item in value.items()}
-    return str(value)
 
 
 def _key(check: Check):
