@@ -48,7 +48,7 @@ from dc_bridge.engines.queries import SCALAR_NULL_REASON, judge_metric
 from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds
 from dc_bridge.engines.views import temp_views
 from dc_bridge.engines.native.run import key_examples
-from dc_bridge.engines.soda.translate import key_samples_query
+from dc_bridge.engines.soda.translate import key_count_query, key_samples_query
 
 DATA_SOURCE = "dc_bridge_spark"
 # a custom check's own `warn` is not a pass: it counts as failed (the contract's severity then decides)
@@ -132,7 +132,7 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
     scan = Scan()
     scan.set_data_source_name(DATA_SOURCE)  # before the SodaCL is added, or its checks bind to no data source
     attach(scan, spark, DATA_SOURCE)  # our Spark DataFrame data source (spark_df.py)
-    widened, keys = _key_queries(sodacl_text, checks, view), {}
+    widened, keys = _key_queries(checks, view), {}
     if widened:
         source = scan._data_source_manager.data_sources[DATA_SOURCE]
         source.connection = _WidenedConnection(source.connection, widened, keys)
@@ -155,22 +155,11 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
 _KEY_KINDS = ("unique", "unique_combination")
 
 
-def _key_queries(sodacl_text: str, checks: list[Check], view: str) -> dict[str, tuple[str, str]]:
+def _key_queries(checks: list[Check], view: str) -> dict[str, tuple[str, str]]:
     """Soda's query of each uniqueness check counted in rows -> (check id, the same query widened
-    by the repeated keys' count and extremes: translate.key_samples_query)."""
-    wanted = {check.id: check for check in checks if check.kind in _KEY_KINDS and check.unit == "rows"}
-    if not wanted:
-        return {}
-    document = yaml.safe_load(sodacl_text) or {}
-    widened = {}
-    for header, items in document.items() if isinstance(document, dict) else ():
-        for item in items if str(header).startswith("checks for") and isinstance(items, list) else ():
-            config = next(iter(item.values())) if isinstance(item, dict) and len(item) == 1 else None
-            if isinstance(config, dict) and config.get("name") in wanted:
-                query = next((value for key, value in config.items() if str(key).endswith(" query")), None)
-                if isinstance(query, str):
-                    widened[query] = (config["name"], key_samples_query(wanted[config["name"]], view))
-    return widened
+    by the repeated keys' count and extremes): both written by translate.py from the check itself."""
+    return {key_count_query(check, view): (check.id, key_samples_query(check, view))
+            for check in checks if check.kind in _KEY_KINDS and check.unit == "rows"}
 
 
 class _WidenedConnection:

@@ -101,6 +101,11 @@ def _duplicated(check: Check, table: str, selected: str = "COUNT(*) AS n") -> st
     return f"SELECT {selected} FROM {table} WHERE {not_null} GROUP BY {columns} HAVING COUNT(*) > 1"
 
 
+def key_count_query(check: Check, table: str) -> str:
+    """Soda's uniqueness metric in rows (`_unique`): the rows of the keys that repeat."""
+    return f"SELECT COALESCE(SUM(n), 0) FROM ({_duplicated(check, table)}) AS d"
+
+
 def key_samples_query(check: Check, table: str) -> str:
     """Soda's uniqueness metric in rows (`_unique`) as the bridge's runs send it (engines/soda/run.py):
     the same grouping and its sum first, then the repeated keys' count, smallest and largest, which
@@ -116,7 +121,7 @@ def _unique(check: Check, p: c.Unique, table: str, contract_id: str):
     if check.unit == "percent":
         query = f"SELECT COALESCE(CAST(100 AS DOUBLE) * COALESCE(SUM(n), 0) / NULLIF((SELECT COUNT(*) FROM {table}), 0), 0) FROM ({duplicated}) AS d"
     else:
-        query = f"SELECT COALESCE(SUM(n), 0) FROM ({duplicated}) AS d"
+        query = key_count_query(check, table)
     return name, {f"{name} query": query}
 
 
