@@ -129,15 +129,15 @@ def _best(action, repeat: int) -> tuple[float, float]:
 
 
 def _validation(path: Path, library: str, repeat: int) -> tuple[float, float, int]:
-    from dc_bridge.contract import lint
-    from dc_bridge.contract.load import load_contract
+    from dc_bridge.contract.lint import schema as lint_schema
+    from dc_bridge.contract.reading.load import load_contract
 
     result = load_contract(path)
     standard = "dcs" if result.kind == "dcs" else "odcs"
     version = result.contract.spec_version
     key = (standard, ".".join(version.lstrip("v").split(".")[:2]))
-    data = lint._for_schema(result.documents[0].data, standard)
-    schema = lint._schema(*key)
+    data = lint_schema._for_schema(result.documents[0].data, standard)
+    schema = lint_schema._schema(*key)
     if library == "jsonschema":
         import jsonschema
         build = lambda: jsonschema.validators.validator_for(schema)(schema)  # noqa: E731
@@ -155,25 +155,26 @@ def _jsonschema_errors(standard: str, prefix: str, data):
     """Lint's schema errors as the Python `jsonschema` gives them (what lint used before jsonschema-rs)."""
     import jsonschema
 
-    from dc_bridge.contract import lint
+    from dc_bridge.contract.lint import schema as lint_schema
 
-    schema = lint._schema(standard, prefix)
+    schema = lint_schema._schema(standard, prefix)
     validator = jsonschema.validators.validator_for(schema)(schema)
-    return [lint.SchemaError(e.validator, tuple(e.absolute_path), e.message, e.validator_value, e.instance)
+    return [lint_schema.SchemaError(e.validator, tuple(e.absolute_path), e.message, e.validator_value, e.instance)
             for e in validator.iter_errors(data)]
 
 
 def _lint(path: Path, repeat: int, library: str = "jsonschema_rs") -> tuple[float, float, int]:
     from dc_bridge.contract import lint
+    from dc_bridge.contract.lint import schema as lint_schema
 
-    fast = lint.schema_errors
+    fast = lint_schema.schema_errors
     if library == "jsonschema":
-        lint.schema_errors = _jsonschema_errors
+        lint_schema.schema_errors = _jsonschema_errors
     try:
         findings = len(lint.lint_file(path).findings)
         cold, warm = _best(lambda: lint.lint_file(path), repeat)
     finally:
-        lint.schema_errors = fast
+        lint_schema.schema_errors = fast
     return cold, warm, findings
 
 

@@ -191,7 +191,7 @@ def check_truth(system: str, counts: dict, truth: dict) -> list[str]:
 def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tuple[str, ...],
                  peer_venv: Path = datacontract_cli.DEFAULT_VENV, reuse_data: bool = False) -> dict:
     from dc_bridge import compiler
-    from dc_bridge.contract.load import load_contract
+    from dc_bridge.contract.reading.load import load_contract
     from dc_bridge.contract.sql import view_name
 
     contract_path = folder / f"{workload.name}.yaml"

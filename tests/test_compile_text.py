@@ -7,7 +7,7 @@ import random
 import pytest
 import yaml
 
-from dc_bridge.contract.document import YamlList, YamlMap
+from dc_bridge.contract.reading.document import YamlList, YamlMap
 from dc_bridge.engines.gx.translate import suite_text
 from dc_bridge.engines.soda.translate import _SodaDumper
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from dc_bridge.contract.load import load_contract
+from dc_bridge.contract.reading.load import load_contract
 from dc_bridge.contract.model import Threshold
 
 CONTRACTS = Path(__file__).resolve().parent.parent / "contracts"

@@ -112,7 +112,7 @@ def test_json_lines_no_invented_columns_and_nested_structure(spark, tmp_path):
 
 
 def _model(contract_path, name="records"):
-    from dc_bridge.contract.load import load_contract
+    from dc_bridge.contract.reading.load import load_contract
 
     return load_contract(contract_path).contract.model(name)
 
@@ -151,7 +151,7 @@ def test_json_array_without_a_delimiter_is_recognised_and_pretty_json_needs_mult
 
 
 def _load(path):
-    from dc_bridge.contract.load import load_contract
+    from dc_bridge.contract.reading.load import load_contract
 
     return load_contract(path).contract
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from dc_bridge.cli import main
-from dc_bridge.contract.load import load_contract
+from dc_bridge.contract.reading.load import load_contract
 from dc_bridge.runner.drift import schema_drift
 
 # the data as the producer writes it

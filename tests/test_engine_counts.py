@@ -35,7 +35,7 @@ from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import kind_of
 from dc_bridge.compiler import compile_contract
 from dc_bridge.engines.soda.translate import sodacl_text
-from dc_bridge.contract.load import load_contract
+from dc_bridge.contract.reading.load import load_contract
 from dc_bridge.contract.formats import FORMATS
 from dc_bridge.contract.sql import view_name
 

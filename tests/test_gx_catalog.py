@@ -1,4 +1,4 @@
-"""dc_bridge/contract/gx_catalog.py names the expectation types of the installed GX 1.x.
+"""dc_bridge/contract/lint/gx_catalog.py names the expectation types of the installed GX 1.x.
 
 Lint checks a custom GX check's `type` against `gx_catalog.EXPECTATION_TYPES` without importing GX
 (that takes seconds). This test imports GX and reads its own expectation registry, so an upgrade
@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from dc_bridge.contract.gx_catalog import EXPECTATION_TYPES, to_snake_case
+from dc_bridge.contract.lint.gx_catalog import EXPECTATION_TYPES, to_snake_case
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def test_the_catalog_lists_exactly_the_expectations_of_the_installed_gx(gx_expec
     missing = sorted(set(gx_expectations) - EXPECTATION_TYPES)
     unknown = sorted(EXPECTATION_TYPES - set(gx_expectations))
     assert (missing, unknown) == ([], []), (
-        f"dc_bridge/contract/gx_catalog.py is out of date with great_expectations {great_expectations.__version__}: "
+        f"dc_bridge/contract/lint/gx_catalog.py is out of date with great_expectations {great_expectations.__version__}: "
         f"missing from EXPECTATION_TYPES: {missing}; not in GX: {unknown}")
 
 

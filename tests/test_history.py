@@ -17,7 +17,7 @@ from rich.console import Console
 
 import dc_bridge
 from dc_bridge.cli import main
-from dc_bridge.contract.load import load_contract
+from dc_bridge.contract.reading.load import load_contract
 from dc_bridge.plan.build import build_plan
 from dc_bridge.report.html import as_html
 from dc_bridge.report.verdict_formats import as_json, as_junit, print_console

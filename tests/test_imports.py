@@ -159,8 +159,8 @@ def test_imports_are_resolved_as_python_resolves_them():
         return [target for node in ast.walk(ast.parse(source)) if isinstance(node, (ast.Import, ast.ImportFrom))
                 for target in imported_modules(name, node)]
 
-    assert targets("dc_bridge.contract.load", "from . import dcs\nfrom .model import Contract\nfrom .. import outcomes") == [
-        "dc_bridge.contract.dcs", "dc_bridge.contract.model", "dc_bridge.outcomes"]
+    assert targets("dc_bridge.contract.reading.load", "from . import dcs\nfrom ..model import Contract\nfrom ... import outcomes") == [
+        "dc_bridge.contract.reading.dcs", "dc_bridge.contract.model", "dc_bridge.outcomes"]
     assert targets("dc_bridge.contract", "from .types import SPARK_TYPES") == ["dc_bridge.contract.types"]
     assert targets("dc_bridge.runner.pipeline", "def f():\n    import dc_bridge.report.html\n    from dc_bridge.plan import checks, build\n"
                    "    import json\n    from dc_bridge import __version__") == [

@@ -1,4 +1,4 @@
-"""Patterns compiled in a run's Spark JVM (contract/java_regex.py) are judged exactly as by the java
+"""Patterns compiled in a run's Spark JVM (contract/lint/java_regex.py) are judged exactly as by the java
 program lint launches without Spark, and a run on a classic session launches no second JVM."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 import dc_bridge
-from dc_bridge.contract import java_regex
+from dc_bridge.contract.lint import java_regex
 
 PATTERNS = ["^[A-Za-z0-9]{8,14}$", "(a", "[z-a]", "a{2,1}", "*a", "\\", "a\nb(", "(?P<word>[a-z]+)", "(?<word>x)\\k<word>",
             "\\p{Lu}+é", "😀+", "[[:alpha:]]", "\\Q(\\E", "(?i)abc"]

@@ -3,7 +3,7 @@ did: the findings must be the same, in the same order, field by field (code, pat
 found, hint).
 
 The reference is the Python `jsonschema` itself (a dependency of Great Expectations, and of the tests), run on
-the same data and turned into `lint.SchemaError` exactly as lint read its errors before. Every YAML contract
+the same data and turned into `lint_schema.SchemaError` exactly as lint read its errors before. Every YAML contract
 under tests/ and contracts/ is linted both ways, and so is one small contract per JSON-schema keyword the
 official schemas use, so that every error kind and message form is compared. No timing here: the speed is
 measured by bench/lint_speed.py (docs/benchmarks.md).
@@ -12,14 +12,14 @@ measured by bench/lint_speed.py (docs/benchmarks.md).
 from __future__ import annotations
 
 import functools
-import textwrap
 from pathlib import Path
 
 import jsonschema
 import pytest
 
 from dc_bridge.contract import lint
-from dc_bridge.contract.load import load_contract
+from dc_bridge.contract.lint import schema as lint_schema
+from dc_bridge.contract.reading.load import load_contract
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
@@ -29,12 +29,12 @@ CORPUS = sorted({p for folder in (TESTS, ROOT / "contracts") for pattern in ("*.
 
 @functools.lru_cache(maxsize=None)
 def _reference_validator(standard: str, prefix: str):
-    schema = lint._schema(standard, prefix)
+    schema = lint_schema._schema(standard, prefix)
     return jsonschema.validators.validator_for(schema)(schema)
 
 
 def _reference_errors(standard: str, prefix: str, data):
-    return [lint.SchemaError(e.validator, tuple(e.absolute_path), e.message, e.validator_value, e.instance)
+    return [lint_schema.SchemaError(e.validator, tuple(e.absolute_path), e.message, e.validator_value, e.instance)
             for e in _reference_validator(standard, prefix).iter_errors(data)]
 
 
@@ -43,14 +43,14 @@ def _schema_findings(path: Path) -> list:
     loaded = load_contract(path)
     if not loaded.documents or loaded.kind is None:
         return []
-    return lint.validate_schema(loaded.documents[0], loaded.kind, loaded.contract.spec_version if loaded.contract else "")
+    return lint_schema.validate_schema(loaded.documents[0], loaded.kind, loaded.contract.spec_version if loaded.contract else "")
 
 
 def _both(path: Path, monkeypatch) -> tuple[tuple[list, list], tuple[list, list]]:
     """(lint's findings, the schema's findings) with jsonschema-rs, and the same with the reference."""
     fast = lint.lint_file(path).findings, _schema_findings(path)
     with monkeypatch.context() as patch:
-        patch.setattr(lint, "schema_errors", _reference_errors)
+        patch.setattr(lint_schema, "schema_errors", _reference_errors)
         reference = lint.lint_file(path).findings, _schema_findings(path)
     return fast, reference
 
@@ -129,9 +129,9 @@ def test_each_keyword_matches_jsonschema(name, text, tmp_path, monkeypatch):
     assert broken, "the contract must break the schema in some version"
 
 
-@pytest.mark.parametrize("key", sorted(lint._SCHEMAS))
+@pytest.mark.parametrize("key", sorted(lint_schema._SCHEMAS))
 def test_every_official_schema_compiles(key):
-    assert lint._validator(*key).is_valid({}) in (True, False)
+    assert lint_schema._validator(*key).is_valid({}) in (True, False)
 
 
 def test_messages_keep_their_wording(tmp_path):

@@ -23,7 +23,7 @@ from rich.console import Console
 
 import dc_bridge
 from dc_bridge.cli import main
-from dc_bridge.contract.load import load_contract
+from dc_bridge.contract.reading.load import load_contract
 from dc_bridge.contract.model import Source
 from dc_bridge.engines.results import CheckResult, EngineReport
 from dc_bridge.plan.build import build_plan

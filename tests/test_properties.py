@@ -30,7 +30,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import dc_bridge  # noqa: E402
 from dc_bridge.plan import checks as c  # noqa: E402
-from dc_bridge.contract.load import load_contract  # noqa: E402
+from dc_bridge.contract.reading.load import load_contract  # noqa: E402
 from dc_bridge.engines.registry import ENGINES  # noqa: E402
 
 EXAMPLES = int(__import__("os").environ.get("DCB_PROPERTY_EXAMPLES", "12"))

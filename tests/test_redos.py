@@ -1,4 +1,4 @@
-"""DCB142: patterns that backtrack catastrophically, found by their shape (dc_bridge/contract/redos.py).
+"""DCB142: patterns that backtrack catastrophically, found by their shape (dc_bridge/contract/lint/redos.py).
 
 Lint-level only, no Spark. The growth in each table was measured with java.util.regex (Java 17,
 `Matcher.find` as Spark's `rlike` calls it) on the value in the comment, doubling its length:
@@ -17,7 +17,7 @@ import yaml
 
 from dc_bridge.contract.formats import FORMATS
 from dc_bridge.contract.lint import lint_file
-from dc_bridge.contract.redos import catastrophic_backtracking
+from dc_bridge.contract.lint.redos import catastrophic_backtracking
 
 CONTRACTS = Path(__file__).resolve().parent.parent / "contracts"
 

@@ -546,7 +546,7 @@ def test_nothing_passes_unevaluated_and_the_exit_code_says_error(data_run):
 
 def test_csv_columns_are_read_by_name(data_run, spark):
     _, _, folder = data_run
-    from dc_bridge.contract.load import load_contract
+    from dc_bridge.contract.reading.load import load_contract
     from dc_bridge.runner.data import DataLocation, read_location
 
     model = load_contract(folder / "contract.yaml").contract.model("csv")

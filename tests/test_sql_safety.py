@@ -40,7 +40,7 @@ from click.testing import CliRunner
 import dc_bridge
 from dc_bridge.cli import main
 from dc_bridge.contract.lint import lint_file
-from dc_bridge.contract.load import load_contract
+from dc_bridge.contract.reading.load import load_contract
 from dc_bridge.contract.spark_functions import SPARK_FUNCTIONS
 from dc_bridge.contract.sql import FUNCTIONS, TABLE_MARKER, SqlProblem, check_read_only, filter_expression
 

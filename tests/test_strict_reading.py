@@ -14,8 +14,9 @@ from click.testing import CliRunner
 
 from dc_bridge.cli import main
 from dc_bridge.contract.findings import CONFORMANCE_CODES
-from dc_bridge.contract.lint import lint_file, nearest_key
-from dc_bridge.contract.load import load_contract
+from dc_bridge.contract.lint import lint_file
+from dc_bridge.contract.lint.schema import nearest_key
+from dc_bridge.contract.reading.load import load_contract
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.build import build_plan
 

@@ -317,7 +317,7 @@ def _check_run_outputs(contract: str, data: dict, server: str | None, output_fil
     output too), and the suite names a Data Docs site stores."""
     from pathlib import Path
 
-    from dc_bridge.contract.load import load_contract
+    from dc_bridge.contract.reading.load import load_contract
     from dc_bridge.engines.gx.project import unstorable
     from dc_bridge.engines.gx.translate import suite_name
 

@@ -1,6 +1,6 @@
 """`dc-bridge diff`, `check-version` and `drift`: contract evolution and schema drift on the command line.
 
-Thin wrappers, like every command: contract/diff.py classifies changes, contract/versioning.py judges
+Thin wrappers, like every command: contract/evolution/diff.py classifies changes, contract/evolution/versioning.py judges
 the version and reads old versions from git, runner/drift.py compares schemas. Findings print through
 report/finding_formats.py, so text, JSON and SARIF look as they do for `dc-bridge lint`; the JSON of `diff`
 and `check-version` adds the changes with their kind and old and new values.
@@ -48,7 +48,7 @@ def _check_output(output_file: str | None, versions) -> None:
 
 def _load_both(old: str, new: str):
     """Both versions, or exit 2 with the findings that keep either from being compared."""
-    from dc_bridge.contract.versioning import load_version
+    from dc_bridge.contract.evolution.versioning import load_version
 
     versions = [load_version(old), load_version(new)]
     problems = [f for v in versions for f in v.result.findings if f.level == "error"]
@@ -61,7 +61,7 @@ def _load_both(old: str, new: str):
 
 
 def _compare(old: str, new: str):
-    from dc_bridge.contract.diff import diff, notes
+    from dc_bridge.contract.evolution.diff import diff, notes
 
     versions = _load_both(old, new)
     before, after = (v.result for v in versions)
@@ -88,7 +88,7 @@ def _report(output_format: str, findings: list[Finding], files: list[str], chang
 
 
 def _summary(changes) -> str:
-    from dc_bridge.contract.diff import required_bump
+    from dc_bridge.contract.evolution.diff import required_bump
 
     counts = ", ".join(f"{sum(1 for c in changes if c.kind == kind)} {kind}" for kind in reversed(_KIND_ORDER))
     return f"{len(changes)} change(s): {counts}; required version bump: {required_bump(changes).upper()}"
@@ -114,7 +114,7 @@ def diff_command(old: str, new: str, output_format: str, output_file: str | None
     git, e.g. main:contracts/orders.yaml. Exit 0, or 1 with --fail-on when such a change is found;
     2 when a contract cannot be read.
     """
-    from dc_bridge.contract.diff import required_bump
+    from dc_bridge.contract.evolution.diff import required_bump
 
     versions, changes = _compare(old, new)
     _check_output(output_file, versions)
@@ -141,8 +141,8 @@ def check_version_command(old: str, new: str, output_format: str, output_file: s
     PATCH. OLD may be REV:PATH to read it from git, e.g. main:contracts/orders.yaml. Exit 0 when the
     bump is enough, 1 when it is not, 2 when a contract cannot be read.
     """
-    from dc_bridge.contract.diff import required_bump
-    from dc_bridge.contract.versioning import SemVer, bump_level, check_version
+    from dc_bridge.contract.evolution.diff import required_bump
+    from dc_bridge.contract.evolution.versioning import SemVer, bump_level, check_version
 
     versions, changes = _compare(old, new)
     _check_output(output_file, versions)

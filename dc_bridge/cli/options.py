@@ -6,7 +6,7 @@ import functools
 
 import click
 
-from dc_bridge.contract import variables
+from dc_bridge.contract.reading import variables
 
 
 class _Assignment(click.ParamType):

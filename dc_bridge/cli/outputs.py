@@ -53,8 +53,8 @@ def contract_inputs(contract: str, result=None) -> list[Input]:
     """The contract file and every file loading it reads: references and imports, and each parent
     contract (`x-dc-bridge-extends`) with the files it reads. `result`: the contract's LoadResult when
     the command has loaded it already."""
-    from dc_bridge.contract.inheritance import ancestors
-    from dc_bridge.contract.load import load_contract
+    from dc_bridge.contract.evolution.inheritance import ancestors
+    from dc_bridge.contract.reading.load import load_contract
 
     result = result if result is not None else load_contract(contract)
     found = [Input(contract, "the contract")]

@@ -4,7 +4,7 @@ A syntax is a small table (in the manner of sqlglot's dialect mappings): templat
 a range and an excluded range, the operator spellings that differ from the model's, and how a number
 is written. Each table lives with the code that writes that syntax (Spark SQL in engines/gx, SodaCL in
 engines/soda, the verdict's `expected` text in verdict.py, the words of `dc-bridge diff` in
-contract/diff.py), since its number format is that code's own; `render` knows no syntax.
+contract/evolution/diff.py), since its number format is that code's own; `render` knows no syntax.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, ServiceLevel, Threshold
 from dc_bridge.contract.formats import format_regex
-from dc_bridge.contract.quality import LIBRARY_METRICS
+from dc_bridge.contract.reading.quality import LIBRARY_METRICS
 from dc_bridge.contract.sql import (
     FIELD_STAND_IN, TABLE_MARKER, SqlProblem, check_read_only, epoch_seconds, model_tables, quote_identifier, retarget, sql_literal,
     substitute,
@@ -348,7 +348,7 @@ def _normalised_template(query: str, tables: tuple[tuple[str, str], ...], has_co
 
 def gx_expectation(implementation: dict, column: str | None) -> dict:
     """A custom GX check as a GX 1.x expectation: 0.x `expectation_type` and camelCase kwargs mapped."""
-    from dc_bridge.contract.gx_catalog import to_snake_case
+    from dc_bridge.contract.lint.gx_catalog import to_snake_case
 
     body = dict(implementation) if isinstance(implementation, dict) else {}
     kind = to_snake_case(str(body.get("type") or body.get("expectation_type") or ""))

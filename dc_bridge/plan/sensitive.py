@@ -21,7 +21,7 @@ SENSITIVE_CLASSIFICATIONS = {"sensitive", "restricted", "confidential", "secret"
 
 def is_sensitive(field: Field) -> bool:
     """A field whose values no report may show: `pii: true` (ODCS: a `pii` classification, tag or
-    custom property, contract/odcs.py) or a sensitive classification."""
+    custom property, contract/reading/odcs.py) or a sensitive classification."""
     return field.pii or (field.classification or "").lower() in SENSITIVE_CLASSIFICATIONS
 
 

@@ -14,7 +14,8 @@ from typing import Callable
 
 from dc_bridge import __version__
 from dc_bridge.compiler import Compiled, compile_contract, load_for_run, plan_for_run
-from dc_bridge.contract import java_regex, variables
+from dc_bridge.contract.lint import java_regex
+from dc_bridge.contract.reading import variables
 from dc_bridge.contract.model import Contract
 from dc_bridge.contract.sql import filter_expression, view_name
 from dc_bridge.engines.columns import absent_references, missing_columns
@@ -50,7 +51,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     `cache`: each model's DataFrame is persisted for the run and released at its end, so the source
     is read once (measured slower for parquet: docs/benchmarks.md).
     `vars`: values of the ODCS 3.2 `${NAME}` variables in the contract file, before the environment
-    (contract/variables.py); one left unresolved is a lint error, a ContractError here.
+    (contract/reading/variables.py); one left unresolved is a lint error, a ContractError here.
     `where`: one boolean expression over the models' columns, applied to every model that has the
     columns it names (the others are checked unfiltered, and the verdict says so: `where_not_applied`);
     checked before Spark starts like quality SQL (contract/sql.py `filter_expression`): anything else is a ValueError.
@@ -73,7 +74,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     # the user's history, checked before anything starts Spark: a file that is not one stops the run here
     recorded = read_history(history) if history is not None else None
     session = _SessionOnDemand(spark, master, conf, selected, say)
-    # lint compiles the contract's patterns in the run's own JVM (contract/java_regex.py), not a second one
+    # lint compiles the contract's patterns in the run's own JVM (contract/lint/java_regex.py), not a second one
     with session.stopped_on_error(), variables.given(vars), java_regex.compiled_in(session.jvm):
         loaded, local_errors = load_for_run(contract)
         plan, invalid = plan_for_run(loaded, local_errors)

@@ -119,7 +119,7 @@ def test_api_over_connect_gives_the_classic_verdict_and_keeps_the_callers_cache(
     read from its file, with --cache. The verdict is the classic one, and the caller's DataFrame is
     still cached afterwards, though the run dropped its views over it (Spark 4 folded the run's old
     select("*") plan into the caller's cached one)."""
-    from dc_bridge.contract.load import load_contract
+    from dc_bridge.contract.reading.load import load_contract
 
     model = next(m for m in load_contract(CONTRACT).contract.models if m.name == "orders")
     orders = read_location(remote, model, DataLocation(str(planted["orders"]), "csv")).cache()

@@ -64,7 +64,7 @@ def _launched(patterns: list[str]) -> list[str | None] | None:
     java = shutil.which("java")
     if java is None:
         return None
-    source = resources.files("dc_bridge.contract").joinpath("RegexCheck.java")
+    source = resources.files("dc_bridge.contract.lint").joinpath("RegexCheck.java")
     payload = "\n".join(base64.b64encode(p.encode("utf-8")).decode("ascii") for p in patterns) + "\n"
     with resources.as_file(source) as program:
         completed = subprocess.run([java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", str(program)], input=payload,

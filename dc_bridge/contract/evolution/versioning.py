@@ -22,10 +22,10 @@ from typing import Any, Iterable, Sequence
 
 import yaml
 
-from dc_bridge.contract.diff import BUMP_ORDER, Change, required_bump
-from dc_bridge.contract.document import format_path
-from dc_bridge.contract.load import LoadResult, load_contract
-from dc_bridge.contract.workspace import navigate_pointer
+from dc_bridge.contract.evolution.diff import BUMP_ORDER, Change, required_bump
+from dc_bridge.contract.reading.document import format_path
+from dc_bridge.contract.reading.load import LoadResult, load_contract
+from dc_bridge.contract.reading.workspace import navigate_pointer
 from dc_bridge.contract.findings import Finding
 
 _SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$")

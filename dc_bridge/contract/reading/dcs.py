@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from dc_bridge.contract.document import Document, format_path
+from dc_bridge.contract.reading.document import Document, format_path
 from dc_bridge.contract.durations import DurationOutOfRange, parse_duration
 from dc_bridge.contract.limits import DURATION_RANGE
 from dc_bridge.contract.model import Contract, Field, ForeignKey, Model, Server, ServiceLevel
-from dc_bridge.contract.quality import read_quality_rule
-from dc_bridge.contract.reader import Reader, describe
+from dc_bridge.contract.reading.quality import read_quality_rule
+from dc_bridge.contract.reading.reader import Reader, describe
 from dc_bridge.contract.types import DCS_TYPES
-from dc_bridge.contract.workspace import Workspace, navigate_pointer, split_reference
+from dc_bridge.contract.reading.workspace import Workspace, navigate_pointer, split_reference
 from dc_bridge.contract.findings import Finding
 
 # field keys copied as they are: DCS key -> (Field attribute, kind)

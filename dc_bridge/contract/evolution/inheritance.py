@@ -27,14 +27,14 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Sequence
 
-from dc_bridge.contract.diff import (
+from dc_bridge.contract.evolution.diff import (
     RULE_KEYS, SERVICE_LEVEL_MEASURES, classification_direction, describe_rule, describe_service_level, level_name,
     objective_direction, pair, rule_direction, rule_label, service_level_direction, service_level_keys, shown,
 )
-from dc_bridge.contract.document import Document, format_path
-from dc_bridge.contract.load import LoadResult, load_contract
+from dc_bridge.contract.reading.document import Document, format_path
+from dc_bridge.contract.reading.load import LoadResult, load_contract
 from dc_bridge.contract.model import Contract, Field, QualityRule, Source
-from dc_bridge.contract.reader import describe
+from dc_bridge.contract.reading.reader import describe
 from dc_bridge.contract.findings import Finding
 
 EXTENDS = "x-dc-bridge-extends"

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dc_bridge.contract import variables
-from dc_bridge.contract.document import MAX_NESTING, Document, format_path, read_document
+from dc_bridge.contract.reading import variables
+from dc_bridge.contract.reading.document import MAX_NESTING, Document, format_path, read_document
 from dc_bridge.contract.findings import FatalFinding, Finding
 
 

@@ -13,7 +13,7 @@ import yaml
 
 from dc_bridge.contract.limits import NUMBER_RANGE, number_problem, shown
 from dc_bridge.contract.model import QualityRule, Threshold
-from dc_bridge.contract.reader import Reader, describe
+from dc_bridge.contract.reading.reader import Reader, describe
 
 # Both spellings of every operator are accepted in both formats (docs/contracts.md).
 THRESHOLD_KEYS: dict[str, str] = {

@@ -14,16 +14,16 @@ from dataclasses import dataclass, field as dataclass_field
 from datetime import timedelta
 from typing import Any
 
-from dc_bridge.contract.document import Document, format_path
+from dc_bridge.contract.reading.document import Document, format_path
 from dc_bridge.contract.durations import DurationOutOfRange, parse_duration
 from dc_bridge.contract.limits import DURATION_RANGE
 from dc_bridge.contract.model import (
     Contract, Field, ForeignKey, Model, QualityObjective, QualityRule, RelatesTo, Server, ServiceLevel,
 )
-from dc_bridge.contract.quality import read_quality_rule
-from dc_bridge.contract.reader import Reader, describe
+from dc_bridge.contract.reading.quality import read_quality_rule
+from dc_bridge.contract.reading.reader import Reader, describe
 from dc_bridge.contract.types import ODCS_TYPES
-from dc_bridge.contract.workspace import Workspace, split_reference
+from dc_bridge.contract.reading.workspace import Workspace, split_reference
 from dc_bridge.contract.findings import Finding
 
 # logicalTypeOptions key -> Field attribute

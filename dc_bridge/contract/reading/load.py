@@ -10,11 +10,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dc_bridge.contract import dcs, odcs
-from dc_bridge.contract.document import Document
+from dc_bridge.contract.reading import dcs
+from dc_bridge.contract.reading import odcs
+from dc_bridge.contract.reading.document import Document
 from dc_bridge.contract.model import Contract
 from dc_bridge.contract.findings import Finding
-from dc_bridge.contract.workspace import Workspace
+from dc_bridge.contract.reading.workspace import Workspace
 
 DCS_VERSIONS = re.compile(r"^1\.[0-2]\.\d+$")
 ODCS_VERSIONS = re.compile(r"^v?3\.[0-2]\.\d+$")

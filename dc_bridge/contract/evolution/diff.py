@@ -15,7 +15,7 @@ Whether that breaks anyone depends on the aspect (ASPECT_CODES): a stricter cons
 threshold may fail data that passed before (breaking), a stricter SLA only gives consumers more
 (non-breaking). `different` (neither stronger nor weaker, such as a changed pattern) is breaking:
 what cannot be shown safe is treated as unsafe. The same direction functions decide inheritance
-(contract/inheritance.py), where a child may be stronger than its parent but never weaker.
+(contract/evolution/inheritance.py), where a child may be stronger than its parent but never weaker.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from datetime import timedelta
 from operator import attrgetter
 from typing import Any, Callable, Literal, Mapping, Sequence, TypeVar
 
-from dc_bridge.contract.document import format_path
+from dc_bridge.contract.reading.document import format_path
 from dc_bridge.contract.durations import parse_duration
 from dc_bridge.contract.model import Contract, Field, Model, QualityObjective, QualityRule, Server, ServiceLevel, Source, Threshold
 from dc_bridge.contract.findings import Finding

@@ -21,7 +21,7 @@ import os
 import re
 from typing import Any, Iterator, Mapping
 
-from dc_bridge.contract.document import Document, format_path
+from dc_bridge.contract.reading.document import Document, format_path
 from dc_bridge.contract.findings import Finding
 from dc_bridge.contract.sql import PLACEHOLDERS
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dc_bridge.contract.document import Document, format_path
+from dc_bridge.contract.reading.document import Document, format_path
 from dc_bridge.contract.model import Source
 from dc_bridge.contract.findings import Finding
 from dc_bridge.contract.types import NUMERIC_TYPES, STRING_TYPES

@@ -1,0 +1,1 @@
+"""A contract over time: the tighter/looser algebra, classified changes, semantic versions, inheritance."""
