@@ -19,7 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from dc_bridge.cli import main
-from dc_bridge.contract.evolution.diff import diff, is_safe_widening, notes, required_bump
+from dc_bridge.contract.evolution.algebra import is_safe_widening
+from dc_bridge.contract.evolution.diff import diff, notes, required_bump
 from dc_bridge.contract.reading.load import load_contract
 from dc_bridge.contract.evolution.versioning import SemVer, bump_level, check_version, load_version
 

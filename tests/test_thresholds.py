@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dc_bridge.contract.evolution.diff import WORDS
+from dc_bridge.contract.evolution.algebra import WORDS
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import NEGATED, negate, render
 from dc_bridge.engines.gx.translate import SQL
