@@ -9,7 +9,7 @@ import yaml
 
 from dc_bridge.contract.reading.document import YamlList, YamlMap
 from dc_bridge.engines.gx.translate import suite_text
-from dc_bridge.engines.soda.translate import _SodaDumper
+from dc_bridge.engines.compiled_text import BlockDumper as _SodaDumper
 
 TEXTS = ["", "plain", 'quote " and \\ back', "line\nbreak\ttab", "\x00\x1f\x7f", "é 日本 \u2028", "\ud800", "😀",
          "yes", "null", "1e3", "- item", "key: value", "#comment", "  lead", "trail "]

@@ -19,7 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from dc_bridge.cli import main
-from dc_bridge.contract.evolution.diff import diff, is_safe_widening, notes, required_bump
+from dc_bridge.contract.evolution.algebra import is_safe_widening
+from dc_bridge.contract.evolution.diff import diff, notes, required_bump
 from dc_bridge.contract.reading.load import load_contract
 from dc_bridge.contract.evolution.versioning import SemVer, bump_level, check_version, load_version
 
@@ -403,6 +404,33 @@ def test_check_version_points_at_the_version_line(tmp_path):
         load_contract(_write(tmp_path, "new.yaml", odcs(ODCS_ID, version="1.0.1")))
     (finding,) = check_version(before, after, diff(before.contract, after.contract))
     assert (finding.path, finding.line, finding.expected, finding.found) == ("version", 5, "2.0.0 or later", "1.0.1")
+
+
+# pre-releases (docs/evolution.md): from a pre-release to its release is that release's bump; a breaking change
+# needs a new MAJOR number whatever pre-releases came before: [(code, message, expected)]
+PRE_RELEASE_CASES = [
+    ("rc to its MINOR release with a non-breaking change", dcs(ID), dcs(ID + "\nnote: {type: string}", version="1.1.0"), "1.1.0-rc.1", []),
+    ("rc to its MINOR release with a breaking change", dcs(ID + "\nnote: {type: string}"), dcs(ID, version="1.1.0"), "1.1.0-rc.1",
+     [("DCB230", "version 1.1.0-rc.1 -> 1.1.0 is a MINOR bump, but 1 breaking change(s) need a MAJOR bump: field `orders.note` removed",
+       "2.0.0 or later")]),
+    ("rc to the next rc of a MAJOR release with a breaking change", dcs(ID + "\nnote: {type: string}"), dcs(ID, version="2.0.0-rc.2"),
+     "2.0.0-rc.1", []),
+    ("rc to its MAJOR release with a breaking change", dcs(ID + "\nnote: {type: string}"), dcs(ID, version="2.0.0"), "2.0.0-rc.1", []),
+    ("a release to its own rc goes backwards", dcs(ID), dcs(ID, version="1.1.0-rc.1"), "1.1.0",
+     [("DCB230", "version 1.1.0 -> 1.1.0-rc.1 goes backwards", "1.1.0 or later")]),
+    ("build metadata is no bump", dcs("order_id: {type: string, description: a}"),
+     dcs("order_id: {type: string, description: b}", version="1.0.0+build.2"), "1.0.0+build.1",
+     [("DCB230", "version 1.0.0+build.1 -> 1.0.0+build.2 is the same version, but 1 patch change(s) need a PATCH bump: "
+                 "`orders.order_id` description: 'a' -> 'b'", "1.0.1 or later")]),
+]
+
+
+@pytest.mark.parametrize(("name", "old", "new", "old_version", "expected"), PRE_RELEASE_CASES, ids=[c[0] for c in PRE_RELEASE_CASES])
+def test_check_version_with_pre_releases(tmp_path, name, old, new, old_version, expected):
+    old = old.replace("version: 1.0.0", f"version: {old_version}", 1)
+    before, after = load_contract(_write(tmp_path, "old.yaml", old)), load_contract(_write(tmp_path, "new.yaml", new))
+    findings = check_version(before, after, diff(before.contract, after.contract))
+    assert [(f.code, f.message, f.expected) for f in findings] == expected
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from dc_bridge.contract.evolution.diff import WORDS
+from dc_bridge.contract.evolution.algebra import WORDS
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import NEGATED, negate, render
 from dc_bridge.engines.gx.translate import SQL
 from dc_bridge.engines.soda.translate import SODACL
-from dc_bridge.report.html import _expected
-from dc_bridge.verdict import EXPECTED, CheckVerdict
+from dc_bridge.report.html import _expected, as_html
+from dc_bridge.verdict import EXPECTED, CheckVerdict, ModelVerdict, Verdict
 
 
 def rng(operator: str, low, high, low_inclusive: bool = True, high_inclusive: bool = True) -> Threshold:
@@ -63,3 +63,15 @@ def test_the_html_report_writes_an_age_in_days_and_hours():
     check = CheckVerdict(check_id="orders.freshness", model="orders", kind="freshness", columns=["ts"], outcome="passed",
                          severity="error", expected=render(age, EXPECTED), threshold=age, source={})
     assert (check.expected, _expected(check)) == ("<= 93600.0", "&lt;= 1d 2h")
+
+
+def test_the_html_report_writes_every_threshold_in_seconds_in_days_and_hours():
+    """Which numbers are seconds is the kind registry's answer (`Kind.in_seconds`): a frequency's longest gap between
+    updates too, not only a freshness age; its observed gap is shown as days and hours with the exact seconds."""
+    gap = Threshold(operator="<=", value=90000.0)
+    check = CheckVerdict(check_id="orders.frequency", model="orders", kind="frequency", columns=["ts"], outcome="failed",
+                         severity="error", expected=render(gap, EXPECTED), threshold=gap, observed=93600.0, source={})
+    assert (check.expected, _expected(check)) == ("<= 90000.0", "&lt;= 1d 1h")
+    page = as_html(Verdict(contract_id="c", contract_version="1.0.0", contract_file="c.yaml", outcome="failed", counts={},
+                           models=[ModelVerdict(name="orders", outcome="failed", counts={}, checks=[check])], engines=[]))
+    assert '<td>&lt;= 1d 1h</td><td class="num">1d 2h <span class="small">(93,600 s)</span></td>' in page

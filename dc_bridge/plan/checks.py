@@ -206,6 +206,8 @@ class Kind:
     local_lint_codes: frozenset[str] = frozenset()
     # judged by the fold over the runs a history file records (verdict.py `judge_history`), not on this run's data
     from_history: bool = False
+    # its number and threshold are a duration in seconds (an age, a gap between updates): reports show days and hours
+    in_seconds: bool = False
 
     @property
     def judged_by_threshold(self) -> bool:
@@ -230,8 +232,8 @@ _ALL = (
     Kind("column_type", ColumnType, "outcome"),
     # also an ODCS timeOfAvailability SLA, measured by a query the plan writes (plan/build.py)
     Kind("sql_metric", SqlMetric, "value", local_lint_codes=_SQL_CODES | _SLA_CODES),
-    Kind("freshness", Freshness, "seconds", local_lint_codes=_SLA_CODES),
-    Kind("frequency", Frequency, "value", local_lint_codes=_SLA_CODES),
+    Kind("freshness", Freshness, "seconds", local_lint_codes=_SLA_CODES, in_seconds=True),
+    Kind("frequency", Frequency, "value", local_lint_codes=_SLA_CODES, in_seconds=True),
     Kind("latency", Latency, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES),
     Kind("retention", Retention, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES),
     Kind("foreign_key", ForeignKey, "rows", samples="orphan_keys", local_lint_codes=_REFERENCE_CODES),

@@ -12,9 +12,10 @@ Neither standard defines inheritance, so a contract names its parents with a spe
         value: [../enterprise.yaml]
 
 A parent names its own parents the same way, to any depth (enterprise -> domain -> product), in
-either standard. The linted contract is compared with every ancestor, elements paired by name as in
-the diff: a looser freshness, latency, availability or retention, a weaker quality rule, a removed
-or lowered classification or PII marking, and a removed required flag are errors. What the child
+either standard. The linted contract is compared with every ancestor, its elements paired and
+compared as the diff compares them (contract/evolution/algebra.py): a looser freshness, latency,
+availability or retention, a weaker quality rule, a removed or lowered classification or PII marking,
+and a removed required flag are errors. What the child
 does not restate it inherits, which is not a weakening. Cycles and missing parents are errors at the
 line that names the parent.
 """
@@ -27,7 +28,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Sequence
 
-from dc_bridge.contract.evolution.diff import (
+from dc_bridge.contract.evolution.algebra import (
     RULE_KEYS, SERVICE_LEVEL_MEASURES, classification_direction, describe_rule, describe_service_level, level_name,
     objective_direction, pair, rule_direction, rule_label, service_level_direction, service_level_keys, shown,
 )

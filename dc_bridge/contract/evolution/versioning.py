@@ -2,7 +2,12 @@
 
 A breaking change needs a MAJOR bump, a non-breaking one at least MINOR, a patch change at least
 PATCH (seed 003, FR-019). A larger bump than needed is fine; a version that goes backwards is not.
-Pre-release and build parts (`2.0.0-rc.1`, `+build.5`) are not a bump: only MAJOR.MINOR.PATCH count.
+Versions are parsed and ordered by the `semver` package as SemVer 2.0.0 says: a pre-release comes
+before its release (1.0.0-alpha < 1.0.0-alpha.1 < 1.0.0-beta < 1.0.0) and build metadata
+(`+build.5`) takes no part in the order. A pre-release is the way to its release: going from it to a
+later pre-release of the same version, or to the release, is the bump that release makes
+(1.1.0-rc.1 -> 1.1.0 is MINOR, 2.0.0-rc.1 -> 2.0.0 is MAJOR), so a breaking change still needs a new
+MAJOR number however many pre-releases came before.
 
 The old version may be a file or `REV:PATH` (`main:contracts/orders.yaml`), read with `git show`.
 Files the contract references (`$ref`, ODCS `imports`) are read from the same revision, so the old
@@ -20,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+import semver
 import yaml
 
 from dc_bridge.contract.evolution.diff import BUMP_ORDER, Change, required_bump
@@ -28,45 +34,52 @@ from dc_bridge.contract.reading.load import LoadResult, load_contract
 from dc_bridge.contract.reading.workspace import navigate_pointer
 from dc_bridge.contract.findings import Finding
 
-_SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$")
 # where each standard writes the contract's version
 VERSION_PATHS: dict[str, tuple[str, ...]] = {"dcs": ("info", "version"), "odcs": ("version",)}
 # a contract and what it references are a handful of files; more means a reference loop in git
 MAX_GIT_FILES = 200
 
 
-@dataclass(frozen=True, order=True)
-class SemVer:
-    major: int
-    minor: int
-    patch: int
+class SemVer(semver.Version):
+    """A contract's version: `semver.Version`, ordered by SemVer 2.0.0 precedence, with the parsing and
+    the bumps of a contract's version."""
 
     @classmethod
-    def parse(cls, text: str) -> SemVer | None:
-        match = _SEMVER.match(text.strip())
-        return cls(int(match[1]), int(match[2]), int(match[3])) if match else None
+    def parse(cls, text: str) -> SemVer | None:  # type: ignore[override]
+        """The version `text` writes, or None when it is no semantic version (`1.0`, `01.0.0`, `latest`): a
+        contract's version is the user's text, and DCB231 says what is wrong with it. A leading `v` (`v1.2.0`,
+        as git tags write it) is allowed."""
+        text = text.strip()
+        try:
+            return super().parse(text[1:] if text.startswith("v") else text)
+        except ValueError:
+            return None
 
     def bumped(self, level: str) -> SemVer:
-        """The smallest version with a `level` bump: 1.4.2 -> major 2.0.0, minor 1.5.0, patch 1.4.3."""
-        return {
-            "major": SemVer(self.major + 1, 0, 0),
-            "minor": SemVer(self.major, self.minor + 1, 0),
-            "patch": SemVer(self.major, self.minor, self.patch + 1),
-            "none": self,
-        }[level]
+        """The smallest release with a `level` bump: 1.4.2 -> major 2.0.0, minor 1.5.0, patch 1.4.3; a
+        pre-release's own release when the bump it makes is enough (1.5.0-rc.1 -> minor or patch 1.5.0)."""
+        if level == "none":
+            return self
+        if self.prerelease and BUMP_ORDER.index(level) <= BUMP_ORDER.index(release_bump(self)):
+            return self.finalize_version()
+        return {"major": self.bump_major, "minor": self.bump_minor, "patch": self.bump_patch}[level]()
 
-    def __str__(self) -> str:
-        return f"{self.major}.{self.minor}.{self.patch}"
+
+def release_bump(version: SemVer) -> str:
+    """The bump a version's release makes: `major` for X.0.0, `minor` for X.Y.0, else `patch`."""
+    return "major" if version.minor == version.patch == 0 else "minor" if version.patch == 0 else "patch"
 
 
 def bump_level(old: SemVer, new: SemVer) -> str:
-    """`major`, `minor`, `patch`, `none`, or `backwards` when new is lower than old."""
+    """`major`, `minor`, `patch`, `none`, or `backwards` when new comes before old (1.1.0 -> 1.1.0-rc.1 too).
+    The first of MAJOR.MINOR.PATCH that differs decides; with the three equal, a pre-release followed by a
+    later one or by its release is that release's bump (`release_bump`), and build metadata is no bump."""
     if new < old:
         return "backwards"
-    for level, position in (("major", 0), ("minor", 1), ("patch", 2)):
-        if (new.major, new.minor, new.patch)[position] != (old.major, old.minor, old.patch)[position]:
+    for level in ("major", "minor", "patch"):
+        if getattr(new, level) != getattr(old, level):
             return level
-    return "none"
+    return release_bump(old) if old.prerelease and new > old else "none"
 
 
 def version_source(result: LoadResult) -> tuple[str, str, int | None, bool]:

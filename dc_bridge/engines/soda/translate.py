@@ -14,12 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-import yaml
-
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
 from dc_bridge.contract.thresholds import Syntax, negate, render
 from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
+from dc_bridge.engines.compiled_text import block_yaml
 from dc_bridge.engines.engine import Unsupported, from_history, not_executable, unsupported
 from dc_bridge.contract.sql import epoch_seconds
 from dc_bridge.engines.queries import foreign_key_query, number_text, outside_range, scalar_query
@@ -351,37 +350,8 @@ def assemble_document(contract_id: str, model: str, translated: list[list[dict]]
     return {f"checks for {view_name(contract_id, model)}": [item for items in translated for item in items]}
 
 
-class _SodaDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
-    """Block style, multi-line strings as `|` blocks, so the SodaCL reads like hand-written SodaCL."""
-
-    def represent_data(self, data: Any) -> yaml.Node:
-        # text, mappings and lists, nearly all of a document, as SafeRepresenter represents them (block style,
-        # a mapping or list met twice is one node: an alias) without its dispatch on the type's MRO per value
-        kind = data.__class__
-        if kind is str:
-            return _text_node(data)
-        if kind is not dict and kind is not list:
-            return super().represent_data(data)
-        node = self.represented_objects.get(id(data))
-        if node is None:
-            self.object_keeper.append(data)
-            represent = self.represent_data
-            if kind is dict:
-                node = self.represented_objects[id(data)] = yaml.MappingNode("tag:yaml.org,2002:map", [], flow_style=False)
-                node.value = [(_text_node(key) if key.__class__ is str else represent(key),
-                               _text_node(value) if value.__class__ is str else represent(value)) for key, value in data.items()]
-            else:
-                node = self.represented_objects[id(data)] = yaml.SequenceNode("tag:yaml.org,2002:seq", [], flow_style=False)
-                node.value = [_text_node(item) if item.__class__ is str else represent(item) for item in data]
-        return node
-
-
-def _text_node(text: str) -> yaml.ScalarNode:
-    return yaml.ScalarNode("tag:yaml.org,2002:str", text, style="|" if "\n" in text else None)
-
-
 def sodacl_text(document: dict, contract_meta: dict) -> str:
     """The SodaCL file's exact text, with a header naming the contract it was compiled from."""
     header = (f"# Compiled by dc-bridge from {contract_meta['contract_file']} "
               f"({contract_meta['contract_id']} {contract_meta['contract_version']}). Do not edit.\n")
-    return header + yaml.dump(document, Dumper=_SodaDumper, sort_keys=False, allow_unicode=True, width=10_000)
+    return header + block_yaml(document)
