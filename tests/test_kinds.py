@@ -61,6 +61,15 @@ def test_every_kind_has_its_params_class_and_a_consistent_definition():
             assert name in native_translate.VIOLATIONS, f"{name}: row-level samples need the native engine's violation condition"
 
 
+def test_the_partial_kind_tables_name_exactly_their_kinds():
+    from dc_bridge import verdict
+    from dc_bridge.engines import spark_conditions
+
+    assert set(verdict._HISTORY_SHARES) == {name for name, kind in KINDS.items() if kind.from_history}
+    assert sorted(name for name in spark_conditions.VIOLATIONS if name not in KINDS or KINDS[name].measure != "rows") == [], \
+        "a violating-row condition for a kind that counts no violating rows"
+
+
 def _mapping_kinds() -> set[str]:
     """The kinds named in the `check kind` column of docs/mapping.md's table."""
     text = (ROOT / "docs" / "mapping.md").read_text(encoding="utf-8")
@@ -92,7 +101,7 @@ def test_every_kind_an_engine_runs_is_in_the_engine_count_tests():
 
 PACKAGE = ROOT / "dc_bridge"
 REGISTRY = PACKAGE / "plan" / "checks.py"
-# the tables keyed by kind name, each checked above or below for its kinds (the registry's mapping
+# the tables keyed by kind name, each checked in this file for its kinds (the registry's mapping
 # tables): module path -> table names
 KIND_TABLES = {
     "engines/gx/translate.py": {"TRANSLATIONS"},
