@@ -54,14 +54,6 @@ class Compiled:
     # check id -> the check-local lint error that keeps it from running (it is `error` in a run)
     invalid: dict[str, str]
 
-    @property
-    def suites(self) -> dict[str, dict]:
-        return self.artifacts["gx"]
-
-    @property
-    def sodacl(self) -> dict[str, dict]:
-        return self.artifacts["soda"]
-
     def runs_in(self, check_id: str) -> list[str]:
         """The engines that run a check (of every engine, selected or not)."""
         return [engine for engine, reason in self.coverage[check_id].items() if reason is None]

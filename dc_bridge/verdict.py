@@ -185,7 +185,7 @@ def fold_check(check: Check, expected_engines: list[str], reports: dict[str, Eng
     base = dict(check_id=check.id, model=check.model, kind=check.kind, columns=list(check.columns), severity=check.severity,
                 expected=expected, threshold=check.threshold, unit=check.unit, description=check.description,
                 source={"file": check.source.file, "path": check.source.path, "line": check.source.line})
-    if check.kind == "not_executable":
+    if not kind_of(check).executable:  # the plan could not build a check; its params say why
         return CheckVerdict(outcome="not_executable", reason=check.params.reason, **base)
     if not expected_engines:
         return CheckVerdict(outcome="skipped", reason=skip_reason, **base)
@@ -238,7 +238,7 @@ def fold(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], coverage:
     for model in list(plan.models) + unplaced:
         verdicts = []
         for check in plan.for_model(model):
-            if check.id in absent and check.kind != "not_executable":
+            if check.id in absent and kind_of(check).executable:
                 outcome = "warning" if check.severity in ("warning", "info") else "failed"
                 verdicts.append(fold_check(check, [], {}, None).model_copy(update={"outcome": outcome, "reason": absent[check.id]}))
                 continue
@@ -322,7 +322,8 @@ def checks_in_error(verdicts) -> tuple[int, int]:
     return len(outcomes), sum(outcome in ("failed", "error") for outcome in outcomes)
 
 
-# history SLA kind -> ((part, whole) over the runs, its percent being 100 * part / whole; the reason that gives them)
+# history SLA kind -> ((part, whole) over the runs, its percent being 100 * part / whole; the reason that gives them);
+# every kind `from_history` has one (tests/test_kinds.py)
 _HISTORY_SHARES = {
     "availability": (lambda runs: (sum(r.data_read for r in runs), len(runs)),
                      "{part} of the {runs} runs of the last {days} days read the data (this one included)"),

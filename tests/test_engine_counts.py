@@ -466,13 +466,13 @@ def runs(spark, tmp_path_factory):
         models = [m.name for m in comp.contract.models]
         extra = {view_name(contract_id, m): frames[m] for m in models if m != table.model}
         checks = comp.plan.for_model(table.model)
-        suite = comp.suites[table.model]
-        text = sodacl_text(comp.sodacl[table.model], comp.meta)
+        suite = comp.artifacts["gx"][table.model]
+        text = sodacl_text(comp.artifacts["soda"][table.model], comp.meta)
         df = frames[table.model]
         gx = run_gx(spark, df, suite, checks, NOW, extra_views=extra)
         soda = run_soda(spark, df, text, view_name(contract_id, table.model), checks, extra_views=extra, now=NOW)
         in_gx = {e["meta"]["dc_bridge"]["check_id"] for e in suite["expectations"]}
-        in_soda = {cfg["name"] for header, items in comp.sodacl[table.model].items() for item in items
+        in_soda = {cfg["name"] for header, items in comp.artifacts["soda"][table.model].items() for item in items
                    for cfg in item.values() if isinstance(cfg, dict) and "name" in cfg}
         print(f"{table.model}: gx {gx.seconds:.1f}s soda {soda.seconds:.1f}s", file=sys.stderr)
         result[table.model] = Run(table, df, frames, checks, gx, soda, in_gx, in_soda, suite)
@@ -770,7 +770,7 @@ def test_a_wide_aggregation_is_split_in_compiled_passes_and_merged(spark):
     """Past 100 fields Spark stops compiling a plan; the native engine splits its one aggregation."""
     from pyspark.sql import functions as F
 
-    from dc_bridge.engines.native.run import AGGREGATES_PER_PASS, aggregate
+    from dc_bridge.engines.spark_conditions import AGGREGATES_PER_PASS, aggregate
 
     frame = spark.range(10)
     columns = [F.sum(F.col("id") * i).alias(f"c{i}") for i in range(2 * AGGREGATES_PER_PASS + 5)]
@@ -916,7 +916,7 @@ def test_edge_sodacl_keeps_quotes_and_regexes_exact(edge_runs):
     assert soda_regex("\\Q1.\\E") == "\\x31\\x2e"
     assert soda_regex("a\\\nb") is None and _soda_round_trip("a") == "a"  # a backslash before a line break: the bridge's query
     compiled, _, _ = edge_runs
-    text = sodacl_text(compiled.sodacl["edges"], compiled.meta)
+    text = sodacl_text(compiled.artifacts["soda"]["edges"], compiled.meta)
     assert "0.00001" in text and "1e-05" not in text
 
 
@@ -975,7 +975,7 @@ def test_duplicates_by_window_and_by_grouping_agree(spark, columns):
     """engines/native/run.py counts a mostly distinct key's repeats with a window, other keys' with a
     grouping: the same rows, distinct repeated keys and samples either way, nulls left out."""
     from dc_bridge.contract.model import Source
-    from dc_bridge.engines.native.run import duplicates
+    from dc_bridge.engines.spark_conditions import duplicates
 
     df = spark.createDataFrame([("a", 1), ("a", 1), ("b", 2), (None, 3), (None, 3), ("c", 3), ("c", 3), ("c", 4), ("d", None), ("d", None)],
                                "k string, j int")
@@ -1021,7 +1021,7 @@ def test_key_samples_of_arrays_structs_and_composite_keys_are_distinct_lists():
     Soda check of a model with a repeated array key `error`)."""
     from decimal import Decimal
 
-    from dc_bridge.engines.native.run import key_examples
+    from dc_bridge.engines.spark_conditions import key_examples
 
     assert key_examples(["a", "b"], ["a", "b"], None) == [["a", "b"]]
     assert key_examples(("x", Decimal("1.50")), ("y", [1, 2])) == [["x", "1.50"], ["y", [1, 2]]]

@@ -165,3 +165,54 @@ def test_imports_are_resolved_as_python_resolves_them():
     assert targets("dc_bridge.runner.pipeline", "def f():\n    import dc_bridge.report.html\n    from dc_bridge.plan import checks, build\n"
                    "    import json\n    from dc_bridge import __version__") == [
         "dc_bridge.report.html", "dc_bridge.plan.build", "dc_bridge.plan.checks", "dc_bridge"]
+
+
+def namespaces_read(name: str, node: ast.ImportFrom) -> list[str]:
+    """The package whose `__init__` a `from package import x` runs and reads `x` from: an edge beside
+    the submodule `x` itself (`from dc_bridge.cli import outputs` runs cli/__init__.py first)."""
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    targets = imported_modules(name, ast.ImportFrom(module=node.module, names=[ast.alias(name="_")], level=node.level))
+    return [target for target in targets if MODULES[target].name == "__init__.py" and target != ROOT]
+
+
+@cache
+def full_graph() -> dict[str, set[str]]:
+    """`graph()` plus, for every `from package import ...`, the package itself: a package whose
+    `__init__` imports a module that imports from that package again is a cycle too."""
+    edges = {name: set(targets) for name, targets in graph()[0].items()}
+    for name, file in MODULES.items():
+        if name == ROOT:
+            continue
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"), filename=str(file))):
+            if isinstance(node, ast.ImportFrom):
+                edges[name].update(target for target in namespaces_read(name, node) if target != name)
+    return edges
+
+
+def test_no_import_cycle_through_a_package_namespace():
+    found = cycles(full_graph())
+    assert found == [], "import cycles:\n" + "\n".join(" -> ".join(cycle) for cycle in found)
+
+
+# the engines, each a folder that the rest of dc_bridge enters only through its package (`ENGINE` and
+# what its __init__.py exports)
+ENGINE_FOLDERS = sorted(name for name in MODULES if name.startswith("dc_bridge.engines.") and MODULES[name].name == "__init__.py")
+
+
+def test_an_engine_is_entered_only_through_its_package():
+    assert {"dc_bridge.engines.gx", "dc_bridge.engines.soda", "dc_bridge.engines.native"} <= set(ENGINE_FOLDERS)
+    inside = sorted(f"{name} -> {target}" for name, targets in full_graph().items() for target in targets
+                    for folder in ENGINE_FOLDERS
+                    if target.startswith(folder + ".") and not (name == folder or name.startswith(folder + ".")))
+    assert inside == [], "imports of an engine's modules from outside its folder (import its package's exports):\n" + "\n".join(inside)
+
+
+def test_namespace_edges_name_the_package_a_from_import_runs():
+    def targets(name: str, source: str) -> list[str]:
+        return [target for node in ast.walk(ast.parse(source)) for target in namespaces_read(name, node)]
+
+    assert targets("dc_bridge.cli.evolution", "from dc_bridge.cli import outputs") == ["dc_bridge.cli"]
+    assert targets("dc_bridge.cli.evolution", "from dc_bridge.cli.outputs import write_text") == []
+    assert targets("dc_bridge.engines.registry", "from dc_bridge.engines import gx") == ["dc_bridge.engines"]
+    assert targets("dc_bridge.contract.reading.load", "from . import dcs\nfrom dc_bridge import __version__") == ["dc_bridge.contract.reading"]

@@ -268,7 +268,7 @@ def test_gx_init_again_updates_and_keeps_what_the_user_added(shop, spark, tmp_pa
     contract.write_text(SHOP.replace("mustBeLessThan: 1", "mustBeLessThan: 2"))     # the contract changes
 
     code, output = cli("gx", "init", contract, "--project-dir", tmp_path)
-    compiled = len(compile_for_run(contract).suites["orders"]["expectations"])
+    compiled = len(compile_for_run(contract).artifacts["gx"]["orders"]["expectations"])
     assert code == 0 and f"{name}  updated ({compiled} expectations, kept 1 added by hand)" in output, output
     context = gx.get_context(mode="file", project_root_dir=str(tmp_path))
     suite = context.suites.get(name)

@@ -630,7 +630,7 @@ IDS = [p.relative_to(ROOT).as_posix() for p in ALL]
 
 
 def _gx_queries(comp: Compiled):
-    for suite in comp.suites.values():
+    for suite in comp.artifacts["gx"].values():
         for expectation in suite["expectations"]:
             if expectation["type"] == "unexpected_rows_expectation":
                 yield expectation["meta"]["dc_bridge"]["check_id"], expectation["kwargs"]["unexpected_rows_query"]
@@ -668,7 +668,7 @@ def test_gx_suites_load_and_every_expectation_names_its_check(path):
     comp = compiled(path)
     if comp is None:
         pytest.skip("a shared quality-rule library compiles where it is imported")
-    for model, suite in comp.suites.items():
+    for model, suite in comp.artifacts["gx"].items():
         loaded = gx.ExpectationSuite(**json.loads(suite_text(suite)))
         assert len(loaded.expectations) == len(suite["expectations"])
         named = [e.meta["dc_bridge"]["check_id"] for e in loaded.expectations]
@@ -736,7 +736,7 @@ def test_sodacl_parses_in_soda_core_and_every_check_is_named_by_its_id(path):
     comp = compiled(path)
     if comp is None:
         pytest.skip("library")
-    for model, document in comp.sodacl.items():
+    for model, document in comp.artifacts["soda"].items():
         names, problems = _parsed_soda_checks(sodacl_text(document, comp.meta))
         assert not problems
         (header, items), = document.items()
@@ -837,7 +837,7 @@ def test_between_bounds_follow_each_standard():
     odcs = dict(_gx_queries(compiled(CORPUS_DIR / "odcs_dcs_operator_spelling.yaml")))
     assert "NOT (COALESCE((v > 1 AND v < 100), " in odcs["sql_between"]
     rows = {row[0]: row for row in GOLDEN["odcs_row_count.yaml"]}
-    suite = compiled(CORPUS_DIR / "odcs_row_count.yaml").suites["orders"]
+    suite = compiled(CORPUS_DIR / "odcs_row_count.yaml").artifacts["gx"]["orders"]
     between = next(e for e in suite["expectations"] if e["meta"]["dc_bridge"]["check_id"] == "rc_between")
     assert between["kwargs"] == {"min_value": 11, "max_value": 19}
     assert rows["rc_between"][3] == "row_count between (10 and 20)"
@@ -874,13 +874,13 @@ def test_custom_soda_checks_keep_their_configuration_but_take_the_check_id_as_na
 
 
 def test_custom_gx_checks_are_gx_1x_expectations():
-    suite = compiled(CORPUS_DIR / "odcs_custom_gx_string.yaml").suites["orders"]
+    suite = compiled(CORPUS_DIR / "odcs_custom_gx_string.yaml").artifacts["gx"]["orders"]
     custom = next(e for e in suite["expectations"] if e["meta"]["dc_bridge"]["check_id"] == "gx_text")
     assert custom["kwargs"] == {"column": "amount", "min_value": 0, "max_value": 1000}
-    suite = compiled(CORPUS_DIR / "dcs_custom_gx.yaml").suites["orders"]
+    suite = compiled(CORPUS_DIR / "dcs_custom_gx.yaml").artifacts["gx"]["orders"]
     mean = next(e for e in suite["expectations"] if e["meta"]["dc_bridge"]["check_id"] == "orders.amount.quality[0]")
     assert mean["kwargs"] == {"min_value": 10, "max_value": 500, "column": "amount"}
-    suite = compiled(CORPUS_DIR / "odcs_custom_gx_mapping.yaml").suites["orders"]
+    suite = compiled(CORPUS_DIR / "odcs_custom_gx_mapping.yaml").artifacts["gx"]["orders"]
     row_count = next(e for e in suite["expectations"] if e["meta"]["dc_bridge"]["check_id"] == "row_count_gx")
     assert row_count["meta"]["owner"] == "checkout"
 

@@ -9,7 +9,7 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge import __version__
-from dc_bridge.cli import outputs
+from dc_bridge.cli import evolution, integrations, outputs
 from dc_bridge.cli.options import with_variables
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
@@ -318,8 +318,7 @@ def _check_run_outputs(contract: str, data: dict, server: str | None, output_fil
     from pathlib import Path
 
     from dc_bridge.contract.reading.load import load_contract
-    from dc_bridge.engines.gx.project import unstorable
-    from dc_bridge.engines.gx.translate import suite_name
+    from dc_bridge.engines.gx import suite_name, unstorable
 
     if not output_file and not data_docs and not history:
         return
@@ -348,7 +347,7 @@ def _check_run_outputs(contract: str, data: dict, server: str | None, output_fil
                                fix="Name a file of its own for the history, e.g. history.jsonl.")
 
 
-from dc_bridge.cli.evolution import register as _register_governance
-_register_governance(main)
-from dc_bridge.cli.integrations import register as _register_integrations
-_register_integrations(main)
+
+# the subcommand groups, each in its own module, which imports nothing from this one
+evolution.register(main)
+integrations.register(main)

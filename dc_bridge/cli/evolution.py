@@ -17,7 +17,7 @@ import click
 
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
-from dc_bridge.cli import outputs
+import dc_bridge.cli.outputs as outputs
 from dc_bridge.cli.options import with_variables
 from dc_bridge.contract.findings import Finding
 from dc_bridge.report.finding_formats import FORMATTERS

@@ -11,9 +11,9 @@ import sys
 
 import click
 
-from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
+from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_UNREADABLE
 
-from dc_bridge.cli import outputs
+import dc_bridge.cli.outputs as outputs
 from dc_bridge.cli.options import with_variables
 
 
@@ -49,7 +49,7 @@ def gx_init(contract: str, project_dir: str, result_format: str) -> None:
     Per model: a DataFrame asset of a Spark data source named like the contract, the compiled suite,
     a validation definition and a checkpoint that updates Data Docs. Objects you added are kept.
     """
-    from dc_bridge.engines.gx.project import ProjectConflict
+    from dc_bridge.engines.gx import ProjectConflict
     from dc_bridge.integrations.gx_project import init_project
     from dc_bridge.compiler import ContractError
 

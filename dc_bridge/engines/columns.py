@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import Iterable, Literal
 
 from dc_bridge.contract.sql import query_columns
-from dc_bridge.plan.checks import ForeignKey, kind_of
+from dc_bridge.plan.checks import ForeignKey, ValueBetween, kind_of
 
 
 def has_column(schema, path: str, case_sensitive: bool = False) -> bool:
@@ -53,7 +53,7 @@ def unfit_message(df, check) -> str | None:
     data_type = column_type(df, check.column)
     if isinstance(data_type, (ArrayType, MapType, StructType)):
         return f"column `{check.column}` is {data_type.simpleString()}; a {check.kind} check needs a single value per row"
-    if check.kind == "value_between" and isinstance(data_type, StringType) and any(
+    if isinstance(check.params, ValueBetween) and isinstance(data_type, StringType) and any(
             _is_number(bound) for bound in (check.params.min_value, check.params.max_value)):
         # Spark 3.5 converts each text to a number (a value that does not convert is NULL and passes), Spark 4's
         # ANSI mode fails the whole query (all of Soda's checks of the model): neither is a judgement of the data

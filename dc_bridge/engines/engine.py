@@ -1,8 +1,11 @@
 """What an engine is to the rest of dc-bridge: a name, a translation of each check, a compiled file
-per model (where the engine has one), and a run of one model.
+per model (where the engine has one), a run of one model, and a reader of the results it produced
+outside dc-bridge (where it has such results).
 
-Each engine wires itself in its package's `__init__.py` (`ENGINE = Engine(...)`), and
-engines/registry.py lists them: the compiler and the runner only ever ask the registry.
+Each engine wires itself in its package's `__init__.py` (`ENGINE = Engine(...)`, and whatever else
+the rest of dc-bridge may use of it), and engines/registry.py lists them: the compiler and the
+runner only ever ask the registry, and nothing outside an engine's folder imports its modules
+(tests/test_imports.py).
 
 A translation returns the engine's form of a check or `Unsupported(reason)`, never nothing: the
 reason is what `compile --explain` and a skipped check in the verdict show.
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Mapping
 
-from dc_bridge.engines.results import EngineReport
+from dc_bridge.engines.results import CheckResult, EngineReport
 from dc_bridge.plan.checks import Check
 
 
@@ -48,6 +51,18 @@ class CompiledFiles:
 
 
 @dataclass(frozen=True)
+class ExternalResults:
+    """What an engine read from results it produced outside dc-bridge (a GX checkpoint, a Soda scan),
+    for integrations/fold.py to fold as a run of that engine alone."""
+    # model -> check id -> the check's result, for the models the results cover
+    found: dict[str, dict[str, CheckResult]]
+    # why a model the results do not cover has none (each of its checks is `error`)
+    missing: str
+    # when the earliest of those runs started (ISO 8601), when the results say
+    started_at: str | None
+
+
+@dataclass(frozen=True)
 class Engine:
     name: str
     # (check, contract id) -> the engine's form of the check, or Unsupported
@@ -61,3 +76,9 @@ class Engine:
     # imports what `run` needs when that takes seconds (GX, Soda): runner/pipeline.py calls it in a
     # thread while Spark starts, so that the run finds it loaded; None when there is nothing to gain
     preload: Callable[[], None] | None = None
+    # results the engine produced outside dc-bridge -> their reader over the compiled contract (compiler.Compiled)
+    # (`dc_bridge.fold_gx`, `fold_soda`); results of a type the engine cannot read raise TypeError, here or
+    # in the reader. None: the engine runs only inside dc-bridge (the native engine)
+    read_external: Callable[[Any], Callable[[Any], ExternalResults]] | None = None
+    # the distribution whose version a verdict folded from such results records
+    library: str | None = None

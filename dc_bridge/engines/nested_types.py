@@ -139,7 +139,7 @@ def unsendable(df, check):
     it. None: the query can run (or the check has no nested elements)."""
     from dc_bridge.engines.columns import Unrunnable, column_type
 
-    if check.kind != "column_type" or not check.params.nested or check.column is None:
+    if not isinstance(check.params, c.ColumnType) or not check.params.nested or check.column is None:
         return None
     found = column_type(df, check.column)
     if found is None:

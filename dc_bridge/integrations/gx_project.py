@@ -10,17 +10,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dc_bridge.compiler import Compiled, compile_for_run
+from dc_bridge.compiler import compile_for_run
 from dc_bridge.contract.model import Contract
 from dc_bridge.contract.sql import view_name
-from dc_bridge.engines.gx.project import RESULT_FORMATS, Change, ProjectConflict, sync, unstorable
-from dc_bridge.engines.gx.translate import freshness_parameter
+from dc_bridge.engines import gx
 
 
 @dataclass
 class InitReport:
     project: Path
-    changes: list[Change] = field(default_factory=list)
+    changes: list[gx.Change] = field(default_factory=list)
     checkpoints: dict[str, str] = field(default_factory=dict)     # model -> checkpoint name
     views: dict[str, str] = field(default_factory=dict)           # model -> temp view a foreign key reads
     parameters: dict[str, str] = field(default_factory=dict)      # suite parameter -> what it holds
@@ -29,30 +28,20 @@ class InitReport:
 
 def init_project(contract: str | Path | Contract, project_dir: str | Path = ".", result_format: str = "summary") -> InitReport:
     """Create or update the GX project under `project_dir` (GX puts it in `project_dir/gx`)."""
-    import dc_bridge.engines.gx.run  # noqa: F401  (GX analytics off before GX is imported)
-    import great_expectations as gx
-
     compiled = compile_for_run(contract)
-    unfit = unstorable(suite["name"] for suite in compiled.suites.values())
+    suites = compiled.artifacts[gx.ENGINE.name]
+    unfit = gx.unstorable(suite["name"] for suite in suites.values())
     if unfit:  # before GX creates anything: it would write such a suite outside the project, or raise
-        raise ProjectConflict("; ".join(unfit) + "; give the contract an id without leading, trailing or doubled dots "
-                              "and without `/` or `\\`")
-    context = gx.get_context(mode="file", project_root_dir=str(project_dir))
+        raise gx.ProjectConflict("; ".join(unfit) + "; give the contract an id without leading, trailing or doubled dots "
+                                 "and without `/` or `\\`")
+    context = gx.file_context(project_dir)
     report = InitReport(project=Path(context.root_directory), left_out=dict(compiled.invalid))
-    report.changes = sync(context, compiled.plan.contract_id, compiled.suites, RESULT_FORMATS[result_format],
-                          spark_session=_quiet_session)
-    report.checkpoints = {model: suite["name"] for model, suite in compiled.suites.items()}
-    report.views = {model: view_name(compiled.plan.contract_id, model) for model in compiled.suites}
-    report.parameters = expectation_parameters(compiled)
+    report.changes = gx.sync(context, compiled.plan.contract_id, suites, gx.RESULT_FORMATS[result_format],
+                             spark_session=_quiet_session)
+    report.checkpoints = {model: suite["name"] for model, suite in suites.items()}
+    report.views = {model: view_name(compiled.plan.contract_id, model) for model in suites}
+    report.parameters = gx.expectation_parameters(compiled.plan.checks, suites)
     return report
-
-
-def expectation_parameters(compiled: Compiled) -> dict[str, str]:
-    """The run-time suite parameters a checkpoint needs (`expectation_parameters=`), with what each holds."""
-    # as Python a user can paste: naive local time is how PySpark hands GX the column's max
-    return {freshness_parameter(check): f"datetime.now() - timedelta(seconds={check.params.max_age.total_seconds():g}), "
-            f"the oldest allowed max({check.column}) (for a date column: its date())"
-            for check in compiled.plan.checks if check.kind == "freshness" and check.model in compiled.suites}
 
 
 @contextmanager

@@ -23,22 +23,22 @@ from dc_bridge import compiler
 from dc_bridge.compiler import compile_for_run
 from dc_bridge.contract.model import Contract
 from dc_bridge.contract.sql import view_name
+from dc_bridge.engines import soda
 
 
 def soda_config(contract: str | Path | Contract, out: str | Path = ".") -> tuple[dict, list[Path]]:
     """(the config, compiled SodaCL files under `out` that are missing or stale)."""
-    from dc_bridge.engines.soda.run import DATA_SOURCE
     compiled = compile_for_run(contract)
     # the files as `dc-bridge compile` writes them, so a stale one is caught here rather than by a wrong scan
     compiled_files = compiler.rendered(compiler.compile_contract(compiled.contract), Path(out))
-    paths = {path.stem: path for path in compiled_files if path.parts[-3] == "soda_checks"}
+    paths = {path.stem: path for path in compiled_files if path.parts[-3] == soda.ENGINE.files.folder}
     models = {}
-    for model in compiled.sodacl:
+    for model in compiled.artifacts[soda.ENGINE.name]:
         path = paths[compiler.safe_name(model, "model")]
         models[model] = {"view": view_name(compiled.plan.contract_id, model), "sodacl": path.as_posix()}
     stale = [p for p, text in compiled_files.items() if p in paths.values() and (not p.exists() or p.read_text(encoding="utf-8") != text)]
     config = {"contract": compiler.display_path(compiled.contract.file), "contract_id": compiled.plan.contract_id,
-              "contract_version": compiled.plan.contract_version, "data_source": DATA_SOURCE, "models": models}
+              "contract_version": compiled.plan.contract_version, "data_source": soda.DATA_SOURCE, "models": models}
     return config, stale
 
 

@@ -309,11 +309,15 @@ def _in_set(values, key: str) -> c.Params:
 
 
 def _custom_rule(model, field, column, rule, columns, tables=()):
-    if rule.engine == "gx":
-        return c.CustomGx(gx_expectation(rule.implementation, column)), columns
-    if rule.engine == "soda":
-        return c.CustomSoda(soda_check_lines(rule.implementation, column)), columns
-    return c.NotExecutable(f"engine `{rule.engine}` is not run by dc-bridge"), columns
+    """The implementation as the contract wrote it: the engine whose syntax it is reads it (its translate.py)."""
+    custom = _CUSTOM_PARAMS.get(rule.engine)
+    if custom is None:
+        return c.NotExecutable(f"engine `{rule.engine}` is not run by dc-bridge"), columns
+    return custom(rule.implementation), columns
+
+
+# a custom rule's `engine` (contract vocabulary) -> the params of its kind
+_CUSTOM_PARAMS: dict[str, Callable[..., c.Params]] = {"gx": c.CustomGx, "soda": c.CustomSoda}
 
 
 _RULE_TYPES: dict[str, Callable] = {"text": _text_rule, "sql": _sql_rule, "library": _library_rule, "custom": _custom_rule}
@@ -344,67 +348,6 @@ def _normalised_template(query: str, tables: tuple[tuple[str, str], ...], has_co
     filled = substitute(query, table=TABLE_MARKER, column=FIELD_STAND_IN if has_column else None)
     statement = check_read_only(filled, [name for name, _ in tables])
     return retarget(statement, dict(tables))
-
-
-def gx_expectation(implementation: dict, column: str | None) -> dict:
-    """A custom GX check as a GX 1.x expectation: 0.x `expectation_type` and camelCase kwargs mapped."""
-    from dc_bridge.contract.lint.gx_catalog import to_snake_case
-
-    body = dict(implementation) if isinstance(implementation, dict) else {}
-    kind = to_snake_case(str(body.get("type") or body.get("expectation_type") or ""))
-    kwargs = {to_snake_case(k): v for k, v in (body.get("kwargs") or {}).items()}
-    if column and "column" not in kwargs and kind.startswith("expect_column"):
-        kwargs["column"] = column
-    return {"type": kind, "kwargs": kwargs, "meta": dict(body.get("meta") or {})}
-
-
-def soda_check_lines(implementation, column: str | None) -> tuple:
-    """A custom Soda check as SodaCL check lines. Accepts raw SodaCL (text or mapping, with or
-    without its `checks for` header) and Soda's data-contract check form (`type: ...`)."""
-    import yaml
-
-    body = yaml.safe_load(implementation) if isinstance(implementation, str) else implementation
-    if isinstance(body, dict) and "type" in body:
-        return (contract_check_to_sodacl(body, column),)
-    if isinstance(body, dict):
-        headers = [k for k in body if isinstance(k, str) and k.startswith("checks for")]
-        if headers:
-            return tuple(body[headers[0]] or ())
-        return tuple({k: v} for k, v in body.items())
-    if isinstance(body, list):
-        return tuple(body)
-    return (body,)
-
-
-_SODA_CONTRACT_OPERATORS = {
-    "must_be": "=", "must_not_be": "!=", "must_be_greater_than": ">", "must_be_greater_than_or_equal_to": ">=",
-    "must_be_less_than": "<", "must_be_less_than_or_equal_to": "<=",
-}
-# Soda data-contract check types -> SodaCL metric (column-level metrics take the column list)
-_SODA_CONTRACT_METRICS = {
-    "no_duplicate_values": ("duplicate_count", "= 0"), "duplicate_count": ("duplicate_count", None),
-    "duplicate_percent": ("duplicate_percent", None), "no_missing_values": ("missing_count", "= 0"),
-    "missing_count": ("missing_count", None), "missing_percent": ("missing_percent", None),
-    "no_invalid_values": ("invalid_count", "= 0"), "invalid_count": ("invalid_count", None),
-    "invalid_percent": ("invalid_percent", None), "row_count": ("row_count", None),
-}
-
-
-def contract_check_to_sodacl(body: dict, column: str | None):
-    """Soda's data-contract form (`type: duplicate_percent`, `columns`, `must_be_less_than`) -> SodaCL."""
-    kind = str(body["type"])
-    metric, fixed = _SODA_CONTRACT_METRICS.get(kind, (kind, None))
-    columns = body.get("columns") or ([body["column"]] if body.get("column") else [column] if column else [])
-    call = metric if metric == "row_count" else f"{metric}({', '.join(columns)})"
-    condition = fixed
-    for key, op in _SODA_CONTRACT_OPERATORS.items():
-        if key in body:
-            condition = f"{op} {body[key]}"
-    if "must_be_between" in body:
-        low, high = body["must_be_between"]
-        condition = f"between {low} and {high}"
-    config = {k: v for k, v in body.items() if k not in {"type", "columns", "column", "must_be_between", *_SODA_CONTRACT_OPERATORS}}
-    return {f"{call} {condition or '= 0'}": config or None}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,8 +3,10 @@
 A `Check` carries the parts every check has (id, model, columns, threshold, severity, source) and a
 kind-specific `params` node. Each params class is one check kind, and `KINDS` below declares, once,
 what the rest of dc-bridge asks of a kind: what its number is (`measure`), whether it compares one
-value per row, whether it is about a column's presence, where failing values come from, and which lint
-errors stay local to one check. Each engine translates a kind through its own table keyed by the kind's
+value per row, whether it is about a column's presence, where failing values come from, which lint
+errors stay local to one check, whether the fold judges it from the run history, whether one SQL query
+measures it, whether it is a user's check in one engine's own syntax, and whether the plan could build
+it at all. No code outside this module names a kind to answer such a question (tests/test_kinds.py). Each engine translates a kind through its own table keyed by the kind's
 name (engines/<engine>/translate.py); tests/test_kinds.py fails when a table lacks a kind.
 docs/mapping.md is the meaning of each kind.
 
@@ -137,14 +139,17 @@ class ForeignKey:
 
 @dataclass(frozen=True)
 class CustomGx:
-    """A GX 1.x expectation run verbatim: `{"type": ..., "kwargs": {...}, "meta": {...}}`."""
-    expectation: dict
+    """A GX expectation run verbatim, as the contract's `implementation` holds it: GX's translation
+    reads its syntax (engines/gx/translate.py `gx_expectation`), the plan does not."""
+    implementation: Any
 
 
 @dataclass(frozen=True)
 class CustomSoda:
-    """SodaCL run verbatim: check lines for the model's `checks for` block."""
-    sodacl: tuple[Any, ...]
+    """SodaCL run verbatim, as the contract's `implementation` holds it (SodaCL text or mapping, or
+    Soda's data-contract form): Soda's translation reads its syntax (engines/soda/translate.py
+    `soda_check_lines`), the plan does not."""
+    implementation: Any
 
 
 @dataclass(frozen=True)
@@ -208,6 +213,15 @@ class Kind:
     from_history: bool = False
     # its number and threshold are a duration in seconds (an age, a gap between updates): reports show days and hours
     in_seconds: bool = False
+    # measured by one SQL query the params carry (`query`), whose one value is the metric: a query
+    # that gives no value is the check's error (engines/queries.py `scalar_query`)
+    sql_query: bool = False
+    # the user's own check in one engine's syntax, run verbatim there: its numbers are the engine's,
+    # not dc-bridge's (GX's row count of the model is read from dc-bridge's own expectations only)
+    custom: bool = False
+    # False: the plan could not build a check from the element (the params say why); its verdict is
+    # `not_executable` with that reason, whatever else a run knows about it
+    executable: bool = True
 
     @property
     def judged_by_threshold(self) -> bool:
@@ -231,19 +245,20 @@ _ALL = (
     Kind("column_exists", ColumnExists, "outcome", presence=True),
     Kind("column_type", ColumnType, "outcome"),
     # also an ODCS timeOfAvailability SLA, measured by a query the plan writes (plan/build.py)
-    Kind("sql_metric", SqlMetric, "value", local_lint_codes=_SQL_CODES | _SLA_CODES),
+    Kind("sql_metric", SqlMetric, "value", local_lint_codes=_SQL_CODES | _SLA_CODES, sql_query=True),
     Kind("freshness", Freshness, "seconds", local_lint_codes=_SLA_CODES, in_seconds=True),
-    Kind("frequency", Frequency, "value", local_lint_codes=_SLA_CODES, in_seconds=True),
+    Kind("frequency", Frequency, "value", local_lint_codes=_SLA_CODES, sql_query=True, in_seconds=True),
     Kind("latency", Latency, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES),
     Kind("retention", Retention, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES),
     Kind("foreign_key", ForeignKey, "rows", samples="orphan_keys", local_lint_codes=_REFERENCE_CODES),
-    Kind("custom_gx", CustomGx, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB181"})),
-    Kind("custom_soda", CustomSoda, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB184"})),
+    Kind("custom_gx", CustomGx, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB181"}), custom=True),
+    Kind("custom_soda", CustomSoda, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB184"}), custom=True),
     # service levels over a history of runs: no engine runs them, the fold judges them
     Kind("availability", Availability, "none", from_history=True),
     Kind("error_rate", ErrorRate, "none", from_history=True),
     # also what cannot be built: an SLA whose element names nothing, a library rule of an unknown metric (DCB163)
-    Kind("not_executable", NotExecutable, "none", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB172", "DCB163"}) | _REFERENCE_CODES),
+    Kind("not_executable", NotExecutable, "none", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB172", "DCB163"}) | _REFERENCE_CODES,
+         executable=False),
 )
 
 # kind name -> Kind: the closed set of check kinds

@@ -1,85 +1,30 @@
 """The GX Data Docs site of `dc-bridge run --data-docs DIR`, and the pages of a run in it.
 
-The site is the one a GX project with the contract's checkpoints would have (docs/reports.md): the
-objects `dc-bridge gx init` writes (engines/gx/project.py) are created in an in-memory context whose
-only Data Docs site is DIR, and each model's checkpoint runs on the run's DataFrames. The HTML
-report links to the validation pages a run built (`data_docs_pages`).
+GX builds the site (engines/gx/data_docs.py, through what the GX engine's package exports): the
+objects `dc-bridge gx init` writes, in an in-memory context whose only Data Docs site is DIR, each
+model's checkpoint run on the run's DataFrames (docs/reports.md). The HTML report links to the
+validation pages a run built (`data_docs_pages`).
 """
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from dc_bridge.compiler import Compiled
-from dc_bridge.engines.gx.project import RESULT_FORMATS, sync
-from dc_bridge.engines.gx.translate import suite_name
+from dc_bridge.engines import gx
 
-DOCS_SITE = "dc_bridge"
 # the run name of `dc-bridge run --data-docs` validations: their Data Docs pages are found by it
 RUN_NAME = "dc-bridge"
 
 
 def build_data_docs(spark, frames: dict, compiled: Compiled, directory: str | Path, now: datetime) -> dict[str, str]:
-    """Validate each model's DataFrame with its checkpoint (as a team's GX project would) and build
-    a Data Docs site in `directory`; returns model -> page URL. Runs while the models' temp views are
-    registered (foreign-key expectations read them). GX's own pass/fail is what the pages show; the
-    verdict is the run's. This is a second GX pass over the data: `--data-docs` costs GX's time again."""
-    # first: importing engines/gx/run.py turns GX analytics off before GX itself is imported
-    from dc_bridge.engines.gx.run import GX_BATCH_VIEW, freshness_parameters
-    from dc_bridge.engines.views import temp_views
-    from great_expectations.core.run_identifier import RunIdentifier
-
-    context = _docs_context(Path(directory))
-    # the run's own session is running, and stays the run's to stop
-    sync(context, compiled.plan.contract_id, compiled.suites, RESULT_FORMATS["summary"], spark_session=nullcontext)
-    run_id = RunIdentifier(run_name=RUN_NAME, run_time=now)
-    pages = {}
-    with temp_views(spark, {}, protect=[GX_BATCH_VIEW]):
-        for model, frame in frames.items():
-            if model not in compiled.suites:
-                continue
-            checkpoint = context.checkpoints.get(compiled.suites[model]["name"])
-            parameters = freshness_parameters(frame, compiled.plan.for_model(model), now)
-            result = checkpoint.run(batch_parameters={"dataframe": frame}, expectation_parameters=parameters, run_id=run_id)
-            for key in result.run_results:
-                urls = context.get_docs_sites_urls(resource_identifier=key, site_name=DOCS_SITE)
-                pages.update({model: urls[0]["site_url"]} if urls and urls[0].get("site_url") else {})
-    return pages
-
-
-def _docs_context(directory: Path):
-    """An in-memory GX context whose only Data Docs site is `directory`."""
-    import great_expectations as gx
-    from great_expectations.data_context.types.base import DataContextConfig, InMemoryStoreBackendDefaults, ProgressBarsConfig
-
-    site: dict[str, Any] = {
-        "class_name": "SiteBuilder",
-        "show_how_to_buttons": False,
-        "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": str(directory.resolve())},
-        "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
-    }
-    config = DataContextConfig(store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
-                               data_docs_sites={DOCS_SITE: site})
-    context = gx.get_context(mode="ephemeral", project_config=config)
-    context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
-    return context
+    """Validate each model's DataFrame with its checkpoint and build the site in `directory`;
+    returns model -> page URL. A second GX pass over the data: `--data-docs` costs GX's time again."""
+    return gx.build_data_docs(spark, frames, compiled, directory, now, RUN_NAME)
 
 
 def data_docs_pages(directory: str | Path, contract_id: str, models: list[str], started_at: str | None) -> dict[str, Path]:
     """model -> the validation page `dc-bridge run --data-docs` built for the run that started at
-    `started_at` (the verdict's), found where GX writes it: validations/<suite name split at dots>/<run name>/<run time>/."""
-    from great_expectations.core.run_identifier import RunIdentifier
-
-    if not started_at:
-        return {}
-    run_name, run_time = RunIdentifier(run_name=RUN_NAME, run_time=datetime.fromisoformat(started_at)).to_tuple()
-    pages = {}
-    for model in models:
-        folder = Path(directory).joinpath("validations", *suite_name(contract_id, model).split("."), run_name, run_time)
-        found = sorted(folder.glob("*.html")) if folder.is_dir() else []
-        if found:
-            pages[model] = found[0]
-    return pages
+    `started_at` (the verdict's)."""
+    return gx.data_docs_pages(directory, contract_id, models, started_at, RUN_NAME)

@@ -6,9 +6,10 @@ It prints the coverage the compiler recorded (`Compiled.coverage`); nothing is t
 from __future__ import annotations
 
 from dc_bridge.compiler import Compiled
+from dc_bridge.engines.registry import ENGINES
 
-# the engines whose compiled files `compile` writes, as the explanation lists them
-_SHOWN = ("gx", "soda")
+# the engines whose compiled files `compile` writes, as the explanation lists them (in verdict order: gx, soda)
+_SHOWN = tuple(name for name, engine in ENGINES.items() if engine.files is not None)
 
 
 def coverage(compiled: Compiled) -> list[dict]:

@@ -10,7 +10,7 @@ them again. What the bridge fetches instead, per model, bounded:
   its failing values from them. A check none of whose failing rows is among those (a rare failure
   beside a frequent one) gets its smallest and largest failing value from one aggregation;
 - a uniqueness key: one query (a window over the key when the engines measured at most half the rows
-  repeating, else a grouping: engines/native/run.py `duplicates`), with how many distinct values repeat
+  repeating, else a grouping: engines/spark_conditions.py `duplicates`), with how many distinct values repeat
   (docs/mapping.md counts rows, and reports the distinct duplicated values beside them) and the
   smallest and largest;
 - a foreign key: one anti join, up to 5 orphan keys.
@@ -36,9 +36,8 @@ from typing import Any
 
 from dataclasses import replace
 
-from dc_bridge.engines.native.run import aggregate, duplicates
-from dc_bridge.engines.native.translate import VIOLATIONS, column
 from dc_bridge.engines.results import plain_value
+from dc_bridge.engines.spark_conditions import VIOLATIONS, aggregate, column, duplicates
 from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 from dc_bridge.verdict import WITHHELD, Verdict
 

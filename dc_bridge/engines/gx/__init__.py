@@ -1,11 +1,20 @@
 """Great Expectations (GX 1.x): one expectation suite per model (translate.py), validated on the
-model's DataFrame in an ephemeral context (run.py). This is GX's one wiring point. The suites as the
-objects of a GX project (project.py) serve `gx init` and the Data Docs site, not the engine."""
+model's DataFrame in an ephemeral context (run.py). This is GX's one wiring point: the rest of
+dc-bridge uses GX through what this package exports, never its modules. Beside the `Engine`: the
+suites as the objects of a GX project (project.py: `dc-bridge gx init`), the Data Docs site of a
+run (data_docs.py), and checkpoint results produced outside dc-bridge (external.py: `fold_gx`).
+GX itself is imported only where those need it, so lint and compile never pay for it."""
 
 from __future__ import annotations
 
 from dc_bridge.engines.engine import CompiledFiles, Engine
-from dc_bridge.engines.gx.translate import assemble_suite, suite_text, translate_check
+from dc_bridge.engines.gx.external import reader as read_external
+from dc_bridge.engines.gx.data_docs import build_site as build_data_docs, validation_pages as data_docs_pages
+from dc_bridge.engines.gx.project import RESULT_FORMATS, Change, ProjectConflict, expectation_parameters, file_context, sync, unstorable
+from dc_bridge.engines.gx.translate import assemble_suite, suite_name, suite_text, translate_check
+
+__all__ = ["ENGINE", "RESULT_FORMATS", "Change", "ProjectConflict", "build_data_docs", "data_docs_pages",
+           "expectation_parameters", "file_context", "suite_name", "sync", "unstorable"]
 
 
 def _run(spark, frames, compiled, model, now):
@@ -21,4 +30,5 @@ def _preload():
 
 
 ENGINE = Engine(name="gx", translate=translate_check, assemble=assemble_suite,
-                files=CompiledFiles(folder="expectation_suites", suffix=".json", text=suite_text), run=_run, preload=_preload)
+                files=CompiledFiles(folder="expectation_suites", suffix=".json", text=suite_text), run=_run, preload=_preload,
+                read_external=read_external, library="great-expectations")

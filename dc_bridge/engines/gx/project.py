@@ -1,7 +1,7 @@
 """A contract's compiled suites as the objects of a GX 1.x context, created or brought up to date.
 
 `dc-bridge gx init` writes them into a team's file-context project (integrations/gx_project.py);
-`dc-bridge run --data-docs DIR` creates them in memory to build a Data Docs site (report/data_docs.py).
+`dc-bridge run --data-docs DIR` creates them in memory to build a Data Docs site (data_docs.py).
 
 Per contract: a Spark data source named like the contract, a DataFrame asset and a whole-DataFrame
 batch definition per model, the compiled suite of each model, a validation definition per model and
@@ -33,9 +33,11 @@ from __future__ import annotations
 import copy
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
-from dc_bridge.engines.gx.run import COMPLETE, SUMMARY
+from dc_bridge.plan.checks import Check
+from dc_bridge.engines.gx.run import COMPLETE, SUMMARY, measured_from_now
+from dc_bridge.engines.gx.translate import freshness_parameter
 
 BATCH_DEFINITION = "whole dataframe"
 DOCS_ACTION = "update_data_docs"
@@ -72,6 +74,23 @@ def sync(context, contract_id: str, suites: dict[str, dict], result_format: dict
         definition = _validation_definition(context, suite.name, batch_definition, gx_suite, changes)
         _checkpoint(context, suite.name, definition, result_format, changes)
     return changes
+
+
+def file_context(project_dir):
+    """The GX file-context project under `project_dir` (GX keeps it in `project_dir/gx`), created if
+    missing. GX analytics are off: run.py, imported above, switched them off before GX is imported."""
+    import great_expectations as gx
+
+    return gx.get_context(mode="file", project_root_dir=str(project_dir))
+
+
+def expectation_parameters(checks: Iterable[Check], suites: dict[str, dict]) -> dict[str, str]:
+    """The run-time suite parameters a checkpoint of `suites` (model -> suite) needs
+    (`expectation_parameters=`), with what each holds."""
+    # as Python a user can paste: naive local time is how PySpark hands GX the column's max
+    return {freshness_parameter(check): f"datetime.now() - timedelta(seconds={check.params.max_age.total_seconds():g}), "
+            f"the oldest allowed max({check.column}) (for a date column: its date())"
+            for check in checks if measured_from_now(check) and check.model in suites}
 
 
 def unstorable(names) -> list[str]:

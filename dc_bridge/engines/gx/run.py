@@ -146,7 +146,13 @@ def freshness_parameters(df, checks: Iterable[Check], now: datetime) -> dict[str
     """The run-time suite parameters of the freshness checks among `checks` (the cut-offs
     `now - max_age`): a compiled suite with a freshness check cannot run without them."""
     return {freshness_parameter(check): _cutoff(now, check.params.max_age, _is_date(df, check.column))
-            for check in checks if check.kind == "freshness"}
+            for check in checks if measured_from_now(check)}
+
+
+def measured_from_now(check: Check) -> bool:
+    """A check whose number is an age, from the run's `now` (measure `seconds`): its expectation takes
+    the oldest allowed max(timestamp) as a run-time suite parameter (translate.py `freshness_parameter`)."""
+    return kind_of(check).measure == "seconds"
 
 
 def read_results(validated: Iterable, by_id: dict[str, Check], now: datetime, count_rows=None) -> dict[str, CheckResult]:
@@ -154,10 +160,11 @@ def read_results(validated: Iterable, by_id: dict[str, Check], now: datetime, co
     `meta.dc_bridge.check_id`; results of expectations that are not checks of `by_id` are ignored).
     `now` is the reference time of freshness ages; `count_rows()` gives the row count when a percent
     check needs it and no result reported it (None: such a check is `error`). Shared by the runner
-    and by folding a checkpoint run outside dc-bridge (integrations/fold.py)."""
+    and by reading a checkpoint run outside dc-bridge (external.py)."""
     ours = [r for r in validated if ((r.expectation_config.meta or {}).get("dc_bridge") or {}).get("check_id") in by_id]
     results: dict[str, CheckResult] = {}
-    row_count = _row_count(r for r in ours if by_id[r.expectation_config.meta["dc_bridge"]["check_id"]].kind != "custom_gx")
+    # a user's own expectation may count something else than the model's rows
+    row_count = _row_count(r for r in ours if not kind_of(by_id[r.expectation_config.meta["dc_bridge"]["check_id"]]).custom)
     for result in ours:
         check = by_id[result.expectation_config.meta["dc_bridge"]["check_id"]]
         if row_count is None and check.unit == "percent" and count_rows is not None:

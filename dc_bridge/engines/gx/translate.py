@@ -15,6 +15,7 @@ from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
 from dc_bridge.engines.compiled_text import indented_json
 from dc_bridge.engines.engine import Unsupported, from_history, not_executable, unsupported
+from dc_bridge.contract.lint.gx_catalog import to_snake_case
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import Syntax, render
 from dc_bridge.contract.sql import TABLE_MARKER, epoch_seconds, quote_identifier, sql_literal, view_name
@@ -162,7 +163,18 @@ def _retention(check: Check, p: c.Retention, contract_id: str) -> list[dict]:
 
 
 def _custom(check: Check, p: c.CustomGx, contract_id: str) -> list[dict]:
-    return [{"type": p.expectation["type"], "kwargs": dict(p.expectation["kwargs"]), "meta": dict(p.expectation.get("meta", {}))}]
+    return [gx_expectation(p.implementation, check.column)]
+
+
+def gx_expectation(implementation, column: str | None) -> dict:
+    """A custom GX check as a GX 1.x expectation: 0.x `expectation_type` and camelCase kwargs mapped,
+    the rule's field as the `column` of a column expectation that names none."""
+    body = dict(implementation) if isinstance(implementation, dict) else {}
+    expectation_type = to_snake_case(str(body.get("type") or body.get("expectation_type") or ""))
+    kwargs = {to_snake_case(k): v for k, v in (body.get("kwargs") or {}).items()}
+    if column and "column" not in kwargs and expectation_type.startswith("expect_column"):
+        kwargs["column"] = column
+    return {"type": expectation_type, "kwargs": kwargs, "meta": dict(body.get("meta") or {})}
 
 
 def _rows(query: str) -> dict:

@@ -16,28 +16,15 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from dc_bridge.plan import checks as c
-from dc_bridge.plan.checks import Check
+from dc_bridge.plan.checks import Check, kind_of
 from dc_bridge.contract.sql import TABLE_MARKER
 from dc_bridge.engines.columns import column_type, missing_columns, missing_message, unrunnable
 from dc_bridge.engines.engine import Unsupported
 from dc_bridge.engines.nested_types import type_problem
 from dc_bridge.engines.queries import judge_metric
-from dc_bridge.engines.native.translate import TRANSLATIONS, VIOLATIONS, column, translate_check
-from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds, plain_value
-
-
-# aggregate columns per Spark job: Spark compiles a plan of more than 100 fields
-# (spark.sql.codegen.maxFields) without whole-stage code generation, and such a pass over a wide
-# table took 40 s where two compiled passes over the same columns took 24 s (docs/benchmarks.md)
-AGGREGATES_PER_PASS = 90
-
-
-def aggregate(df, columns: list) -> dict[str, Any]:
-    """`df.agg(*columns)` as one row (alias -> value), in as few passes as keep every pass compiled."""
-    values: dict[str, Any] = {}
-    for start in range(0, len(columns), AGGREGATES_PER_PASS):
-        values.update(df.agg(*columns[start:start + AGGREGATES_PER_PASS]).first().asDict())
-    return values
+from dc_bridge.engines.native.translate import TRANSLATIONS, translate_check
+from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds
+from dc_bridge.engines.spark_conditions import VIOLATIONS, aggregate, column, duplicates, key_examples
 
 
 def run_spark(spark, df, checks: list[Check], now: datetime, *, view: str, frames: dict[str, Any]) -> EngineReport:
@@ -60,12 +47,12 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
     runnable = []
     for check in checks:
         problem = unrunnable(df, check)
-        if check.kind == "column_exists":
+        if kind_of(check).presence:  # evaluated, and failing, when the column is missing
             absent = missing_columns(df, check.columns)
             results[check.id] = CheckResult(check.id, "spark", "failed" if absent else "passed", native_name="schema")
         elif problem is not None:  # a missing column: failed; a column of an unfit type: error (engines/columns.py)
             results[check.id] = CheckResult(check.id, "spark", problem.outcome, native_name="schema", error=problem.reason)
-        elif check.kind == "column_type":
+        elif TRANSLATIONS[check.kind] == "schema":  # the column's type, from the schema alone
             results[check.id] = _column_type(df, check)
         else:
             runnable.append(check)
@@ -74,16 +61,34 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
     # checks are fetched afterwards for the failed ones only, by runner/samples.py, reading just enough rows)
     fused = [F.count(F.lit(1)).alias("rows")]
     for index, check in enumerate(runnable):
-        if check.kind in VIOLATIONS:
-            fused.append(F.count(F.when(VIOLATIONS[check.kind](check, check.params, now), True)).alias(f"v{index}"))
-        elif check.kind == "freshness":
-            fused.append(F.max(column(check.column)).alias(f"v{index}"))
+        in_fused_pass = FUSED.get(TRANSLATIONS[check.kind])
+        if in_fused_pass is not None:
+            fused.append(in_fused_pass(check, now).alias(f"v{index}"))
     totals = aggregate(df, fused)
     rows = int(totals["rows"])
     for index, check in enumerate(runnable):
         results[check.id] = EVALUATIONS[TRANSLATIONS[check.kind]](
             check, spark=spark, df=df, frames=frames, view=view, now=now, rows=rows, fused=totals.get(f"v{index}"))
     return results
+
+
+# how a kind is evaluated (translate.TRANSLATIONS) -> its column of the fused aggregation, when it has one
+FUSED: dict[str, Callable[[Check, datetime], Any]] = {
+    "count in the fused aggregation": lambda check, now: _count_violations(check, now),
+    "max in the fused aggregation": lambda check, now: _max(check),
+}
+
+
+def _count_violations(check: Check, now: datetime):
+    from pyspark.sql import functions as F
+
+    return F.count(F.when(VIOLATIONS[check.kind](check, check.params, now), True))
+
+
+def _max(check: Check):
+    from pyspark.sql import functions as F
+
+    return F.max(column(check.column))
 
 
 def _fused_count(check: Check, *, rows: int, fused, **_) -> CheckResult:
@@ -124,51 +129,6 @@ def _judge(check: Check, *, native: str, count: int | None = None, rows: int | N
     return CheckResult(check.id, "spark", outcome, observed=value, unexpected_count=count, unexpected_percent=percent,
                        native_name=native, samples=(samples or []) if outcome == "failed" else [],
                        duplicated_values=duplicated_values if outcome == "failed" else None)
-
-
-def key_examples(*values) -> list:
-    """The distinct non-null values, JSON-friendly (`plain_value`); arrays, structs and composite keys
-    become lists, which cannot be hashed: compared, not put in a set."""
-    shown: list = []
-    for value in (plain_value(v) for v in values if v is not None):
-        if value not in shown:
-            shown.append(value)
-    return shown
-
-
-def _key(check: Check):
-    from pyspark.sql import functions as F
-
-    keys = [column(name) for name in check.columns]
-    return keys[0] if len(keys) == 1 else F.struct(*keys)
-
-
-def duplicates(df, check: Check, *, mostly_distinct: bool) -> tuple[int, int, list]:
-    """(rows whose key repeats, distinct repeated keys, smallest and largest repeated key): one query.
-
-    `mostly_distinct` (at least half the rows hold a key of their own, as the caller knows from an
-    engine's count) counts the rows of each key with a window: a grouping's partial aggregation then reduces nothing
-    and hashes every key twice, where the window sorts each once (10M rows, one string key: 11 s of
-    Spark CPU against 19 s). With many repeats the grouping's partial aggregation shrinks the data
-    before the shuffle (6 values in 10M rows: 3 s against 29 s for the window), so it counts those."""
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
-
-    present = df
-    for name in check.columns:
-        present = present.where(column(name).isNotNull())
-    if mostly_distinct:
-        counted = present.select(_key(check).alias("key"),
-                                 F.count(F.lit(1)).over(Window.partitionBy(*[column(n) for n in check.columns])).alias("n"))
-        repeated = counted.where(F.col("n") > 1)
-        row = repeated.agg(F.count(F.lit(1)).alias("rows"), F.count_distinct("key").alias("keys"),
-                           F.min("key").alias("lo"), F.max("key").alias("hi")).first()
-    else:
-        groups = present.groupBy(_key(check).alias("key")).count().where(F.col("count") > 1)
-        row = groups.agg(F.coalesce(F.sum("count"), F.lit(0)).alias("rows"), F.count(F.lit(1)).alias("keys"),
-                         F.min("key").alias("lo"), F.max("key").alias("hi")).first()
-    examples = [] if check.sensitive else key_examples(row["lo"], row["hi"])
-    return int(row["rows"]), int(row["keys"]), examples
 
 
 def _foreign_key(df, check: Check, params: c.ForeignKey, frames: dict, rows: int) -> CheckResult:

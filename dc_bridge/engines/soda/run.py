@@ -47,10 +47,9 @@ from dc_bridge.engines.nested_types import unsendable
 from dc_bridge.engines.queries import SCALAR_NULL_REASON, judge_metric
 from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds
 from dc_bridge.engines.views import temp_views
-from dc_bridge.engines.native.run import key_examples
-from dc_bridge.engines.soda.translate import key_count_query, key_samples_query
+from dc_bridge.engines.spark_conditions import key_examples
+from dc_bridge.engines.soda.translate import DATA_SOURCE, key_count_query, key_samples_query
 
-DATA_SOURCE = "dc_bridge_spark"
 # a custom check's own `warn` is not a pass: it counts as failed (the contract's severity then decides)
 _SODA_OUTCOMES = {"pass": "passed", "fail": "failed", "warn": "failed"}
 
@@ -59,6 +58,8 @@ def disable_soda_telemetry() -> None:
     """Soda telemetry off for this process, without touching ~/.soda (see the module docstring)."""
     from soda.common.config_helper import ConfigHelper
 
+    # private attributes, because no public switch exists (see the module docstring): the singleton is
+    # created without its __init__, and the telemetry's own flag and exporter are turned off
     instance = getattr(ConfigHelper, "_ConfigHelper__instance", None)
     if instance is None:
         helper = object.__new__(ConfigHelper)  # no __init__: it would read and write ~/.soda/config.yml
@@ -134,9 +135,11 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
     attach(scan, spark, DATA_SOURCE)  # our Spark DataFrame data source (spark_df.py)
     widened, keys = _key_queries(checks, view), {}
     if widened:
+        # private: a Scan hands out no data source it holds, and the widened queries need its connection
         source = scan._data_source_manager.data_sources[DATA_SOURCE]
         source.connection = _WidenedConnection(source.connection, widened, keys)
     if hasattr(scan, "_configuration"):
+        # private: Scan has no setter for the scan-wide samples limit, and a custom check's SodaCL sets none itself
         scan._configuration.samples_limit = 0  # no failed-row sample queries, for custom checks too
     scan.add_variables({"NOW": _soda_now(now or datetime.now(timezone.utc))})
     scan.add_sodacl_yaml_str(sodacl_text)
@@ -151,15 +154,11 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
     return results
 
 
-# uniqueness counted in rows: Soda's own grouping of the key also gives the failing-value samples
-_KEY_KINDS = ("unique", "unique_combination")
-
-
 def _key_queries(checks: list[Check], view: str) -> dict[str, tuple[str, str]]:
     """Soda's query of each uniqueness check counted in rows -> (check id, the same query widened
     by the repeated keys' count and extremes): both written by translate.py from the check itself."""
     return {key_count_query(check, view): (check.id, key_samples_query(check, view))
-            for check in checks if check.kind in _KEY_KINDS and check.unit == "rows"}
+            for check in checks if kind_of(check).samples == "duplicate_keys" and check.unit == "rows"}
 
 
 class _WidenedConnection:
@@ -213,14 +212,14 @@ def _key_samples(results: dict[str, CheckResult], rows: dict[str, tuple], by_id:
 def read_scan(scan, expected: dict[str, list[str]], by_id: dict[str, Check], table: str | None = None) -> dict[str, CheckResult]:
     """An executed Scan -> one CheckResult per check id of `expected` (check id -> its SodaCL check
     lines, see `named_lines`), joined by check name. `table`: the view whose row count percent
-    checks use, when the scan covered several. Shared by the runner and by folding a scan run
-    outside dc-bridge (integrations/fold.py)."""
+    checks use, when the scan covered several. Shared by the runner and by reading a scan run
+    outside dc-bridge (external.py)."""
     results: dict[str, CheckResult] = {}
     evaluated: dict[str, list[dict]] = {}
     for entry in scan.get_scan_results().get("checks", []):
         evaluated.setdefault(entry.get("name"), []).append(entry)
     objects = {}
-    for check_object in getattr(scan, "_checks", []):
+    for check_object in scan_checks(scan):
         try:
             objects.setdefault(check_object.name, check_object)
         except Exception:
@@ -231,7 +230,7 @@ def read_scan(scan, expected: dict[str, list[str]], by_id: dict[str, Check], tab
         entries = [e for e in evaluated.get(check_id, []) if e.get("outcome") is not None]
         if len(entries) < len(lines):
             error = _error_text(scan, objects.get(check_id), lines)
-            if check.kind in ("sql_metric", "frequency") and "were not computed" in error and "Query execution error" not in error:
+            if kind_of(check).sql_query and "were not computed" in error and "Query execution error" not in error:
                 error = SCALAR_NULL_REASON  # the metric query gave NULL (engines/queries.py `scalar_query`)
             results[check_id] = CheckResult(check_id, "soda", "error", native_name=native, error=error)
         elif len(entries) > 1:
@@ -241,6 +240,13 @@ def read_scan(scan, expected: dict[str, list[str]], by_id: dict[str, Check], tab
         else:
             results[check_id] = _check_result(check, entries[0], objects.get(check_id), native, row_count)
     return results
+
+
+def scan_checks(scan) -> list:
+    """Every check object of an executed scan, passed, failed or not evaluated. Private (`_checks`):
+    Soda's public accessors hand out the failed and warned ones only (`get_checks_fail`,
+    `get_checks_warn_or_fail`), and `get_scan_results()` holds no object, only rounded numbers."""
+    return list(getattr(scan, "_checks", []))
 
 
 def _soda_now(now: datetime) -> str:
@@ -280,7 +286,9 @@ def _without(sodacl_text: str, names: set[str]) -> str:
 
 
 def _row_count(scan, table: str | None = None) -> int | None:
-    """The table's row count if the scan computed it (percent metrics need it), else None."""
+    """The table's row count if the scan computed it (percent metrics need it), else None. Private
+    (`_metrics`): `get_scan_results()["metrics"]` names a metric's table only inside its identity
+    text, where the metric objects carry their partition's table."""
     for metric in getattr(scan, "_metrics", ()):
         if table is not None and getattr(getattr(getattr(metric, "partition", None), "table", None), "table_name", None) != table:
             continue
@@ -343,7 +351,7 @@ def _age(check: Check, entry: dict, check_object, line: str, row_count: int | No
 
 def _measured_value(check: Check, entry: dict, check_object, line: str, row_count: int | None):
     value = _value(entry)
-    if value is None and check.kind in ("sql_metric", "frequency"):
+    if value is None and kind_of(check).sql_query:
         return CheckResult(check.id, "soda", "error", native_name=line, error=SCALAR_NULL_REASON)
     if value is None:
         return None, None, None

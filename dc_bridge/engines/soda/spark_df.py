@@ -117,6 +117,8 @@ def attach(scan, spark, name: str) -> None:
     """Make `spark` the scan's data source `name`, connected: Soda's data source manager returns a
     connected source it holds as it is, instead of importing one by its type."""
     scan.add_spark_session(spark, data_source_name=name)
+    # private (`_logs`, `_configuration`, `_data_source_manager`): Soda builds a data source only by
+    # importing soda-core-spark-df by its type name, and has no public way to hand a scan one it did not build
     source = SparkDfDataSource(scan._logs, name, scan._configuration.data_source_properties_by_name[name])
     source.connect()
     scan._data_source_manager.data_sources[name] = source

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+import yaml
+
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
 from dc_bridge.contract.thresholds import Syntax, negate, render
@@ -25,6 +27,8 @@ from dc_bridge.engines.queries import foreign_key_query, number_text, outside_ra
 from dc_bridge.engines.nested_types import nested_type_query
 
 
+# the name of the Spark data source a scan of the compiled SodaCL uses (run.py; `dc-bridge soda config` tells a user's scan)
+DATA_SOURCE = "dc_bridge_spark"
 # a threshold in SodaCL (`between (1 and 5]` excludes 1, includes 5); SodaCL takes no exponent (`1e-05`)
 SODACL = Syntax(compare="{op} {value}", between="between {left}{low} and {high}{right}", not_between="not {between}",
                 number=number_text)
@@ -284,7 +288,54 @@ def _foreign_key(check: Check, p: c.ForeignKey, table: str, contract_id: str):
 
 
 def _custom(check: Check, p: c.CustomSoda, table: str, contract_id: str) -> list[dict]:
-    return [_named(line, check) for line in p.sodacl]
+    return [_named(line, check) for line in soda_check_lines(p.implementation, check.column)]
+
+
+def soda_check_lines(implementation, column: str | None) -> tuple:
+    """A custom Soda check as SodaCL check lines. Accepts raw SodaCL (text or mapping, with or
+    without its `checks for` header) and Soda's data-contract check form (`type: ...`)."""
+    body = yaml.safe_load(implementation) if isinstance(implementation, str) else implementation
+    if isinstance(body, dict) and "type" in body:
+        return (contract_check_to_sodacl(body, column),)
+    if isinstance(body, dict):
+        headers = [k for k in body if isinstance(k, str) and k.startswith("checks for")]
+        if headers:
+            return tuple(body[headers[0]] or ())
+        return tuple({k: v} for k, v in body.items())
+    if isinstance(body, (list, tuple)):  # a tuple: check lines already, as a plan built in code holds them
+        return tuple(body)
+    return (body,)
+
+
+_SODA_CONTRACT_OPERATORS = {
+    "must_be": "=", "must_not_be": "!=", "must_be_greater_than": ">", "must_be_greater_than_or_equal_to": ">=",
+    "must_be_less_than": "<", "must_be_less_than_or_equal_to": "<=",
+}
+# Soda data-contract check types -> SodaCL metric (column-level metrics take the column list)
+_SODA_CONTRACT_METRICS = {
+    "no_duplicate_values": ("duplicate_count", "= 0"), "duplicate_count": ("duplicate_count", None),
+    "duplicate_percent": ("duplicate_percent", None), "no_missing_values": ("missing_count", "= 0"),
+    "missing_count": ("missing_count", None), "missing_percent": ("missing_percent", None),
+    "no_invalid_values": ("invalid_count", "= 0"), "invalid_count": ("invalid_count", None),
+    "invalid_percent": ("invalid_percent", None), "row_count": ("row_count", None),
+}
+
+
+def contract_check_to_sodacl(body: dict, column: str | None):
+    """Soda's data-contract form (`type: duplicate_percent`, `columns`, `must_be_less_than`) -> SodaCL."""
+    check_type = str(body["type"])
+    metric, fixed = _SODA_CONTRACT_METRICS.get(check_type, (check_type, None))
+    columns = body.get("columns") or ([body["column"]] if body.get("column") else [column] if column else [])
+    call = metric if metric == "row_count" else f"{metric}({', '.join(columns)})"
+    condition = fixed
+    for key, op in _SODA_CONTRACT_OPERATORS.items():
+        if key in body:
+            condition = f"{op} {body[key]}"
+    if "must_be_between" in body:
+        low, high = body["must_be_between"]
+        condition = f"between {low} and {high}"
+    config = {k: v for k, v in body.items() if k not in {"type", "columns", "column", "must_be_between", *_SODA_CONTRACT_OPERATORS}}
+    return {f"{call} {condition or '= 0'}": config or None}
 
 
 # kind -> one SodaCL check (check line, configuration), given the check, its params, the model's view
