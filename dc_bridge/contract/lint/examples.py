@@ -344,7 +344,7 @@ def _judged(name: str, field: Field, example: _Example, required: bool) -> list[
     """The findings of one example of one field (and, for an array or object, of its items and nested fields)."""
     value = example.value
     if value is None:
-        return [example.finding("DCB166", f"is null, but `{name}` is required", expected="a value", found="null")] if required else []
+        return [example.finding("DCB166", f"null breaks `{name}`'s required", expected="a value", found="null")] if required else []
     try:
         typed = _typed(field, value)
     except _NotOfType:
@@ -364,8 +364,8 @@ def _judged(name: str, field: Field, example: _Example, required: bool) -> list[
                                                 "Java and Python read this pattern or this text differently",
                                                 expected="a pattern in the syntax Java and Python share, and its usual text", found=_shown(value)))
     for part, child, inner in _parts(field, typed):
-        findings += _judged(f"{name}{part}", child, _Example(inner, None, example.file, example.path, example.line,
-                                                              f"{example.label}{part}"), child.required)
+        findings += _judged(f"{name}{part}", child, _Example(inner, None, example.file, example.path, example.line, example.label),
+                            child.required)
     return findings
 
 
