@@ -83,7 +83,10 @@ def test_a_model_example_row_that_breaks_a_range_is_reported_at_the_row(tmp_path
     # (field's rules, its examples, the messages after `example `)
     ("type: long", "[12, '13', abc, 1.5]", ["'abc' is no `long` value, the type of `orders.x`", "1.5 is no `long` value, the type of `orders.x`"]),
     ("type: integer", "[2147483647, 2147483648]", ["2147483648 is no `integer` value, the type of `orders.x`"]),
-    ("type: date", "['2024-02-29', '2023-02-29']", ["'2023-02-29' is no `date` value, the type of `orders.x`"]),
+    ("type: date", "['2024-02-29', '2024-02-29T10:00:00Z', '2023-02-29', '2024-01-01x']",
+     ["'2023-02-29' is no `date` value, the type of `orders.x`", "'2024-01-01x' is no `date` value, the type of `orders.x`"]),
+    ("{type: time, maximum: '18:00'}", "['9:30', '17:59:59.5', '18:30', '25:00']",
+     ["'18:30' breaks `orders.x`'s maximum 18:00", "'25:00' is no `time` value, the type of `orders.x`"]),
     ("type: timestamp", "['2024-09-09T08:30:00Z', '2024-09-09 08:30:00', 'yesterday']",
      ["'yesterday' is no `timestamp` value, the type of `orders.x`"]),
     ("type: boolean", "[true, 'false', maybe]", ["'maybe' is no `boolean` value, the type of `orders.x`"]),

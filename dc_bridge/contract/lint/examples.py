@@ -49,8 +49,9 @@ def example_findings(result: LoadResult) -> list[Finding]:
     documents = {os.path.normpath(d.file): d for d in result.documents}
     findings: list[Finding] = []
     for model in contract.models:
+        keys = {id(field) for field in model.fields if field.name in model.primary_key}  # a key column must hold a value
         for name, field in _named_fields(model.name, model.fields):
-            required = field.required or field.name in model.primary_key and field in model.fields
+            required = field.required or id(field) in keys
             for example in _field_examples(field, documents):
                 findings += _judged(name, field, example, required)
         findings += _row_findings(contract, model, documents)
@@ -79,10 +80,10 @@ class _NotOfType(ValueError):
 # ---- the field's type: each logical type's reading of an example value (YAML's, or a CSV cell's text)
 
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
-_DATE = re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})")
+_DATE = re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[Tt ].*)?$")  # a timestamp's text casts to its date
 _TIMESTAMP = re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[Tt ]([0-9]{1,2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{1,9}))?)?)?"
                         r"\s*(Z|z|UTC|[+-][0-9]{2}(?::?[0-9]{2})?)?$")
-_TIME = re.compile(r"^([01]?[0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]+)?)?$")
+_TIME = re.compile(r"^([01]?[0-9]|2[0-3]):([0-5][0-9])(?::([0-5][0-9])(?:\.([0-9]{1,9}))?)?$")
 # what Spark's cast of a string to boolean takes
 _BOOLEANS = {"true": True, "t": True, "yes": True, "y": True, "1": True, "false": False, "f": False, "no": False, "n": False, "0": False}
 
@@ -123,11 +124,11 @@ def _boolean(value: Any) -> bool:
 
 
 def _date(value: Any) -> date:
-    match = _DATE.match(value) if isinstance(value, str) else None
+    match = _DATE.match(value.strip()) if isinstance(value, str) else None
     if match is None:
         raise _NotOfType
     try:
-        return date(*(int(part) for part in match.groups()))
+        return date(*(int(part) for part in match.groups()[:3]))
     except ValueError:
         raise _NotOfType from None
 
@@ -151,9 +152,11 @@ def _timestamp(value: Any) -> datetime:
 
 
 def _time(value: Any) -> time:
-    if not isinstance(value, str) or not _TIME.match(value.strip()):
+    match = _TIME.match(value.strip()) if isinstance(value, str) else None
+    if match is None:
         raise _NotOfType
-    return time.fromisoformat(value.strip().zfill(8) if len(value.strip().split(":")[0]) == 1 else value.strip())
+    hour, minute, second, fraction = match.groups()
+    return time(int(hour), int(minute), int(second or 0), int((fraction or "0")[:6].ljust(6, "0")))
 
 
 def _of(*kinds: type) -> Callable[[Any], Any]:
@@ -186,11 +189,12 @@ def _typed(field: Field, value: Any) -> Any:
 
 # ---- patterns: Java's, matched with Python's re only where both read them alike
 
-# escapes both read alike; those after the first group reach beyond ASCII differently unless matched with re.ASCII
+# escapes both read alike
 _SAME_ESCAPES = frozenset("tnrf")
+# classes both read alike on ASCII text only (with re.ASCII); beyond it Java's flags and Python's defaults differ
 _CLASS_ESCAPES = frozenset("dDwWsS")
 _QUANTIFIER = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
-_HEX_DIGITS = {"x": 2, "u": 4}  # \\xhh, \\uhhhh
+_HEX_DIGITS = {"x": 2, "u": 4}  # the hex digits of \xhh and \uhhhh
 _GROUPS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")  # `(?<name>`, `(?>`, flags other than a leading (?i): no
 # line terminators Java's `.` and `$` know and Python's do not
 _JAVA_TERMINATORS = frozenset("\r\u0085\u2028\u2029")
