@@ -68,7 +68,7 @@ _CODES = [
     Code("DCB166", "error", "Example breaks the contract's own rule",
          "Correct the example, or the rule if the example is right: a contract should not show a value its own checks reject. `compile` and `run` go on, as examples change nothing that runs."),
     Code("DCB167", "info", "Example not checked",
-         "Nothing to change for dc-bridge: the example could not be judged without Spark (the message says why); check it by eye, or by `dc-bridge run` on data that holds it."),
+         "Nothing to change for dc-bridge: lint could not judge the example without Java (the message says why); check it by eye, or by `dc-bridge run` on data that holds it."),
     Code("DCB170", "error", "Quality SQL is not one read-only SELECT", "Write a single SELECT (or WITH ... SELECT) over the contract's models with Spark's built-in functions; dc-bridge never runs DDL, DML or commands, nor reads files, other tables or user functions."),
     Code("DCB171", "error", "Quality SQL does not parse", "Fix the SQL syntax (Spark SQL)."),
     Code("DCB172", "error", "Unknown SQL placeholder", "Use {model}, {table}, {field}, {column}, {object}, {property} or the same with `$` in front."),

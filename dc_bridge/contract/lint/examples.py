@@ -92,7 +92,10 @@ def _integer(bits: int) -> Callable[[Any], int]:
     def read(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, (int, str)) or isinstance(value, str) and not _INTEGER.match(value.strip()):
             raise _NotOfType
-        number = int(value)
+        try:
+            number = int(value)
+        except ValueError:  # more digits than Python converts (4,300): no integer column holds it either
+            raise _NotOfType from None
         if not -(2 ** (bits - 1)) <= number < 2 ** (bits - 1):
             raise _NotOfType
         return number
@@ -259,11 +262,26 @@ def python_form(pattern: str) -> tuple[re.Pattern, bool] | None:
         return None
 
 
-def _java_find(pattern: str, text: str) -> bool | None:
-    """Whether Java's regex finds the pattern in the text; None when Python cannot say for sure."""
+@dataclass(frozen=True)
+class _Unjudged:
+    """A rule this module cannot judge a value by, and why."""
+
+    reason: str
+
+
+def _java_find(pattern: str, text: str) -> bool | _Unjudged:
+    """Whether Java's regex finds the pattern in the text, or why Python cannot say for sure."""
+    from dc_bridge.contract.lint.redos import catastrophic_backtracking  # here: `import lint` stays fast (as rules.py)
+
     form = python_form(pattern)
-    if form is None or not _JAVA_TERMINATORS.isdisjoint(text) or form[1] and not text.isascii():
-        return None
+    if form is None:
+        return _Unjudged("Java and Python read this pattern differently")
+    if catastrophic_backtracking(pattern) is not None:
+        return _Unjudged("the pattern can backtrack catastrophically (DCB142), so lint does not run it")
+    if not _JAVA_TERMINATORS.isdisjoint(text):
+        return _Unjudged("the value holds a line terminator (\\r, U+0085, U+2028, U+2029) that Java's `.` and `$` read otherwise than Python's")
+    if form[1] and not text.isascii():
+        return _Unjudged("the pattern's \\d, \\w, \\s, \\b or (?i) reach beyond ASCII otherwise in Java than in Python, and the value is not ASCII")
     return form[0].search(text) is not None
 
 
@@ -278,10 +296,10 @@ class _Value:
 @dataclass(frozen=True)
 class _Rule:
     """A per-value rule: how the contract writes it for a field (None: the field has no such rule) and
-    whether a value keeps it (None: cannot be told here)."""
+    whether a value keeps it, or why that cannot be told here."""
 
     written: Callable[[Field], str | None]
-    holds: Callable[[Field, _Value], bool | None]
+    holds: Callable[[Field, _Value], bool | _Unjudged]
 
 
 def _stringy(field: Field) -> bool:
@@ -363,10 +381,9 @@ def _judged(name: str, field: Field, example: _Example, required: bool) -> list[
             if kept is False:
                 findings.append(example.finding("DCB166", f"{_shown(value)} breaks `{name}`'s {written}",
                                                 expected=f"a value that keeps {written}", found=_shown(value)))
-            elif kept is None:
-                findings.append(example.finding("DCB167", f"{_shown(value)} was not checked against `{name}`'s {written}: "
-                                                "Java and Python read this pattern or this text differently",
-                                                expected="a pattern in the syntax Java and Python share, and its usual text", found=_shown(value)))
+            elif isinstance(kept, _Unjudged):
+                findings.append(example.finding("DCB167", f"{_shown(value)} was not checked against `{name}`'s {written}: {kept.reason}",
+                                                expected="a rule lint can judge without Java", found=_shown(value)))
     for part, child, inner in _parts(field, typed):
         findings += _judged(f"{name}{part}", child, _Example(inner, None, example.file, example.path, example.line, example.label),
                             child.required)
