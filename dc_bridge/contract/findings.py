@@ -65,6 +65,10 @@ _CODES = [
     Code("DCB163", "error", "Unknown library metric", "Use nullValues, missingValues, invalidValues, duplicateValues or rowCount (or the older rule names nullCheck, duplicateCount, validValues, rowCount)."),
     Code("DCB164", "error", "Constraint bounds can never hold", "Make the minimum not larger than the maximum."),
     Code("DCB165", "warning", "Constraint does not fit the field type", "Length and pattern constraints apply to strings, ranges to numbers and dates."),
+    Code("DCB166", "error", "Example breaks the contract's own rule",
+         "Correct the example, or the rule if the example is right: a contract should not show a value its own checks reject. `compile` and `run` go on, as examples change nothing that runs."),
+    Code("DCB167", "info", "Example not checked",
+         "Nothing to change for dc-bridge: lint could not judge the example without Java (the message says why); check it by eye, or by `dc-bridge run` on data that holds it."),
     Code("DCB170", "error", "Quality SQL is not one read-only SELECT", "Write a single SELECT (or WITH ... SELECT) over the contract's models with Spark's built-in functions; dc-bridge never runs DDL, DML or commands, nor reads files, other tables or user functions."),
     Code("DCB171", "error", "Quality SQL does not parse", "Fix the SQL syntax (Spark SQL)."),
     Code("DCB172", "error", "Unknown SQL placeholder", "Use {model}, {table}, {field}, {column}, {object}, {property} or the same with `$` in front."),
@@ -118,9 +122,10 @@ _CODES = [
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
-# errors of conformance alone: the official schema rejects the contract, so lint fails (exit 1), but nothing
-# that runs depends on it (a key it would read is DCB104, a value it would read DCB101), so compile and run go on
-CONFORMANCE_CODES: frozenset[str] = frozenset({"DCB100"})
+# errors of conformance alone: the official schema rejects the contract, or an example breaks the contract's own
+# rules (DCB166), so lint fails (exit 1), but nothing that runs depends on it (a key it would read is DCB104, a value
+# it would read DCB101), so compile and run go on
+CONFORMANCE_CODES: frozenset[str] = frozenset({"DCB100", "DCB166"})
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 from dc_bridge.contract.evolution.inheritance import inheritance_findings
 from dc_bridge.contract.findings import Finding
 from dc_bridge.contract.reading.load import LoadResult, load_contract
+from dc_bridge.contract.lint.examples import example_findings
 from dc_bridge.contract.lint.rules import semantic_findings
 from dc_bridge.contract.lint.schema import _said_already, referenced_key_findings, validate_schema
 
@@ -35,6 +36,7 @@ def lint_file(path: str | Path) -> LoadResult:
         result.findings.extend(f for f in semantic_findings(result.contract) if f.code != "DCB173" or not
                                {(f.file, f"{f.path}.{key}") for key in ("name", "physicalName")} & unresolved)
         result.findings.extend(inheritance_findings(result))
+        result.findings.extend(example_findings(result))
     # what dc-bridge's own rules already said as an error at a place (DCB151 for `minimum: .nan`) is not
     # said again by the schema; a warning (DCB112) must not hide what the schema rejects
     said: dict[tuple[str, str], list[str]] = {}
