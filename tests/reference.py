@@ -7,9 +7,10 @@ semantics in docs/mapping.md ("Semantics, check by check") and DESIGN.md section
 engine: no Spark Column or SQL of `engines/native/translate.py` (or any engine) is evaluated here,
 so an engine is never compared with a copy of itself. The test tables are a few dozen rows.
 
-Where Python and Spark read a value differently, the reference follows Spark, as the docs do:
+Where Python and Spark read a value differently, the reference follows Spark, which every engine runs on:
 - NaN: Spark orders NaN above every number (`NaN > 100` holds) and groups the NaNs as one value
-  (Spark SQL reference, "NaN Semantics"); every Python comparison with NaN is false.
+  (Spark SQL reference, "NaN Semantics"); every Python comparison with NaN is false. docs/mapping.md
+  says this only for SQL metrics (NaN fails them); for ranges and uniqueness it follows from Spark.
 - A bound against a double column is compared as a double; against an integer or decimal column
   exactly, the bound being the decimal its text names (docs/mapping.md "Exact numbers").
 - A regular expression is Java's (java.util.regex, what Spark's `rlike` runs), evaluated with
