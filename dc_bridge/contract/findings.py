@@ -30,12 +30,14 @@ _CODES = [
     Code("DCB006", "error", "File too large", "Split the contract, or raise the limit with DC_BRIDGE_MAX_CONTRACT_BYTES."),
     # schema and shape
     Code("DCB100", "error", "Does not match the official JSON schema",
-         "Fix the value so it matches the standard; `compile` and `run` go on because it does not change which checks run."),
+         "Fix the key or value so it matches the standard. `compile` and `run` go on: nothing dc-bridge checks depends on it, "
+         "unless the message says it reads it (then the check runs as written); what would change a check is DCB101 or DCB104."),
     Code("DCB101", "error", "Wrong type for a field dc-bridge uses", "Give the field a value of the expected type; it changes what runs."),
     Code("DCB102", "error", "Missing required field", "Add the field."),
     Code("DCB103", "error", "Duplicate name", "Give each model and field a unique name within its parent."),
     Code("DCB104", "error", "Unknown key that would change what runs",
-         "Spell the key as the standard does (see the message); as written, dc-bridge ignores it and the check it names does not run."),
+         "Spell the key as the standard does (see the message); as written, dc-bridge ignores it and the check it names "
+         "would not run, so `run` refuses the contract."),
     Code("DCB105", "error", "YAML read a value as another type",
          "Quote the value (`'NO'`, `'010'`, `'1:20'`): YAML 1.1 reads unquoted yes/no/on/off as booleans, numbers with a leading 0 as octal, a:b as base 60, and any plain number as a number, not text."),
     Code("DCB106", "warning", "Library rule dc-bridge cannot run",
