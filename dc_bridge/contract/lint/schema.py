@@ -744,7 +744,7 @@ def _value_hint(error: SchemaError, standard: str, data: Any) -> str | None:
         if moved and isinstance(holder, dict) and isinstance(holder.get(moved[0]), dict) and moved[1] in holder[moved[0]]:
             return (f"{_NAMES[standard]} writes `{missing[1]}` at the top level, not under `{moved[0]}` as DCS does: move "
                     f"`{moved[0]}.{moved[1]}` to `{missing[1]}` (and `{moved[0]}.title` to `name`). Until then dc-bridge reads "
-                    f"no `{missing[1]}`; `compile` and `run` go on.")
+                    f"no `{missing[1]}`.")
         return None
     key = path[-1] if path and isinstance(path[-1], str) else None
     if key is not None and key in CHECKED_KEYS[standard].get(place_kind(standard, path[:-1]), ()):
