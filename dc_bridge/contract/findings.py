@@ -74,6 +74,9 @@ _CODES = [
          "Rename the model or field (or its physical name) without `${`; Spark replaces `${...}` in SQL before parsing it, also inside quoted names."),
     Code("DCB174", "error", "Unresolved variable",
          "Pass `--var NAME=VALUE` (or `vars=` to dc_bridge.run), set the environment variable, or give a default: `${NAME:-value}`; `$${NAME}` is the text itself."),
+    Code("DCB175", "warning", "Quality SQL names a column the model does not declare",
+         "Fix the name if it is misspelt (see the \"did you mean\"), or declare the column in the model; if the data does not "
+         "have it either, Spark fails the check when it runs."),
     Code("DCB180", "error", "Unknown custom engine", "Use `engine: great-expectations` or `engine: soda`."),
     Code("DCB181", "error", "Unknown Great Expectations expectation type", "Use a GX 1.x expectation type such as expect_column_values_to_not_be_null."),
     Code("DCB182", "warning", "camelCase GX argument", "Write GX kwargs in snake_case (min_value, not minValue); dc-bridge maps them for you."),
