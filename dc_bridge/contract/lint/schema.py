@@ -314,25 +314,25 @@ def _shown(value: Any) -> str:
 
 # keyword -> the message the Python `jsonschema` writes for (instance, keyword value, jsonschema-rs error kind)
 _MESSAGES: dict[str, Any] = {
-    "type": lambda i, v, k: f"{_shown(i)} is not of type {_types(v)}",
-    "enum": lambda i, v, k: f"{_shown(i)} is not one of {_shown(v)}",
-    "const": lambda i, v, k: f"{_shown(v)} was expected",
-    "pattern": lambda i, v, k: f"{_shown(i)} does not match {_shown(v)}",
-    "minItems": lambda i, v, k: f"{_shown(i)} {'should be non-empty' if v == 1 else 'is too short'}",
-    "minLength": lambda i, v, k: f"{_shown(i)} {'should be non-empty' if v == 1 else 'is too short'}",
-    "maxItems": lambda i, v, k: f"{_shown(i)} {'is expected to be empty' if v == 0 else 'is too long'}",
-    "maxLength": lambda i, v, k: f"{_shown(i)} {'is expected to be empty' if v == 0 else 'is too long'}",
-    "minProperties": lambda i, v, k: f"{_shown(i)} {'should be non-empty' if v == 1 else 'does not have enough properties'}",
-    "maxProperties": lambda i, v, k: f"{_shown(i)} {'is expected to be empty' if v == 0 else 'has too many properties'}",
-    "minimum": lambda i, v, k: f"{_shown(i)} is less than the minimum of {_shown(v)}",
-    "maximum": lambda i, v, k: f"{_shown(i)} is greater than the maximum of {_shown(v)}",
-    "exclusiveMinimum": lambda i, v, k: f"{_shown(i)} is less than or equal to the minimum of {_shown(v)}",
-    "exclusiveMaximum": lambda i, v, k: f"{_shown(i)} is greater than or equal to the maximum of {_shown(v)}",
-    "uniqueItems": lambda i, v, k: f"{_shown(i)} has non-unique elements",
-    "not": lambda i, v, k: f"{_shown(i)} should not be valid under {_shown(v)}",
-    "anyOf": lambda i, v, k: f"{_shown(i)} is not valid under any of the given schemas",
-    "oneOf": lambda i, v, k: (f"{_shown(i)} is valid under more than one of the given schemas" if k == "OneOfMultipleValid"
-                              else f"{_shown(i)} is not valid under any of the given schemas"),
+    "type": lambda i, v, k: f"{i!r} is not of type {_types(v)}",
+    "enum": lambda i, v, k: f"{i!r} is not one of {v!r}",
+    "const": lambda i, v, k: f"{v!r} was expected",
+    "pattern": lambda i, v, k: f"{i!r} does not match {v!r}",
+    "minItems": lambda i, v, k: f"{i!r} {'should be non-empty' if v == 1 else 'is too short'}",
+    "minLength": lambda i, v, k: f"{i!r} {'should be non-empty' if v == 1 else 'is too short'}",
+    "maxItems": lambda i, v, k: f"{i!r} {'is expected to be empty' if v == 0 else 'is too long'}",
+    "maxLength": lambda i, v, k: f"{i!r} {'is expected to be empty' if v == 0 else 'is too long'}",
+    "minProperties": lambda i, v, k: f"{i!r} {'should be non-empty' if v == 1 else 'does not have enough properties'}",
+    "maxProperties": lambda i, v, k: f"{i!r} {'is expected to be empty' if v == 0 else 'has too many properties'}",
+    "minimum": lambda i, v, k: f"{i!r} is less than the minimum of {v!r}",
+    "maximum": lambda i, v, k: f"{i!r} is greater than the maximum of {v!r}",
+    "exclusiveMinimum": lambda i, v, k: f"{i!r} is less than or equal to the minimum of {v!r}",
+    "exclusiveMaximum": lambda i, v, k: f"{i!r} is greater than or equal to the maximum of {v!r}",
+    "uniqueItems": lambda i, v, k: f"{i!r} has non-unique elements",
+    "not": lambda i, v, k: f"{i!r} should not be valid under {v!r}",
+    "anyOf": lambda i, v, k: f"{i!r} is not valid under any of the given schemas",
+    "oneOf": lambda i, v, k: (f"{i!r} is valid under more than one of the given schemas" if k == "OneOfMultipleValid"
+                              else f"{i!r} is not valid under any of the given schemas"),
 }
 
 
@@ -778,7 +778,12 @@ def _schema_message(error: SchemaError) -> str:
         return error.message.replace("were unexpected", "are not fields of the standard").replace("was unexpected", "is not a field of the standard")
     if error.validator in ("oneOf", "anyOf"):
         return "the value matches none of the allowed forms"
-    return error.message
+    message = error.message
+    for value in (error.instance, error.validator_value):  # a `team` object is not printed whole
+        written = repr(value)
+        if len(written) > 60 and written in message:
+            message = message.replace(written, _shown(value))
+    return message
 
 
 def _expected(error: SchemaError) -> str:
