@@ -133,7 +133,7 @@ def _load_or_exit(path: str):
         click.echo(FORMATTERS["text"](local, [path]), err=True)
     conformance = sum(f.level == "error" for f in result.findings) - len(local)
     if conformance:
-        click.echo(f"{path}: {conformance} error(s) of the official schema that change nothing that runs; "
+        click.echo(f"{path}: {conformance} error(s) of conformance to the official schema, which compile goes past; "
                    f"`dc-bridge lint` lists them", err=True)
     return result, local
 
