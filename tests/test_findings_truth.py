@@ -275,3 +275,75 @@ def test_the_cases_cover_both_standards_and_every_place():
 @pytest.mark.parametrize("standard, version, place, key", CASES, ids=[f"{s}{v}-{p}-{k}" for s, v, p, k in CASES])
 def test_finding_agrees_with_compile_and_run(tmp_path, standard, version, place, key):
     assert judge(tmp_path, standard, version, place, key) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# the cases issue 25 measured, one by one
+
+
+ODCS31 = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: urn:truth
+version: 1.0.0
+status: active
+schema:
+  - name: orders
+    properties:
+"""
+
+
+def lint_text(tmp_path: Path, text: str):
+    path = tmp_path / "contract.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path, lint_file(path).findings
+
+
+def test_an_odcs_32_key_in_31_says_the_check_still_runs_and_it_does(tmp_path):
+    from dc_bridge.compiler import compile_for_run
+
+    path, findings = lint_text(tmp_path, ODCS31 + "      - {name: status, logicalType: string, enum: [open, shipped]}\n")
+    (finding,) = findings
+    assert (finding.code, finding.path) == ("DCB100", "schema[0].properties[0].enum")
+    assert "dc-bridge reads it, so the check still runs" in finding.message and "ODCS v3.2.0 has it" in finding.message
+    assert "`apiVersion: v3.2.0`" in finding.fix
+    assert [c.kind for c in compile_for_run(path).plan.checks if c.id == "orders.status.enum"] == ["in_set"]
+
+
+def test_dcs_keys_in_odcs_say_how_odcs_spells_them_and_run_refuses_the_lost_type_check(tmp_path):
+    path, findings = lint_text(tmp_path, ODCS31 + "      - {name: email, type: string, pii: true}\n")
+    said = {f.path: f for f in findings}
+    assert said["schema[0].properties[0].type"].code == "DCB104"
+    assert "did you mean `logicalType` (or `physicalType`" in said["schema[0].properties[0].type"].message
+    pii = said["schema[0].properties[0].pii"]
+    assert pii.code == "DCB100" and "check still runs" in pii.message and "`classification: pii`" in pii.fix
+    with pytest.raises(ContractError):
+        load_for_run(path)
+    # the same with the type as ODCS writes it: the type check runs, pii still marks the column sensitive
+    path, findings = lint_text(tmp_path, ODCS31 + "      - {name: email, logicalType: string, pii: true}\n")
+    contract, _ = load_for_run(path)
+    assert all(check.sensitive for check in build_plan(contract).checks)
+
+
+def test_quoted_decimal_bounds_are_no_finding(tmp_path):
+    _, findings = lint_text(tmp_path, ODCS31 + "      - name: amount\n        logicalType: number\n"
+                                               "        logicalTypeOptions: {minimum: '0.01', maximum: '99.999'}\n")
+    assert findings == []
+
+
+def test_a_dcs_info_block_in_odcs_points_at_the_top_level(tmp_path):
+    path, findings = lint_text(tmp_path, ODCS31.replace("version: 1.0.0\n", "info: {title: Orders, version: 1.0.0}\n")
+                               + "      - {name: id, logicalType: string}\n")
+    said = {(f.code, f.path): f for f in findings}
+    assert "`version`" in said[("DCB104", "info")].message and "`info.version` -> `version`" in said[("DCB104", "info")].message
+    assert "move `info.version` to `version`" in said[("DCB100", "")].fix
+    with pytest.raises(ContractError):
+        load_for_run(path)
+
+
+def test_a_long_value_is_cut_and_the_path_says_where_it_is(tmp_path):
+    member = "{username: " + "a" * 300 + ", role: owner, colour: " + "b" * 600 + "}"
+    _, findings = lint_text(tmp_path, ODCS31.replace("schema:", f"team: {{name: t, members: [{member}]}}\nschema:")
+                            + "      - {name: id, logicalType: string}\n")
+    assert findings and all(len(f.message) < 200 and len(f.found or "") <= 80 and len(f.expected or "") < 200 for f in findings)
+    assert {f.path.split("[")[0].split(".")[0] for f in findings} == {"team"}

@@ -381,7 +381,7 @@ def validate_schema(document: Document, kind: str, spec_version: str) -> list[Fi
     by_place: dict[tuple, dict[str, UnknownKey]] = {}
     for item in unknown:
         by_place.setdefault(item.parent, {})[item.key] = item
-    findings = _unknown_key_findings(document, unknown, standard, spec_version)
+    findings = _unknown_key_findings(document, unknown, standard, spec_version, data)
     seen = set()  # the same error can come from several branches of a schema (allOf, if/then)
     errors = sorted(schema_errors(*key, data), key=lambda e: list(map(str, e.absolute_path)))
     # a key the schema does not know can fail both `additionalProperties` (one branch of the schema) and
@@ -604,7 +604,7 @@ def referenced_key_findings(main: Document, kind: str, definitions: list[tuple[D
         for item_path, item in (zip((path + (i,) for i in range(len(node))), node) if isinstance(node, list) else [(path, node)]):
             places.walk(_for_schema(item, standard), schemas, item_path, unknown)
         findings += _unknown_key_findings(document, [replace(item, verdict=_verdict(item, standard)) for item in unknown],
-                                          standard, spec_version)
+                                          standard, spec_version, None)
     return findings
 
 
@@ -619,10 +619,12 @@ def _places(standard: str, prefix: str) -> _SchemaPlaces:
     return _SchemaPlaces(_schema(standard, prefix), _READ_BEYOND_SCHEMA[standard])
 
 
-def _unknown_key_findings(document: Document, unknown: list[UnknownKey], standard: str, spec_version: str) -> list[Finding]:
+def _unknown_key_findings(document: Document, unknown: list[UnknownKey], standard: str, spec_version: str,
+                          data: Any) -> list[Finding]:
     """DCB104 for keys that would change what runs but are not read (the other standard's, a near miss); DCB100
     saying the check still runs for keys dc-bridge reads although the declared version's schema lacks them;
-    DCB100 for the rest where the schema does not say it itself."""
+    DCB100 for the rest where the schema does not say it itself. `data`: the document as the schema sees it
+    (`_for_schema`), to look a key up in the other versions' schemas; None where the nodes are not a contract's."""
     findings = []
     for item in unknown:
         path = item.parent + (item.key,)
@@ -642,7 +644,8 @@ def _unknown_key_findings(document: Document, unknown: list[UnknownKey], standar
                                     hint=f"Rename `{item.key}` to `{item.suggestion}`; as written, dc-bridge ignores it, so what it says "
                                          "is not checked and `run` refuses the contract.", **where))
         elif item.own_finding:
-            findings.append(_read_finding(document, item, standard, spec_version, spelled, where))
+            releases = _releases_with(standard, data, item.parent, item.key) if data is not None else []
+            findings.append(_read_finding(item, standard, spec_version, spelled, releases, where))
         elif not item.forbidden and not item.beyond:
             meant = f"; did you mean `{item.suggestion}`?" if item.suggestion else ""
             expected = spelled or (f"`{item.suggestion}`" if item.suggestion else "a key of the standard")
@@ -657,11 +660,11 @@ _RELEASES = {("odcs", "3.0.0"): "v3.0.0", ("odcs", "3.0.1"): "v3.0.1", ("odcs", 
 _VERSION_KEY = {"odcs": "apiVersion", "dcs": "dataContractSpecification"}
 
 
-def _read_finding(document: Document, item: UnknownKey, standard: str, spec_version: str, spelled: str | None, where: dict) -> Finding:
+def _read_finding(item: UnknownKey, standard: str, spec_version: str, spelled: str | None, releases: list[str],
+                  where: dict) -> Finding:
     """DCB100 for a key dc-bridge reads where the declared version's schema lacks it: the check still runs; the
-    versions of the standard that have it there, or how the standard spells it."""
+    releases of the standard that have it there, or how the standard spells it."""
     name = _NAMES[standard]
-    releases = _releases_with(standard, document.data, item.parent, item.key)
     has = f" ({name} {', '.join(releases)} {'has' if len(releases) == 1 else 'have'} it)" if releases else ""
     if releases:
         fix = f"To conform, declare `{_VERSION_KEY[standard]}: {releases[-1]}`, whose schema has `{item.key}` here"
@@ -682,8 +685,7 @@ def _release(standard: str, spec_version: str) -> str:
 
 def _releases_with(standard: str, data: Any, parent: tuple, key: str) -> list[str]:
     """The releases of the standard whose schema names `key` in the mapping at `parent` of `data`."""
-    return [release for (std, prefix), release in _RELEASES.items()
-            if std == standard and key in _named_at((std, prefix), _for_schema(data, standard), parent)]
+    return [release for (std, prefix), release in _RELEASES.items() if std == standard and key in _named_at((std, prefix), data, parent)]
 
 
 def _named_at(schema: tuple[str, str], data: Any, path: tuple) -> frozenset[str]:
