@@ -347,3 +347,14 @@ def test_a_long_value_is_cut_and_the_path_says_where_it_is(tmp_path):
                             + "      - {name: id, logicalType: string}\n")
     assert findings and all(len(f.message) < 200 and len(f.found or "") <= 80 and len(f.expected or "") < 200 for f in findings)
     assert {f.path.split("[")[0].split(".")[0] for f in findings} == {"team"}
+
+
+def test_every_key_of_the_other_standard_that_would_be_lost_has_a_spelling_here():
+    """A DCB104 for the other standard's key always says how this standard writes it (a key a reader learns to
+    turn into checks needs its entry in lint/schema.py SPELLINGS, or this fails)."""
+    from dc_bridge.contract.lint.schema import _IDENTITY, CHECKED_KEYS, SPELLINGS, _other_standard_keys
+
+    missing = {(standard, place, key) for standard in ("odcs", "dcs") for place in PLACES
+               for key in _other_standard_keys(standard, place) - CHECKED_KEYS[standard].get(place, frozenset()) - _IDENTITY
+               if place_path(standard, place) is not None and (standard, place, key) not in SPELLINGS}
+    assert missing == set()

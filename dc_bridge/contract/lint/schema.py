@@ -92,6 +92,7 @@ SPELLINGS: dict[tuple[str, str, str], str] = {
     **{("odcs", "field", key): _OPTION.format(key) for key in (
         "pattern", "format", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
         "precision", "scale")},
+    ("odcs", "quality", "specification"): "`implementation`",
     ("odcs", "sla", "threshold"): "`value` and `unit` (`value: 1`, `unit: d`)",
     ("odcs", "sla", "period"): "`value` and `unit` (`value: 1`, `unit: y`)",
     ("odcs", "sla", "timestampField"): "`element: <object>.<property>`",
@@ -113,6 +114,7 @@ SPELLINGS: dict[tuple[str, str, str], str] = {
     ("dcs", "field", "map"): "`keys` and `values`",
     ("dcs", "field", "relationships"): "`references: <model>.<field>`",
     ("dcs", "field", "semanticType"): "nothing: DCS has no measures or dimensions (leave the field out, or describe it)",
+    ("dcs", "quality", "validValues"): "`metric: invalidValues` with `arguments: {validValues: [...]}` (DCS 1.2.0)",
     ("dcs", "sla", "value"): "`threshold` (freshness, latency) or `period` (retention), e.g. `threshold: 25h`",
     ("dcs", "sla", "unit"): "the unit inside `threshold` or `period` (`25h`, `P1Y`)",
     ("dcs", "sla", "element"): "`timestampField` (latency: `processedTimestampField` and `sourceTimestampField`)",
@@ -125,24 +127,21 @@ _BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum
 _DECIMAL = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 
 
+# what a mapping of a document is, by the list or mapping that holds it, else by its own key
+_HELD_IN = {"odcs": {"schema": "model", "properties": "field", "map": "field", "quality": "quality", "slaProperties": "sla",
+                     "servers": "server"},
+            "dcs": {"models": "model", "fields": "field", "definitions": "field", "quality": "quality", "servicelevels": "sla",
+                    "servers": "server"}}
+_OWN_KEY = {"odcs": {"items": "field", "logicalTypeOptions": "options"}, "dcs": {"items": "field", "keys": "field", "values": "field"}}
+
+
 def place_kind(standard: str, path: tuple) -> str | None:
     """What stands at `path`: `contract`, `model`, `field`, `options` (ODCS logicalTypeOptions), `quality`,
     `sla`, `server`, or None (anywhere else). Also for the nodes of a library or definitions file."""
     if not path:
         return "contract"
-    last, holder = path[-1], path[-2] if len(path) > 1 else None
-    if standard == "odcs":
-        if isinstance(last, int):
-            return {"schema": "model", "properties": "field", "quality": "quality", "slaProperties": "sla",
-                    "servers": "server"}.get(holder)
-        if holder == "map" and last in ("key", "value"):
-            return "field"
-        return {"items": "field", "logicalTypeOptions": "options"}.get(last)
-    if holder in ("models", "fields", "definitions", "servicelevels", "servers") and not isinstance(last, int):
-        return {"models": "model", "fields": "field", "definitions": "field", "servicelevels": "sla", "servers": "server"}[holder]
-    if isinstance(last, int):
-        return "quality" if holder == "quality" else None
-    return "field" if last in ("items", "keys", "values") else None
+    holder = path[-2] if len(path) > 1 else None
+    return _HELD_IN[standard].get(holder) or _OWN_KEY[standard].get(path[-1])
 
 
 def _other_standard_keys(standard: str, place: str | None) -> frozenset[str]:
