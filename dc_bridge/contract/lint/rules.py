@@ -6,9 +6,11 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Iterable
 
+import sqlglot
 import yaml
 from sqlglot import exp
 
@@ -283,40 +285,63 @@ def _declared_columns(model: Model) -> set[str]:
     return {name.lower() for f in model.fields for name in (f.name, f.physical_name) if name}
 
 
+@dataclass(frozen=True)
+class _QueryNames:
+    """What a quality query names, read once per text (contracts repeat one query on many fields)."""
+    # each table or alias it reads from (lower case) -> the table's name, or None for its own rows (a CTE's,
+    # a subquery's, an UNNEST's)
+    sources: dict[str, str | None]
+    own: frozenset[str]  # names it defines itself: aliases, CTE column lists, lambda variables
+    columns: tuple[tuple[str, ...], ...]  # each column reference, as its parts (`o.order_id`: ("o", "order_id"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _query_names(text: str) -> _QueryNames | None:
+    try:
+        tree = sqlglot.parse_one(text, read="spark")
+    except Exception:  # `_sql_problem` has read it already; a text sqlglot cannot read again names nothing here
+        return None
+    sources: dict[str, str | None] = {}
+    for table in tree.find_all(exp.Table):
+        name = ".".join(part.name for part in table.parts).lower()
+        sources.setdefault(name, name)
+        if table.alias:
+            sources[table.alias.lower()] = name
+    for alias in tree.find_all(exp.TableAlias):
+        if alias.name and not isinstance(alias.parent, exp.Table):
+            sources.setdefault(alias.name.lower(), None)
+    own = {node.alias.lower() for node in tree.find_all(exp.Alias) if node.alias}
+    own |= {column.name.lower() for alias in tree.find_all(exp.TableAlias) for column in alias.columns}
+    own |= {variable.name.lower() for lam in tree.find_all(exp.Lambda) for variable in lam.expressions
+            if isinstance(variable, exp.Identifier)}
+    columns = tuple(dict.fromkeys(tuple(part.name for part in column.parts) for column in tree.find_all(exp.Column)))
+    return _QueryNames(sources, frozenset(own | {FIELD_STAND_IN.lower()}), columns)
+
+
+@functools.lru_cache(maxsize=64)
+def _targets(tables: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    return dict(tables)
+
+
 def _column_findings(contract: Contract, model: Model, rule: QualityRule, has_field: bool,
                      tables: tuple[tuple[str, str], ...]) -> list[Finding]:
     """DCB175: a column the query names that no model it reads declares, with a "did you mean". A warning: a
     contract need not declare every column of the data, and the column may be there; if it is not, Spark fails
     the check when it runs. Names the query itself defines (aliases, CTEs, lambda variables) are its own, and a
     column read through a CTE or subquery is left to Spark."""
-    try:
-        tree = check_read_only(substitute(rule.query, table=TABLE_MARKER, column=FIELD_STAND_IN if has_field else None),
-                               [name for name, _ in tables])
-    except (SqlProblem, RecursionError):
-        return []  # said by `_rule_findings`
-    views = {view_name(contract.id, m.name): m for m in contract.models}
-    by_name = {name: model if target == TABLE_MARKER else views.get(target) for name, target in tables}
-    by_name[TABLE_MARKER] = model
-    read: dict[str, Model | None] = {}  # alias or table name in the query -> the model it reads (None: a CTE's)
-    for table in tree.find_all(exp.Table):
-        name = ".".join(p.name for p in table.parts).lower()
-        source = by_name.get(name)
-        read[name] = read.get(name) or source
-        if table.alias:
-            read[table.alias.lower()] = source
-    for alias in tree.find_all(exp.TableAlias):  # a subquery's, an UNNEST's, a lateral view's: the query's own rows
-        if alias.name and not isinstance(alias.parent, exp.Table):
-            read.setdefault(alias.name.lower(), None)
-    models_read = [m for m in read.values() if m is not None]
-    if not models_read:
+    names = _query_names(substitute(rule.query, table=TABLE_MARKER, column=FIELD_STAND_IN if has_field else None))
+    if names is None:
         return []
-    own = {FIELD_STAND_IN.lower()} | {node.alias.lower() for node in tree.find_all(exp.Alias) if node.alias}
-    own |= {column.name.lower() for alias in tree.find_all(exp.TableAlias) for column in alias.columns}
-    own |= {variable.name.lower() for lam in tree.find_all(exp.Lambda) for variable in lam.expressions
-            if isinstance(variable, exp.Identifier)}
+    targets = _targets(tables)
+    views = {view_name(contract.id, m.name): m for m in contract.models} if any(
+        targets.get(table, TABLE_MARKER) != TABLE_MARKER for table in names.sources.values() if table) else {}
+    read: dict[str, Model | None] = {}  # table or alias -> the model it reads (None: the query's own rows)
+    for alias, table in names.sources.items():
+        target = targets.get(table, TABLE_MARKER if table == TABLE_MARKER else None) if table else None
+        read[alias] = model if target == TABLE_MARKER else views.get(target) if target else None
+    models_read = list({m.name: m for m in read.values() if m is not None}.values())
     unknown: dict[str, list[Model]] = {}  # column as written -> the models it could be a column of
-    for column in tree.find_all(exp.Column):
-        parts = [part.name for part in column.parts]
+    for parts in names.columns:
         at = next((i for i, part in enumerate(parts[:-1]) if part.lower() in read), None)
         if at is None:  # unqualified, or `struct.field` of a column
             name, among = parts[0], models_read
@@ -324,16 +349,16 @@ def _column_findings(contract: Contract, model: Model, rule: QualityRule, has_fi
             continue  # a CTE's or a subquery's column: what it holds is the query's own business
         else:
             name, among = parts[at + 1], [read[parts[at].lower()]]
-        if name and name.lower() not in own and not any(name.lower() in _declared_columns(m) for m in among):
+        if among and name and name.lower() not in names.own and not any(name.lower() in _declared_columns(m) for m in among):
             unknown.setdefault(name, []).extend(among)
     findings = []
     for name, among in unknown.items():
-        names = list(dict.fromkeys(f"`{m.name}`" for m in among))
+        shown = list(dict.fromkeys(f"`{m.name}`" for m in among))
         close = difflib.get_close_matches(name.lower(), sorted(set().union(*(_declared_columns(m) for m in among))), n=1, cutoff=0.6)
         meant = f"; did you mean `{close[0]}`?" if close else ""
-        which = f"which {names[0]} does not declare" if len(names) == 1 else f"which none of {', '.join(names)} declares"
+        which = f"which {shown[0]} does not declare" if len(shown) == 1 else f"which none of {', '.join(shown)} declares"
         findings.append(_at(rule.source, "DCB175", f"the query names the column `{name}`, {which}{meant}", "query",
-                            expected=f"`{close[0]}`" if close else f"a column of {' or '.join(names)}", found=f"`{name}`"))
+                            expected=f"`{close[0]}`" if close else f"a column of {' or '.join(shown)}", found=f"`{name}`"))
     return findings
 
 
