@@ -133,7 +133,7 @@ def _load_or_exit(path: str):
         click.echo(FORMATTERS["text"](local, [path]), err=True)
     conformance = sum(f.level == "error" for f in result.findings) - len(local)
     if conformance:
-        click.echo(f"{path}: {conformance} error(s) of conformance (the official schema, the contract's own examples) that change nothing that runs; "
+        click.echo(f"{path}: {conformance} error(s) of conformance (the official schema, the contract's own examples), which compile goes past; "
                    f"`dc-bridge lint` lists them", err=True)
     return result, local
 
