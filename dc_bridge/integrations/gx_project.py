@@ -9,6 +9,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 from dc_bridge.compiler import Compiled, compile_for_run
 from dc_bridge.contract.model import Contract
@@ -27,12 +28,14 @@ class InitReport:
     left_out: dict[str, str] = field(default_factory=dict)        # check id -> why it has no expectation
 
 
-def init_project(contract: str | Path | Contract, project_dir: str | Path = ".", result_format: str = "summary") -> InitReport:
-    """Create or update the GX project under `project_dir` (GX puts it in `project_dir/gx`)."""
+def init_project(contract: str | Path | Contract, project_dir: str | Path = ".", result_format: str = "summary",
+                 variables: Mapping[str, str] | None = None) -> InitReport:
+    """Create or update the GX project under `project_dir` (GX puts it in `project_dir/gx`); `variables`:
+    the contract's ODCS 3.2 `${NAME}` values (`--var`)."""
     import dc_bridge.engines.gx.run  # noqa: F401  (GX analytics off before GX is imported)
     import great_expectations as gx
 
-    compiled = compile_for_run(contract)
+    compiled = compile_for_run(contract, variables)
     unfit = unstorable(suite["name"] for suite in compiled.suites.values())
     if unfit:  # before GX creates anything: it would write such a suite outside the project, or raise
         raise ProjectConflict("; ".join(unfit) + "; give the contract an id without leading, trailing or doubled dots "
