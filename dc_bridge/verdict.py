@@ -258,9 +258,9 @@ def judge(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], coverage
     models, by_engines = [], []
     unplaced = sorted({check.model for check in plan.checks} - set(plan.models))
     for model in list(plan.models) + unplaced:
-        verdicts, judged = [], []
+        verdicts, engines_judged = [], []
         for check in plan.for_model(model):
-            judged.append(None)
+            engines_judged.append(None)
             if check.id in absent and check.kind != "not_executable":
                 outcome = "warning" if check.severity in ("warning", "info") else "failed"
                 verdicts.append(fold_check(check, [], {}, None).model_copy(update={"outcome": outcome, "reason": absent[check.id]}))
@@ -276,9 +276,9 @@ def judge(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], coverage
             skip_reason = f"runs in {' and '.join(runs_in)} only, which was not selected" if runs_in else \
                 "no selected engine runs this check"
             verdicts.append(fold_check(check, expected, reports.get(model, {}), skip_reason))
-            judged[-1] = check
+            engines_judged[-1] = check
         models.append(ModelVerdict(name=model, outcome=worst([v.outcome for v in verdicts]), counts=_counts(verdicts), checks=verdicts))
-        by_engines.append(judged)
+        by_engines.append(engines_judged)
     return Judged(models, by_engines)
 
 
@@ -297,8 +297,8 @@ def conclude(plan: CheckPlan, judged: Judged, selected: tuple[str, ...], evidenc
     """The second half of `fold`: the judged checks with their evidence, the SLAs over the history, the
     dataQuality SLOs, the contract's outcome. The evidence adds reasons and samples, never an outcome."""
     models = []
-    for model, planned in zip(judged.models, judged.by_engines):
-        verdicts = [v if check is None else _with_evidence(v, check, evidence) for v, check in zip(model.checks, planned)]
+    for model, checks in zip(judged.models, judged.by_engines):
+        verdicts = [v if check is None else _with_evidence(v, check, evidence) for v, check in zip(model.checks, checks)]
         models.append(model.model_copy(update={"checks": verdicts}))
     # this run read its data (or there would be no verdict), and its checks count towards errorRate
     this_run = PastRun(True, *checks_in_error(v for m in models for v in m.checks))

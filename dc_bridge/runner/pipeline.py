@@ -157,14 +157,15 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
                 seconds[engine] += took
                 phases.add("engine", took, model=model, engine=engine)
         with phases.timed("judge"):
-            failing = {check_id: why for check_id, why in compiled.invalid.items() if check_id not in absent}
-            judged = judge(plan, reports, compiled.coverage, options.engines, failing, absent)
+            # the checks left out of the engines' artifacts are `error`, those reading an absent column `failed`
+            in_error = {check_id: why for check_id, why in compiled.invalid.items() if check_id not in absent}
+            judged = judge(plan, reports, compiled.coverage, options.engines, in_error, absent)
         with phases.timed("evidence"):
             drift = [finding.to_dict() for finding in schema_drift(loaded, frames)]  # reads schemas only: no Spark job
-            # the evidence beside the engines' reports, read for the checks the engines judged; after a
-            # timeout, a task Spark could not interrupt may still hold the cores: these extra jobs get the
-            # same limit, and on expiry the verdict goes without them
-            # what dataQuality SLOs divide by
+            # the evidence beside the engines' reports (the rows dataQuality SLOs divide by, empty models,
+            # failing values), read for the checks the engines judged; after a timeout, a task Spark could
+            # not interrupt may still hold the cores: these extra jobs get the same limit, and on expiry the
+            # verdict goes without them
             rows = within(options.timeout, spark, "row counts", lambda: objective_row_counts(plan, frames), on_timeout=lambda _: {})
             empty = within(options.timeout, spark, "empty models", lambda: empty_models(judged, frames, rows),
                            on_timeout=lambda _: frozenset())
