@@ -95,7 +95,8 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
           history: History | None = None) -> Verdict:
     """`run` with its options as one value. `contract` may be read already (`read_contract`) and the
     history file too (`History`: a command that runs several contracts reads it once)."""
-    started = time.perf_counter()
+    # the run's `seconds` count the reading of its contract, wherever it was read
+    started = time.perf_counter() - (contract.seconds if isinstance(contract, ReadContract) else 0.0)
     started_at = datetime.now(timezone.utc)
     # the user's history, checked before anything starts Spark: a file that is not one stops the run here
     if history is None and options.history is not None:
