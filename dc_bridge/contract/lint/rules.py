@@ -15,7 +15,7 @@ import yaml
 from sqlglot import exp
 
 from dc_bridge.contract.lint.gx_catalog import EXPECTATION_TYPES, to_snake_case
-from dc_bridge.contract.lint.java_regex import java_regex_errors
+from dc_bridge.contract.lint.java_regex import RegexCompiler, java_regex_errors
 from dc_bridge.contract.limits import (
     LENGTH_RANGE, MAX_PRECISION, NUMBER_RANGE, PRECISION_RANGE, length_problem, number_problem, shown,
 )
@@ -30,7 +30,8 @@ from dc_bridge.contract.sql import (
 )
 
 # (standard, version or version prefix) -> bundled official schema; the packages carry the newest ones. ODCS 3.0's
-def semantic_findings(contract: Contract) -> list[Finding]:
+def semantic_findings(contract: Contract, regex_compiler: RegexCompiler = java_regex_errors) -> list[Finding]:
+    """The rules over a normalised contract; `regex_compiler` judges its patterns as Java does (java_regex.py)."""
     findings: list[Finding] = []
     patterns: list[tuple[str, Source, str]] = []  # (pattern, where, path suffix)
     # where a field's constraints are written: DCS on the field, ODCS under logicalTypeOptions
@@ -54,7 +55,7 @@ def semantic_findings(contract: Contract) -> list[Finding]:
                 findings += _column_findings(contract, model, rule, field is not None, tables)
             if rule.metric == "invalidValues" and isinstance(rule.arguments.get("pattern"), str):
                 patterns.append((rule.arguments["pattern"], rule.source, "arguments.pattern"))
-    findings += _regex_findings(patterns)
+    findings += _regex_findings(patterns, regex_compiler)
     findings += _service_level_findings(contract)
     return findings
 
@@ -468,11 +469,11 @@ def _custom_shape_findings(rule: QualityRule) -> list[Finding]:
 # regular expressions, compiled by Java as Spark will
 
 
-def _regex_findings(patterns: list[tuple[str, Source, str]]) -> list[Finding]:
+def _regex_findings(patterns: list[tuple[str, Source, str]], regex_compiler: RegexCompiler) -> list[Finding]:
     if not patterns:
         return []
     distinct = sorted({p for p, _, _ in patterns})
-    compiled = java_regex_errors(distinct)
+    compiled = regex_compiler(distinct)
     errors = None if compiled is None else [dict(zip(distinct, compiled))[p] for p, _, _ in patterns]
     return _catastrophic_findings(patterns, errors) + _compile_findings(patterns, errors)
 
