@@ -33,7 +33,7 @@ def soda_config(contract: str | Path | Contract, out: str | Path = ".",
     contract's ODCS 3.2 `${NAME}` values (`--var`)."""
     compiled = compile_for_run(contract, variables)
     # the files as `dc-bridge compile` writes them, so a stale one is caught here rather than by a wrong scan
-    compiled_files = compiler.rendered(compiler.compile_contract(compiled.contract), Path(out))
+    compiled_files = compiler.rendered(compiled, Path(out))
     paths = {path.stem: path for path in compiled_files if path.parts[-3] == soda.ENGINE.files.folder}
     models = {}
     for model in compiled.artifacts[soda.ENGINE.name]:
