@@ -10,7 +10,7 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge import __version__
 from dc_bridge.cli import outputs
-from dc_bridge.cli.options import with_variables
+from dc_bridge.cli.options import with_settings, with_variables
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
@@ -25,6 +25,7 @@ def main() -> None:
 
 
 @main.command()
+@with_settings
 @with_variables
 @click.argument("contracts", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
 @click.option("--format", "output_format", type=click.Choice(sorted(FORMATTERS)), default="text", show_default=True,

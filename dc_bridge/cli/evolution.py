@@ -18,7 +18,8 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge.cli import outputs
-from dc_bridge.cli.options import with_variables
+from dc_bridge import config
+from dc_bridge.cli.options import with_settings, with_variables
 from dc_bridge.contract.findings import Finding
 from dc_bridge.report.finding_formats import FORMATTERS
 
@@ -129,6 +130,7 @@ def diff_command(old: str, new: str, output_format: str, output_file: str | None
 
 
 @click.command(name="check-version")
+@with_settings
 @with_variables
 @click.argument("old")
 @click.argument("new")
@@ -144,27 +146,30 @@ def check_version_command(old: str, new: str, output_format: str, output_file: s
     from dc_bridge.contract.evolution.diff import required_bump
     from dc_bridge.contract.evolution.versioning import SemVer, bump_level, check_version
 
+    _skip_if_off("version-bump", "check-version")
     versions, changes = _compare(old, new)
     _check_output(output_file, versions)
     before, after = (v.result for v in versions)
-    verdict = check_version(before, after, changes)
+    verdict = config.enforce(check_version(before, after, changes))  # `warn` makes its errors warnings
+    failed = any(f.level == "error" for f in verdict)
     # the changes are listed for context; only the version finding decides
     findings = _relabel(versions, verdict + [c.finding(severity="info") for c in changes])
     files = [v.label for v in versions]
     old_v, new_v = SemVer.parse(before.contract.version), SemVer.parse(after.contract.version)
     bump = bump_level(old_v, new_v) if old_v and new_v else None
     extra = {"old_version": before.contract.version, "new_version": after.contract.version, "bump": bump,
-             "required_bump": required_bump(changes), "ok": not verdict}
+             "required_bump": required_bump(changes), "ok": not failed}
     report = _report(output_format, findings, files, changes, extra, versions)
     if output_format == "text":
-        outcome = "ok" if not verdict else "NOT ENOUGH"
+        outcome = "ok" if not verdict else "NOT ENOUGH" if failed else f"NOT ENOUGH (only a warning: {config.current().source('version-bump')})"
         report += (f"\n{_summary(changes)}\nversion {before.contract.version} -> {after.contract.version}: "
                    f"{(bump or 'unknown').upper()} bump: {outcome}")
     _emit(report, output_file)
-    sys.exit(EXIT_FINDINGS if verdict else EXIT_OK)
+    sys.exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
 @click.command(name="drift")
+@with_settings
 @with_variables
 @click.argument("contract", type=click.Path(dir_okay=False, path_type=str))
 @click.option("--data", "data_options", multiple=True, metavar="MODEL=PATH[:FORMAT]", help="Read MODEL from PATH (repeatable).")
@@ -185,6 +190,8 @@ def drift_command(contract: str, data_options: tuple[str, ...], server: str | No
     from dc_bridge.runner.drift import schema_drift
     from dc_bridge.runner.data import DataError, get_session, parse_data_option
 
+    _skip_if_off("drift", "drift")
+    strict = strict or config.current().extra_columns == "error"  # --strict, or `drift.extra-columns = "error"`
     loaded = lint_file(contract)
     errors = [f for f in loaded.findings if f.level == "error"]
     if loaded.contract is None or errors:
@@ -202,7 +209,7 @@ def drift_command(contract: str, data_options: tuple[str, ...], server: str | No
         if sources:  # nothing to read: no JVM to start
             spark, created = get_session(master, conf)
             frames = {model: _read(spark, loaded.contract.model(model), source) for model, source in sources.items()}
-        findings = schema_drift(loaded.contract, frames, strict=strict)
+        findings = config.enforce(schema_drift(loaded.contract, frames, strict=strict))
     except (DataError, click.BadParameter) as exc:
         click.echo(f"dc-bridge drift: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -211,6 +218,14 @@ def drift_command(contract: str, data_options: tuple[str, ...], server: str | No
             spark.stop()
     _emit(FORMATTERS[output_format](findings, [contract]), output_file)
     sys.exit(EXIT_FINDINGS if any(f.level == "error" for f in findings) else EXIT_OK)
+
+
+def _skip_if_off(validator: str, command: str) -> None:
+    """Exit 0 before reading anything when the project turned the validator off (config.py)."""
+    settings = config.current()
+    if settings.level(validator) == "off":
+        click.echo(f"dc-bridge {command}: skipped ({settings.source(validator)})")
+        sys.exit(EXIT_OK)
 
 
 def _pair(option: str) -> tuple[str, str]:

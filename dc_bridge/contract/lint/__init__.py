@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dc_bridge import config
 from dc_bridge.contract.evolution.inheritance import inheritance_findings
 from dc_bridge.contract.findings import Finding
 from dc_bridge.contract.reading.load import LoadResult, load_contract
@@ -46,6 +47,8 @@ def lint_file(path: str | Path) -> LoadResult:
     # relationships and SLAs): report each finding once
     result.findings[:] = list(dict.fromkeys(result.findings))
     result.findings.sort(key=lambda f: (f.file, f.line or 0, f.code))
+    # the project's enforcement levels (config.py): a validator turned off says nothing, one set to warn only warns
+    result.findings[:] = config.enforce(result.findings)
     return result
 
 
