@@ -353,3 +353,5 @@ from dc_bridge.cli.evolution import register as _register_governance
 _register_governance(main)
 from dc_bridge.cli.integrations import register as _register_integrations
 _register_integrations(main)
+from dc_bridge.cli.catalog import register as _register_catalog
+_register_catalog(main)

@@ -18,6 +18,7 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge.cli import outputs
+from dc_bridge.cli.catalog import CATALOG, NAMESPACE, registered_baseline
 from dc_bridge import config
 from dc_bridge.cli.options import with_settings, with_variables
 from dc_bridge.contract.findings import Finding
@@ -49,9 +50,10 @@ def _check_output(output_file: str | None, versions) -> None:
 
 def _load_both(old: str, new: str):
     """Both versions, or exit 2 with the findings that keep either from being compared."""
-    from dc_bridge.contract.evolution.versioning import load_version
+    from dc_bridge.contract.evolution.versioning import Version, load_version
 
-    versions = [load_version(old), load_version(new)]
+    # either may be loaded already: the registered baseline of `check-version --against-registered`
+    versions = [spec if isinstance(spec, Version) else load_version(spec) for spec in (old, new)]
     problems = [f for v in versions for f in v.result.findings if f.level == "error"]
     if problems or any(v.result.contract is None for v in versions):
         shown = problems or [f for v in versions for f in v.result.findings]
@@ -132,21 +134,33 @@ def diff_command(old: str, new: str, output_format: str, output_file: str | None
 @click.command(name="check-version")
 @with_settings
 @with_variables
-@click.argument("old")
-@click.argument("new")
+@click.argument("old", metavar="[OLD]")
+@click.argument("new", metavar="NEW", required=False)
 @_FORMAT
 @_OUTPUT_FILE
-def check_version_command(old: str, new: str, output_format: str, output_file: str | None) -> None:
+@click.option("--against-registered", is_flag=True,
+              help="OLD is the version registered in --catalog --namespace (`dc-bridge register`); give NEW only.")
+@CATALOG
+@NAMESPACE
+def check_version_command(old: str, new: str | None, output_format: str, output_file: str | None, against_registered: bool = False,
+                          catalog_spec: str | None = None, namespace: str | None = None) -> None:
     """Fail unless NEW's version bumps OLD's enough for the changes between them.
 
     Breaking changes need a MAJOR bump, non-breaking ones at least MINOR, documentation at least
-    PATCH. OLD may be REV:PATH to read it from git, e.g. main:contracts/orders.yaml. Exit 0 when the
-    bump is enough, 1 when it is not, 2 when a contract cannot be read.
+    PATCH. OLD may be REV:PATH to read it from git, e.g. main:contracts/orders.yaml, or, with
+    --against-registered, the version registered in a catalog (none registered: NEW is valid). Exit 0
+    when the bump is enough, 1 when it is not, 2 when a contract or the registered baseline cannot be read.
     """
     from dc_bridge.contract.evolution.diff import required_bump
     from dc_bridge.contract.evolution.versioning import SemVer, bump_level, check_version
 
     _skip_if_off("version-bump", "check-version")
+    if against_registered:
+        if new is not None:
+            raise click.UsageError("with --against-registered give NEW only: the registered version is OLD")
+        old, new = registered_baseline(old, catalog_spec, namespace)
+    elif new is None:
+        raise click.UsageError("give OLD and NEW, or NEW with --against-registered")
     versions, changes = _compare(old, new)
     _check_output(output_file, versions)
     before, after = (v.result for v in versions)
