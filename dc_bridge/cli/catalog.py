@@ -228,3 +228,18 @@ def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str 
     baseline = Version(label, result, {str(file): label})
     baseline.result.findings[:] = baseline.shown(result.findings)
     return baseline, new
+
+
+def drift_in_catalog(contract, catalog_spec: str | None, namespace: str | None, strict: bool, master: str | None,
+                     conf_options: tuple[str, ...]) -> list:
+    """`drift --catalog`: the findings of catalog/drift.py, or exit 2 when the catalog cannot be reached."""
+    from dc_bridge.catalog import CatalogUnavailable
+    from dc_bridge.catalog.drift import catalog_drift
+
+    spec, namespace = resolve(catalog_spec, namespace)
+    try:
+        with open_catalog(spec, master, conf_options) as store:
+            return catalog_drift(contract, store, namespace, strict=strict)
+    except CatalogUnavailable as exc:
+        click.echo(f"dc-bridge drift: the catalog cannot be reached: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)

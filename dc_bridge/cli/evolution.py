@@ -191,14 +191,20 @@ def check_version_command(old: str, new: str | None, output_format: str, output_
 @click.option("--strict", is_flag=True, help="Columns the contract does not describe are errors, not info.")
 @click.option("--master", help="Spark master URL (default: an embedded local session).")
 @click.option("--conf", "conf_options", multiple=True, metavar="KEY=VALUE", help="Spark configuration (repeatable).")
+@CATALOG
+@NAMESPACE
 @_FORMAT
 @_OUTPUT_FILE
 def drift_command(contract: str, data_options: tuple[str, ...], server: str | None, strict: bool, master: str | None,
-                  conf_options: tuple[str, ...], output_format: str, output_file: str | None) -> None:
+                  conf_options: tuple[str, ...], output_format: str, output_file: str | None, catalog_spec: str | None = None,
+                  namespace: str | None = None) -> None:
     """Compare the contract's schema with the data's actual Spark schema, nested fields included.
 
-    A missing column or a type the contract does not allow is an error; a column the contract does
-    not describe is info (an error with --strict). Exit 0 without errors, 1 with, 2 on bad input.
+    With --catalog, each model's table NAMESPACE.<physical name> is read from the catalog's metadata
+    (an Iceberg table through pyiceberg, no Spark; a Spark catalog table through the session); a table
+    that does not exist yet is info and skipped. A missing column or a type the contract does not allow
+    is an error; a column the contract does not describe is info (an error with --strict). Exit 0
+    without errors, 1 with, 2 on bad input or a catalog that cannot be reached.
     """
     from dc_bridge.contract.lint import lint_file
     from dc_bridge.runner.drift import schema_drift
@@ -211,6 +217,14 @@ def drift_command(contract: str, data_options: tuple[str, ...], server: str | No
     if loaded.contract is None or errors:
         click.echo(FORMATTERS["text"](errors or loaded.findings, [contract]), err=True)
         sys.exit(EXIT_UNREADABLE)
+    if catalog_spec or namespace:
+        from dc_bridge.cli.catalog import drift_in_catalog
+
+        if data_options or server:
+            raise click.UsageError("--catalog reads the tables' schemas from the catalog; leave out --data and --server")
+        findings = config.enforce(drift_in_catalog(loaded.contract, catalog_spec, namespace, strict, master, conf_options))
+        _emit(FORMATTERS[output_format](findings, [contract]), output_file)
+        sys.exit(EXIT_FINDINGS if any(f.level == "error" for f in findings) else EXIT_OK)
     spark = created = None
     try:
         data = dict(parse_data_option(option, Path(contract).parent) for option in data_options)
