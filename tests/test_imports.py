@@ -21,7 +21,7 @@ LAYERS: list[set[str]] = [
     {"dc_bridge.verdict"},
     {"dc_bridge.report"},
     {"dc_bridge.runner"},
-    {"dc_bridge.catalog"},
+    {"dc_bridge.catalog", "dc_bridge.generate"},
     {"dc_bridge.integrations"},
     {"dc_bridge.cli"},
 ]

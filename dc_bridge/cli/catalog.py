@@ -1,6 +1,8 @@
-"""`dc-bridge register` and `registrations`: contracts in a catalog's namespace, beside their tables.
+"""`dc-bridge register`, `registrations` and `init`: contracts in a catalog's namespace, beside their tables,
+and contracts generated from tables.
 
-Thin wrappers like every command: dc_bridge/catalog/ writes and reads the records. The catalog and
+Thin wrappers like every command: dc_bridge/catalog/ writes and reads the records, dc_bridge/generate/
+writes contracts. The catalog and
 namespace come from the options, else from the project configuration (config.py). `check-version
 --against-registered` and `drift --catalog` (cli/evolution.py) open catalogs through `open_catalog` here.
 """
@@ -23,7 +25,7 @@ from dc_bridge.report.finding_formats import FORMATTERS
 
 def register(group: click.Group) -> None:
     """Add the commands to the `dc-bridge` group (called at the end of cli/__init__.py)."""
-    for command in (register_command, registrations_command):
+    for command in (register_command, registrations_command, init_command):
         group.add_command(command)
 
 
@@ -243,3 +245,133 @@ def drift_in_catalog(contract, catalog_spec: str | None, namespace: str | None, 
     except CatalogUnavailable as exc:
         click.echo(f"dc-bridge drift: the catalog cannot be reached: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
+
+
+class _SampleRows(click.ParamType):
+    """`--sample-rows`: a positive number of rows, or `all`."""
+
+    name = "ROWS|all"
+
+    def convert(self, value, param, ctx):
+        if value is None or isinstance(value, int):
+            return value
+        if str(value).strip().lower() == "all":
+            return None
+        if not str(value).strip().isdigit() or int(value) < 1:
+            self.fail(f"{value!r} is not a number of rows: give a positive whole number, or `all`", param, ctx)
+        return int(value)
+
+
+@click.command(name="init")
+@click.option("--from", "sources", multiple=True, required=True, metavar="SOURCE",
+              help="What to generate the contract from, one model each (repeatable): PATH[:FORMAT] (a path Spark reads), "
+                   "table:DB.TABLE (the Spark catalog) or iceberg:NS.TABLE (an Iceberg catalog, see --catalog).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=str), help="The contract file to write.")
+@click.option("--overwrite", is_flag=True, help="Replace --out when it exists (refused otherwise).")
+@click.option("--id", "contract_id", help="The contract's id (default: --name, else the first model's name).")
+@click.option("--name", help="The contract's name (default: the id).")
+@click.option("--version", "version", default="1.0.0", show_default=True, help="The contract's version.")
+@click.option("--standard", type=click.Choice(["3.1", "3.2"]), default="3.1", show_default=True, help="The ODCS version to write.")
+@click.option("--merge", "explicit", type=click.Path(dir_okay=False, exists=True, path_type=str),
+              help="An explicit ODCS contract laid over the generated one key by key: its keys win and none is lost.")
+@click.option("--profile", is_flag=True, help="Also propose quality rules from the data (null rates, small value sets, "
+                                               "ranges, candidate keys), each marked proposed with its evidence.")
+@click.option("--sample-rows", type=_SampleRows(), default=100_000, show_default=True,
+              help="With --profile: profile the first ROWS rows read, or `all` rows.")
+@click.option("--catalog", "catalog_spec", metavar="iceberg[:NAME]",
+              help="The Iceberg catalog of iceberg: sources (default: `catalog` in the project configuration, else the embedded one).")
+@MASTER
+@CONF
+@with_settings
+def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_id: str | None, name: str | None, version: str,
+                 standard: str, explicit: str | None, profile: bool, sample_rows: int | None, catalog_spec: str | None,
+                 master: str | None, conf_options: tuple[str, ...]) -> None:
+    """Write an ODCS contract generated from tables or files: every model and field with its logical and
+    physical type, required from non-nullability, nested structs, arrays and maps kept; it lints clean.
+
+    Exit 0 written, 1 when the written contract has lint errors (after --merge), 2 on bad input, a source
+    that cannot be read, or an --out that exists without --overwrite.
+    """
+    import yaml
+
+    from dc_bridge.contract.lint import lint_file
+    from dc_bridge.generate import contract_document
+    from dc_bridge.generate.merge import lost_keys, merge
+    from dc_bridge.generate.profile import add_proposals
+    from dc_bridge.generate.sources import iceberg_schema, parse_source, read_frame
+    from dc_bridge.runner.data import DataError
+
+    if Path(out).exists() and not overwrite:
+        click.echo(f"dc-bridge init: {out} exists; nothing was written (add --overwrite to replace it)", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    if explicit and Path(explicit).resolve() == Path(out).resolve():
+        click.echo(f"dc-bridge init: --out {out} is the --merge contract; write the result to another file", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    spec = catalog_spec or (config.current().catalog if (config.current().catalog or "").startswith("iceberg") else None) or "iceberg"
+    session = created = None
+    try:
+        parsed = [parse_source(source) for source in sources]
+        models = [source.model for source in parsed]
+        if len(set(models)) != len(models):
+            raise DataError(f"two sources would be the same model ({', '.join(models)}); give each its own table or file name")
+        if explicit:
+            merged_over = yaml.safe_load(Path(explicit).read_text(encoding="utf-8"))
+            if not isinstance(merged_over, dict) or "apiVersion" not in merged_over:
+                raise DataError(f"--merge {explicit}: not an ODCS contract (a mapping with apiVersion)")
+        schemas, frames = {}, {}
+        for source in parsed:
+            if source.kind == "iceberg":
+                with open_catalog(spec) as store:
+                    schemas[source.model], table = iceberg_schema(source, lambda: store)
+                    if profile:
+                        frames[source.model] = ("iceberg", table)
+                continue
+            if session is None:
+                from dc_bridge.runner.data import get_session
+
+                session, created = get_session(master, dict(option.partition("=")[::2] for option in conf_options))
+            frame = read_frame(source, session)
+            schemas[source.model], frames[source.model] = frame.schema, frame
+        document = contract_document(schemas, id=contract_id or name or models[0], name=name, version=version, standard=standard,
+                                     sources={source.model: source.spec for source in parsed})
+        if profile:
+            for model, frame in list(frames.items()):
+                if isinstance(frame, tuple):  # an Iceberg table: its bounded sample into Spark through Arrow
+                    if session is None:
+                        from dc_bridge.runner.data import get_session
+
+                        session, created = get_session(master, {})
+                    scan = frame[1].scan(limit=sample_rows) if sample_rows else frame[1].scan()
+                    frames[model] = session.createDataFrame(scan.to_pandas(), schema=schemas[model])
+            add_proposals(document, frames, sample_rows)
+    except (DataError, click.BadParameter) as exc:
+        click.echo(f"dc-bridge init: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    except Exception as exc:  # CatalogUnavailable, a Spark error reading a table
+        from dc_bridge.catalog import CatalogUnavailable
+        from dc_bridge.runner.data import root_cause
+
+        if not isinstance(exc, CatalogUnavailable) and type(exc).__name__ not in ("AnalysisException", "Py4JJavaError"):
+            raise
+        click.echo(f"dc-bridge init: {root_cause(exc)}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    finally:
+        if created:
+            session.stop()
+    if explicit:
+        result = merge(document, merged_over)
+        missing = lost_keys(merged_over, result)
+        assert not missing, f"the merge lost {missing}"  # merge.py keeps every explicit key by construction
+        document = result
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
+    fields = sum(len(model.get("properties", [])) for model in document.get("schema", []))
+    proposed = sum(1 for model in document.get("schema", []) for prop in model.get("properties", [])
+                   for rule in prop.get("quality", []) if "proposed" in (rule.get("tags") or []))
+    errors = [f for f in lint_file(out).findings if f.level == "error"]
+    click.echo(f"{out}: {len(document.get('schema', []))} model(s), {fields} top-level field(s)"
+               + (f", {proposed} proposed rule(s) from {'every row' if sample_rows is None else f'the first {sample_rows} rows'}" if profile else "")
+               + (f", merged with {explicit}" if explicit else "") + ("; lint: clean" if not errors else f"; lint: {len(errors)} error(s)"))
+    if errors:
+        click.echo(FORMATTERS["text"](errors, [out]), err=True)
+        sys.exit(EXIT_FINDINGS)
