@@ -206,3 +206,17 @@ def test_inheritance_mode_parents_compares_with_the_named_parents_only(tmp_path,
     (tmp_path / "dc-bridge.toml").write_text('[inheritance]\nmode = "parents"\n', encoding="utf-8")
     result = invoke(["lint", "contract.yaml"])
     assert result.exit_code == 0 and "DCB240" not in result.output, result.output
+
+
+def test_run_takes_its_engines_from_the_project(tmp_path, monkeypatch):
+    from dc_bridge.cli.options import default_engines
+
+    monkeypatch.chdir(tmp_path)
+    assert default_engines() == "gx,soda"
+    (tmp_path / "dc-bridge.toml").write_text('engines = ["spark"]\n', encoding="utf-8")
+    assert default_engines() == "spark"
+    (tmp_path / "orders.json").write_text('{"order_id": "A1"}\n', encoding="utf-8")
+    (tmp_path / "contract.yaml").write_text(odcs(), encoding="utf-8")
+    result = invoke(["run", "contract.yaml", "--data", f"orders={tmp_path / 'orders.json'}:json", "--output", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output[result.output.index("{"):])["engines"] == ["spark"]

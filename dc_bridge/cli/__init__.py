@@ -10,7 +10,7 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge import __version__
 from dc_bridge.cli import outputs
-from dc_bridge.cli.options import with_settings, with_variables
+from dc_bridge.cli.options import default_engines, with_settings, with_variables
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
@@ -161,8 +161,8 @@ class _TimeLimit(click.ParamType):
 @main.command(name="run")
 @with_variables
 @click.argument("contracts", nargs=-1, required=True, metavar="CONTRACT...")
-@click.option("--engines", default="gx,soda", show_default=True,
-              help="Engines to run, comma-separated: gx, soda, spark (the native fused engine, fastest).")
+@click.option("--engines", help="Engines to run, comma-separated: gx, soda, spark (the native fused engine, fastest). "
+                               "Default: `engines` in the project configuration, else gx,soda.")
 @click.option("--server", help="The contract server to read data from (default: a local server, else the first readable one).")
 @click.option("--data", "data_options", multiple=True, metavar="MODEL=PATH[:FORMAT]", help="Read MODEL from PATH instead of the server (repeatable).")
 @click.option("--where", help="One Spark SQL condition over a model's columns, applied before checking, e.g. "
@@ -211,7 +211,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     from dc_bridge.verdict import Verdict
 
     console = Console(stderr=output_format != "console" and not output_file)
-    selected = [e.strip() for e in engines.split(",") if e.strip()]
+    selected = [e.strip() for e in (engines or default_engines()).split(",") if e.strip()]
     try:
         files = contract_files(contracts)
         several = len(files) > 1

@@ -64,3 +64,15 @@ def with_settings(command):
         with config.using(settings):
             return command(*args, **kwargs)
     return with_settings
+
+
+def default_engines() -> str:
+    """`run`'s engines when --engines is not given: the project configuration's `engines`, else gx,soda. Only
+    this key is read for `run`: enforcement levels change what lint and the evolution commands report, never
+    which contracts a run accepts."""
+    try:
+        engines = config.load().engines
+    except config.ConfigError as exc:
+        click.echo(f"dc-bridge: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    return ",".join(engines or ("gx", "soda"))
