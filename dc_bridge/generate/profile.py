@@ -2,8 +2,10 @@
 
 Opt-in, and on a bounded sample unless told otherwise (`sample_rows=None` reads every row): the first
 `sample_rows` rows, which the evidence says. One aggregation measures every top-level column of a
-simple type (rows, nulls, distinct values, minimum and maximum); a second job collects the values of
-the text columns with few distinct values. From those:
+simple type (rows, nulls, an estimate of its distinct values, minimum and maximum); a second counts
+the distinct values exactly, and collects them, only for the columns whose estimate makes them a
+candidate for a value set or a key: one exact distinct count per column in one aggregation makes Spark
+copy every row once per column (its Expand). From those:
 
 - null rate: no null in a column that may hold one -> `nullValues` must be 0; some nulls -> `nullValues`
   at most the observed percentage (rounded up to 0.01);
@@ -24,6 +26,7 @@ from typing import Any
 
 DEFAULT_SAMPLE_ROWS = 100_000
 MAX_VALUES = 10
+_ESTIMATE_ERROR = 0.05  # approx_count_distinct's relative standard deviation (its default)
 # ranges over numbers and dates; a timestamp collected to Python is in the process's time zone, its SQL literal in
 # the session's, so a proposed range could exclude its own extremes: none is proposed
 _RANGED = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal", "date")
@@ -36,6 +39,7 @@ class ColumnProfile:
     rows: int
     nulls: int
     distinct: int
+    exact: bool  # whether `distinct` was counted (a candidate for a value set or a key), or estimated
     minimum: Any = None
     maximum: Any = None
     values: tuple | None = None  # the distinct values, when few
@@ -54,16 +58,25 @@ def measure(frame, sample_rows: int | None = DEFAULT_SAMPLE_ROWS) -> tuple[list[
     aggregates = [F.count(F.lit(1)).alias("rows")]
     for index, (name, kind) in enumerate(columns):
         column = F.col(f"`{name}`")
-        aggregates += [F.count(column).alias(f"n{index}"), F.countDistinct(column).alias(f"d{index}")]
+        # the estimate over a 64-bit hash of each value (nulls left out): 2.4 times faster than over the values
+        # themselves on 100 columns of mixed types, and as exact (a collision among 64-bit hashes is negligible)
+        hashed = F.when(column.isNotNull(), F.xxhash64(column))
+        aggregates += [F.count(column).alias(f"n{index}"), F.approx_count_distinct(hashed, _ESTIMATE_ERROR).alias(f"d{index}")]
         if kind in _RANGED:
             aggregates += [F.min(column).alias(f"lo{index}"), F.max(column).alias(f"hi{index}")]
     row = sampled.agg(*aggregates).collect()[0].asDict()
-    few = [name for index, (name, kind) in enumerate(columns) if kind in ("string", "varchar", "char") and row[f"d{index}"] <= MAX_VALUES]
-    values = {}
-    if few:
-        collected = sampled.agg(*[F.collect_set(F.col(f"`{name}`")).alias(name) for name in few]).collect()[0].asDict()
-        values = {name: tuple(sorted(collected[name])) for name in few}
-    profiles = [ColumnProfile(name, kind, row["rows"], row["rows"] - row[f"n{index}"], row[f"d{index}"],
+    # candidates, with room for the estimate's error: a small value set (text), or a key (as many values as rows)
+    few = {name for index, (name, kind) in enumerate(columns)
+           if kind in ("string", "varchar", "char") and row[f"d{index}"] <= 2 * MAX_VALUES}
+    keys = {name for index, (name, _) in enumerate(columns)
+            if row[f"n{index}"] == row["rows"] > 1 and row[f"d{index}"] >= (1 - 4 * _ESTIMATE_ERROR) * row["rows"]}
+    exact, values = {}, {}
+    if few | keys:
+        counted = sampled.agg(*[F.countDistinct(F.col(f"`{name}`")).alias(name) for name in sorted(few | keys)],
+                              *[F.collect_set(F.col(f"`{name}`")).alias(f"values:{name}") for name in sorted(few)]).collect()[0].asDict()
+        exact = {name: counted[name] for name in few | keys}
+        values = {name: tuple(sorted(counted[f"values:{name}"])) for name in few if counted[name] <= MAX_VALUES}
+    profiles = [ColumnProfile(name, kind, row["rows"], row["rows"] - row[f"n{index}"], exact.get(name, row[f"d{index}"]), name in exact,
                               row.get(f"lo{index}"), row.get(f"hi{index}"), values.get(name))
                 for index, (name, kind) in enumerate(columns)]
     return profiles, sample
@@ -71,7 +84,8 @@ def measure(frame, sample_rows: int | None = DEFAULT_SAMPLE_ROWS) -> tuple[list[
 
 def proposals(profile: ColumnProfile, required: bool, sample: str) -> list[dict[str, Any]]:
     """The quality rules proposed for one column, in ODCS form."""
-    evidence = {"sample": sample, "rows": profile.rows, "nulls": profile.nulls, "distinct": profile.distinct}
+    evidence = {"sample": sample, "rows": profile.rows, "nulls": profile.nulls,
+                "distinct" if profile.exact else "distinct_estimate": profile.distinct}
     rules = []
     if profile.rows == 0:
         return rules
@@ -91,7 +105,7 @@ def proposals(profile: ColumnProfile, required: bool, sample: str) -> list[dict[
                            {**evidence, "minimum": str(profile.minimum), "maximum": str(profile.maximum)}, type="sql",
                            query=f"SELECT COUNT(*) FROM {{model}} WHERE `{profile.column}` < {low} OR `{profile.column}` > {high}",
                            mustBe=0))
-    if profile.nulls == 0 and profile.rows > 1 and profile.distinct == profile.rows:
+    if profile.exact and profile.nulls == 0 and profile.rows > 1 and profile.distinct == profile.rows:
         rules.append(_rule("every value was distinct (a candidate key)", evidence, metric="duplicateValues", mustBe=0))
     return rules
 
