@@ -14,13 +14,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "dc_bridge"
 
 # lowest first; a module may import from its own layer or a lower one
 LAYERS: list[set[str]] = [
-    {"dc_bridge.outcomes", "dc_bridge.contract"},
+    {"dc_bridge.outcomes", "dc_bridge.config", "dc_bridge.contract"},
     {"dc_bridge.plan"},
     {"dc_bridge.engines"},
     {"dc_bridge.compiler"},
     {"dc_bridge.verdict"},
     {"dc_bridge.report"},
     {"dc_bridge.runner"},
+    {"dc_bridge.catalog", "dc_bridge.generate"},
     {"dc_bridge.integrations"},
     {"dc_bridge.cli"},
 ]

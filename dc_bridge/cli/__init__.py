@@ -9,8 +9,8 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge import __version__
-from dc_bridge.cli import evolution, integrations, outputs
-from dc_bridge.cli.options import with_variables
+from dc_bridge.cli import catalog, evolution, integrations, outputs
+from dc_bridge.cli.options import default_engines, with_settings, with_variables
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
@@ -25,6 +25,7 @@ def main() -> None:
 
 
 @main.command()
+@with_settings
 @with_variables
 @click.argument("contracts", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
 @click.option("--format", "output_format", type=click.Choice(sorted(FORMATTERS)), default="text", show_default=True,
@@ -160,8 +161,8 @@ class _TimeLimit(click.ParamType):
 @main.command(name="run")
 @with_variables
 @click.argument("contracts", nargs=-1, required=True, metavar="CONTRACT...")
-@click.option("--engines", default="gx,soda", show_default=True,
-              help="Engines to run, comma-separated: gx, soda, spark (the native fused engine, fastest).")
+@click.option("--engines", help="Engines to run, comma-separated: gx, soda, spark (the native fused engine, fastest). "
+                               "Default: `engines` in the project configuration, else gx,soda.")
 @click.option("--server", help="The contract server to read data from (default: a local server, else the first readable one).")
 @click.option("--data", "data_options", multiple=True, metavar="MODEL=PATH[:FORMAT]", help="Read MODEL from PATH instead of the server (repeatable).")
 @click.option("--where", help="One Spark SQL condition over a model's columns, applied before checking, e.g. "
@@ -215,7 +216,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     from dc_bridge.verdict import Verdict
 
     console = Console(stderr=output_format != "console" and not output_file)
-    selected = [e.strip() for e in engines.split(",") if e.strip()]
+    selected = [e.strip() for e in (engines or default_engines()).split(",") if e.strip()]
     try:
         files = contract_files(contracts)
         several = len(files) > 1
@@ -360,3 +361,4 @@ def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, ou
 # the subcommand groups, each in its own module, which imports nothing from this one
 evolution.register(main)
 integrations.register(main)
+catalog.register(main)

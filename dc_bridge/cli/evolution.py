@@ -18,7 +18,9 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 import dc_bridge.cli.outputs as outputs
-from dc_bridge.cli.options import with_variables
+from dc_bridge import config
+from dc_bridge.cli.catalog import CATALOG, NAMESPACE, registered_baseline
+from dc_bridge.cli.options import with_settings, with_variables
 from dc_bridge.contract.findings import Finding
 from dc_bridge.report.finding_formats import FORMATTERS
 
@@ -48,9 +50,10 @@ def _check_output(output_file: str | None, versions) -> None:
 
 def _load_both(old: str, new: str, variables: dict[str, str]):
     """Both versions, or exit 2 with the findings that keep either from being compared."""
-    from dc_bridge.contract.evolution.versioning import load_version
+    from dc_bridge.contract.evolution.versioning import Version, load_version
 
-    versions = [load_version(old, variables=variables), load_version(new, variables=variables)]
+    # either may be loaded already: the registered baseline of `check-version --against-registered`
+    versions = [spec if isinstance(spec, Version) else load_version(spec, variables=variables) for spec in (old, new)]
     problems = [f for v in versions for f in v.result.findings if f.level == "error"]
     if problems or any(v.result.contract is None for v in versions):
         shown = problems or [f for v in versions for f in v.result.findings]
@@ -130,42 +133,58 @@ def diff_command(old: str, new: str, output_format: str, output_file: str | None
 
 
 @click.command(name="check-version")
+@with_settings
 @with_variables
-@click.argument("old")
-@click.argument("new")
+@click.argument("old", metavar="[OLD]")
+@click.argument("new", metavar="NEW", required=False)
 @_FORMAT
 @_OUTPUT_FILE
-def check_version_command(old: str, new: str, output_format: str, output_file: str | None, variables: dict[str, str]) -> None:
+@click.option("--against-registered", is_flag=True,
+              help="OLD is the version registered in --catalog --namespace (`dc-bridge register`); give NEW only.")
+@CATALOG
+@NAMESPACE
+def check_version_command(old: str, new: str | None, output_format: str, output_file: str | None, against_registered: bool = False,
+                          catalog_spec: str | None = None, namespace: str | None = None, variables: dict[str, str] | None = None) -> None:
     """Fail unless NEW's version bumps OLD's enough for the changes between them.
 
     Breaking changes need a MAJOR bump, non-breaking ones at least MINOR, documentation at least
-    PATCH. OLD may be REV:PATH to read it from git, e.g. main:contracts/orders.yaml. Exit 0 when the
-    bump is enough, 1 when it is not, 2 when a contract cannot be read.
+    PATCH. OLD may be REV:PATH to read it from git, e.g. main:contracts/orders.yaml, or, with
+    --against-registered, the version registered in a catalog (none registered: NEW is valid). Exit 0
+    when the bump is enough, 1 when it is not, 2 when a contract or the registered baseline cannot be read.
     """
     from dc_bridge.contract.evolution.diff import required_bump
     from dc_bridge.contract.evolution.versioning import SemVer, bump_level, check_version
 
-    versions, changes = _compare(old, new, variables)
+    _skip_if_off("version-bump", "check-version")
+    if against_registered:
+        if new is not None:
+            raise click.UsageError("with --against-registered give NEW only: the registered version is OLD")
+        old, new = registered_baseline(old, catalog_spec, namespace, variables)
+    elif new is None:
+        raise click.UsageError("give OLD and NEW, or NEW with --against-registered")
+    versions, changes = _compare(old, new, variables or {})
     _check_output(output_file, versions)
     before, after = (v.result for v in versions)
-    verdict = check_version(before, after, changes)
+    verdict = config.enforce(check_version(before, after, changes))  # `warn` makes its errors warnings
+    failed = any(f.level == "error" for f in verdict)
     # the changes are listed for context; only the version finding decides
     findings = _relabel(versions, verdict + [c.finding(severity="info") for c in changes])
     files = [v.label for v in versions]
     old_v, new_v = SemVer.parse(before.contract.version), SemVer.parse(after.contract.version)
     bump = bump_level(old_v, new_v) if old_v and new_v else None
     extra = {"old_version": before.contract.version, "new_version": after.contract.version, "bump": bump,
-             "required_bump": required_bump(changes), "ok": not verdict}
+             "required_bump": required_bump(changes), "ok": not failed}
     report = _report(output_format, findings, files, changes, extra, versions)
     if output_format == "text":
-        outcome = "ok" if not verdict else "NOT ENOUGH"
+        outcome = "ok" if not verdict else "NOT ENOUGH" if failed else f"NOT ENOUGH (only a warning: {config.current().source('version-bump')})"
         report += (f"\n{_summary(changes)}\nversion {before.contract.version} -> {after.contract.version}: "
                    f"{(bump or 'unknown').upper()} bump: {outcome}")
     _emit(report, output_file)
-    sys.exit(EXIT_FINDINGS if verdict else EXIT_OK)
+    sys.exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
 @click.command(name="drift")
+@with_settings
 @with_variables
 @click.argument("contract", type=click.Path(dir_okay=False, path_type=str))
 @click.option("--data", "data_options", multiple=True, metavar="MODEL=PATH[:FORMAT]", help="Read MODEL from PATH (repeatable).")
@@ -173,20 +192,28 @@ def check_version_command(old: str, new: str, output_format: str, output_file: s
 @click.option("--strict", is_flag=True, help="Columns the contract does not describe are errors, not info.")
 @click.option("--master", help="Spark master URL (default: an embedded local session).")
 @click.option("--conf", "conf_options", multiple=True, metavar="KEY=VALUE", help="Spark configuration (repeatable).")
+@CATALOG
+@NAMESPACE
 @_FORMAT
 @_OUTPUT_FILE
 def drift_command(contract: str, data_options: tuple[str, ...], server: str | None, strict: bool, master: str | None,
-                  conf_options: tuple[str, ...], output_format: str, output_file: str | None, variables: dict[str, str]) -> None:
+                  conf_options: tuple[str, ...], output_format: str, output_file: str | None, catalog_spec: str | None = None,
+                  namespace: str | None = None, variables: dict[str, str] | None = None) -> None:
     """Compare the contract's schema with the data's actual Spark schema, nested fields included.
 
-    A missing column or a type the contract does not allow is an error; a column the contract does
-    not describe is info (an error with --strict). Exit 0 without errors, 1 with, 2 on bad input.
+    With --catalog, each model's table NAMESPACE.<physical name> is read from the catalog's metadata
+    (an Iceberg table through pyiceberg, no Spark; a Spark catalog table through the session); a table
+    that does not exist yet is info and skipped. A missing column or a type the contract does not allow
+    is an error; a column the contract does not describe is info (an error with --strict). Exit 0
+    without errors, 1 with, 2 on bad input or a catalog that cannot be reached.
     """
     from dc_bridge.compiler import split_errors
     from dc_bridge.contract.lint import lint_file
     from dc_bridge.runner.drift import schema_drift
     from dc_bridge.runner.data import DataError, get_session, parse_data_option
 
+    _skip_if_off("drift", "drift")
+    strict = strict or config.current().extra_columns == "error"  # --strict, or `drift.extra-columns = "error"`
     loaded = lint_file(contract, variables)
     # the errors `run` refuses (compiler.split_errors): conformance alone (DCB100) and an error confined to one
     # check (a bad regex) change nothing of the contract's columns and types, which is all drift compares
@@ -194,6 +221,14 @@ def drift_command(contract: str, data_options: tuple[str, ...], server: str | No
     if loaded.contract is None or stopping:
         click.echo(FORMATTERS["text"](stopping or loaded.findings, [contract]), err=True)
         sys.exit(EXIT_UNREADABLE)
+    if catalog_spec or namespace:
+        from dc_bridge.cli.catalog import drift_in_catalog
+
+        if data_options or server:
+            raise click.UsageError("--catalog reads the tables' schemas from the catalog; leave out --data and --server")
+        findings = config.enforce(drift_in_catalog(loaded.contract, catalog_spec, namespace, strict, master, conf_options))
+        _emit(FORMATTERS[output_format](findings, [contract]), output_file)
+        sys.exit(EXIT_FINDINGS if any(f.level == "error" for f in findings) else EXIT_OK)
     spark = created = None
     try:
         data = dict(parse_data_option(option, Path(contract).parent) for option in data_options)
@@ -206,7 +241,7 @@ def drift_command(contract: str, data_options: tuple[str, ...], server: str | No
         if sources:  # nothing to read: no JVM to start
             spark, created = get_session(master, conf)
             frames = {model: _read(spark, loaded.contract.model(model), source) for model, source in sources.items()}
-        findings = schema_drift(loaded.contract, frames, strict=strict)
+        findings = config.enforce(schema_drift(loaded.contract, frames, strict=strict))
     except (DataError, click.BadParameter) as exc:
         click.echo(f"dc-bridge drift: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -215,6 +250,14 @@ def drift_command(contract: str, data_options: tuple[str, ...], server: str | No
             spark.stop()
     _emit(FORMATTERS[output_format](findings, [contract]), output_file)
     sys.exit(EXIT_FINDINGS if any(f.level == "error" for f in findings) else EXIT_OK)
+
+
+def _skip_if_off(validator: str, command: str) -> None:
+    """Exit 0 before reading anything when the project turned the validator off (config.py)."""
+    settings = config.current()
+    if settings.level(validator) == "off":
+        click.echo(f"dc-bridge {command}: skipped ({settings.source(validator)})")
+        sys.exit(EXIT_OK)
 
 
 def _pair(option: str) -> tuple[str, str]:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import functools
+import sys
 
 import click
 
+from dc_bridge import config
 from dc_bridge.contract.reading import variables
+from dc_bridge.outcomes import EXIT_UNREADABLE
 
 
 class _Assignment(click.ParamType):
@@ -30,3 +33,46 @@ def with_variables(command):
     def with_variables(*args, given_variables=(), **kwargs):
         return command(*args, variables=dict(given_variables), **kwargs)
     return with_variables
+
+
+class _Level(click.ParamType):
+    """`--enforce VALIDATOR=LEVEL`."""
+
+    name = "VALIDATOR=LEVEL"
+
+    def convert(self, value, param, ctx):
+        try:
+            return config.parse_level_option(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def with_settings(command):
+    """The project's configuration (config.py, found from the working directory upwards) in effect for the
+    command, with `--enforce VALIDATOR=LEVEL` (repeatable) on top. A configuration with an unknown key or
+    value stops the command (exit 2) before it reads anything."""
+    @click.option("--enforce", "enforce_levels", multiple=True, type=_Level(), metavar="VALIDATOR=LEVEL",
+                  help=f"Enforcement level of a validator ({', '.join(config.VALIDATORS)}): off, warn or strict "
+                       f"(repeatable); wins over the project's configuration.")
+    @functools.wraps(command)
+    def with_settings(*args, enforce_levels=(), **kwargs):
+        try:
+            settings = config.load().overridden(dict(enforce_levels))
+        except config.ConfigError as exc:
+            click.echo(f"dc-bridge: {exc}", err=True)
+            sys.exit(EXIT_UNREADABLE)
+        with config.using(settings):
+            return command(*args, **kwargs)
+    return with_settings
+
+
+def default_engines() -> str:
+    """`run`'s engines when --engines is not given: the project configuration's `engines`, else gx,soda. Only
+    this key is read for `run`: enforcement levels change what lint and the evolution commands report, never
+    which contracts a run accepts."""
+    try:
+        engines = config.load().engines
+    except config.ConfigError as exc:
+        click.echo(f"dc-bridge: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    return ",".join(engines or ("gx", "soda"))

@@ -124,6 +124,7 @@ _CODES = [
     Code("DCB301", "error", "Column type differs from the contract", "Cast the column to the contract's type, or change the contract's type."),
     Code("DCB302", "info", "Column not in the contract", "Describe the column in the contract, or drop it from the data (`--strict` makes this an error)."),
     Code("DCB303", "info", "No data to compare", "Pass --data MODEL=PATH (or a server) for the model to check its schema."),
+    Code("DCB304", "info", "Table does not exist yet", "Nothing to fix before the first run creates the table; check that the namespace and the model's physical name are the table's."),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}

@@ -28,6 +28,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Sequence
 
+from dc_bridge import config
 from dc_bridge.contract.evolution.algebra import (
     RULE_KEYS, SERVICE_LEVEL_MEASURES, classification_direction, describe_rule, describe_service_level, level_name,
     objective_direction, pair, rule_direction, rule_label, service_level_direction, service_level_keys, shown,
@@ -47,6 +48,7 @@ class Ancestor:
     contract: Contract
     label: str  # how messages name it: its path relative to the linted contract's folder
     files: tuple[str, ...] = ()  # the files its load read (itself first): a command's inputs, not read again
+    depth: int = 1  # 1 for a parent the contract names, 2 for a grandparent, ...
 
 
 def inheritance_findings(result: LoadResult) -> list[Finding]:
@@ -54,8 +56,12 @@ def inheritance_findings(result: LoadResult) -> list[Finding]:
     if result.contract is None or not result.documents or result.kind != result.contract.format:
         return []  # nothing loaded, or a quality-rule library: neither has parents
     found, findings = ancestors(result)
+    # inheritance mode `parents` (project configuration): each contract answers to the contracts it names,
+    # which answer to theirs when they are linted; `ancestors` (the default) compares with every one
+    nearest = config.current().inheritance_mode == "parents"
     for ancestor in found:
-        findings += weakenings(result.contract, ancestor)
+        if not nearest or ancestor.depth == 1:
+            findings += weakenings(result.contract, ancestor)
     return findings
 
 
@@ -115,7 +121,7 @@ def ancestors(result: LoadResult) -> tuple[list[Ancestor], list[Finding]]:
                                         expected="a DCS or ODCS contract", found=problem, **where))
                 continue
             loaded.add(key)
-            found.append(Ancestor(parent.contract, label(key), tuple(d.file for d in parent.documents)))
+            found.append(Ancestor(parent.contract, label(key), tuple(d.file for d in parent.documents), depth=len(stack)))
             visit(parent.documents[0], stack + [key])
 
     visit(result.documents[0], [str(Path(result.file).resolve())])

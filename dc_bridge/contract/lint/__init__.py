@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
+from dc_bridge import config
 from dc_bridge.contract.evolution.inheritance import inheritance_findings
 from dc_bridge.contract.findings import Finding
 from dc_bridge.contract.reading.load import LoadResult, load_contract
@@ -56,6 +57,8 @@ def lint_loaded(result: LoadResult, regex_compiler: RegexCompiler = java_regex_e
     # relationships and SLAs): report each finding once
     result.findings[:] = list(dict.fromkeys(result.findings))
     result.findings.sort(key=lambda f: (f.file, f.line or 0, f.code))
+    # the project's enforcement levels (config.py): a validator turned off says nothing, one set to warn only warns
+    result.findings[:] = config.enforce(result.findings)
     return result
 
 

@@ -1,0 +1,377 @@
+"""`dc-bridge register`, `registrations` and `init`: contracts in a catalog's namespace, beside their tables,
+and contracts generated from tables.
+
+Thin wrappers like every command: dc_bridge/catalog/ writes and reads the records, dc_bridge/generate/
+writes contracts. The catalog and
+namespace come from the options, else from the project configuration (config.py). `check-version
+--against-registered` and `drift --catalog` (cli/evolution.py) open catalogs through `open_catalog` here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import click
+
+from dc_bridge import config
+from dc_bridge.cli.options import with_settings, with_variables
+from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
+from dc_bridge.report.finding_formats import FORMATTERS
+
+
+def register(group: click.Group) -> None:
+    """Add the commands to the `dc-bridge` group (called at the end of cli/__init__.py)."""
+    for command in (register_command, registrations_command, init_command):
+        group.add_command(command)
+
+
+CATALOG = click.option("--catalog", "catalog_spec", metavar="iceberg[:NAME]|spark",
+                       help="The catalog: iceberg (embedded: SQLite + a local warehouse under .dc-bridge/iceberg), "
+                            "iceberg:NAME (pyiceberg's catalog NAME: .pyiceberg.yaml, PYICEBERG_CATALOG__NAME__...), or spark "
+                            "(the Spark session's catalog). Default: `catalog` in the project configuration.")
+NAMESPACE = click.option("--namespace", metavar="NS", help="The namespace (database) the contract's tables live in, e.g. "
+                                                           "sales.customer_360. Default: `namespace` in the project configuration.")
+MASTER = click.option("--master", help="Spark master URL, for --catalog spark (default: an embedded local session).")
+CONF = click.option("--conf", "conf_options", multiple=True, metavar="KEY=VALUE",
+                    help="Spark configuration, for --catalog spark (repeatable), e.g. spark.sql.catalogImplementation=hive.")
+
+
+def resolve(catalog_spec: str | None, namespace: str | None) -> tuple[str, str]:
+    """--catalog and --namespace, else the project's; a usage error when neither names one."""
+    settings = config.current()
+    spec, namespace = catalog_spec or settings.catalog, namespace or settings.namespace
+    if not spec:
+        raise click.UsageError("give --catalog (iceberg, iceberg:NAME or spark), or `catalog` in the project configuration")
+    if not namespace:
+        raise click.UsageError("give --namespace NS, or `namespace` in the project configuration")
+    from dc_bridge.catalog import parse
+
+    try:
+        parse(spec)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    return spec, namespace
+
+
+@contextlib.contextmanager
+def open_catalog(spec: str, master: str | None = None, conf_options: tuple[str, ...] = ()) -> Iterator:
+    """The catalog's Store; for `spark` a session (stopped on leaving when created here). CatalogUnavailable
+    when it cannot be reached."""
+    from dc_bridge.catalog import open_store, parse
+
+    settings = config.current()
+    root = Path(settings.file).parent if settings.file else Path.cwd()
+    session = created = None
+    try:
+        if parse(spec)[0] == "spark":
+            from dc_bridge.runner.data import get_session
+
+            conf = {}
+            for option in conf_options:
+                key, eq, value = option.partition("=")
+                if not eq:
+                    raise click.BadParameter(f"--conf {option!r} must be KEY=VALUE")
+                conf[key] = value
+            session, created = get_session(master, conf)
+        yield open_store(spec, root, session)
+    finally:
+        if created:
+            session.stop()
+
+
+def load_clean(contract: str, variables: dict[str, str] | None = None):
+    """The linted contract (`variables`: `--var`), or exit 2 with its errors."""
+    from dc_bridge.contract.lint import lint_file
+
+    loaded = lint_file(contract, variables)
+    errors = [f for f in loaded.findings if f.level == "error"]
+    if loaded.contract is None or errors or loaded.kind != loaded.contract.format:
+        click.echo(FORMATTERS["text"](errors or loaded.findings, [contract]), err=True)
+        click.echo(f"dc-bridge: {contract}: fix the errors above first (a quality-rule library is not registered)", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    return loaded
+
+
+@click.command(name="register")
+@with_settings
+@with_variables
+@click.argument("contract", type=click.Path(dir_okay=False, path_type=str))
+@CATALOG
+@NAMESPACE
+@MASTER
+@CONF
+def register_command(contract: str, catalog_spec: str | None, namespace: str | None, master: str | None,
+                     conf_options: tuple[str, ...], variables: dict[str, str] | None = None) -> None:
+    """Register CONTRACT in a catalog namespace: its record (id, name, version, owner, schema hash, text
+    digest, where the text is kept, time in UTC) in the namespace's properties.
+
+    A new version becomes current and the earlier ones stay listed; the same text again changes nothing.
+    Exit 0 registered (or unchanged); 1 when the version is registered with another text, or the catalog
+    cannot be reached and enforcement.registration is strict (it warns by default); 2 on bad input.
+    """
+    from dc_bridge.catalog import CatalogUnavailable
+    from dc_bridge.catalog.registry import VersionConflict, register as register_contract
+
+    settings = config.current()
+    if settings.level("registration") == "off":
+        click.echo(f"dc-bridge register: skipped ({settings.source('registration')})")
+        sys.exit(EXIT_OK)
+    spec, namespace = resolve(catalog_spec, namespace)
+    loaded = load_clean(contract, variables)
+    text = Path(contract).read_bytes()
+    try:
+        with open_catalog(spec, master, conf_options) as store:
+            done = register_contract(store, namespace, loaded.contract, text)
+            tagged = _tag_tables(store, namespace, loaded.contract, done.record) if done.changed else []
+    except VersionConflict as exc:
+        click.echo(f"dc-bridge register: {exc}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    except CatalogUnavailable as exc:
+        strict = settings.level("registration") == "strict"
+        click.echo(f"dc-bridge register: {'error' if strict else 'warning'}: the catalog cannot be reached, "
+                   f"{contract} was not registered: {exc} ({settings.source('registration')})", err=True)
+        sys.exit(EXIT_FINDINGS if strict else EXIT_OK)
+    record = done.record
+    where = f"{spec} namespace {namespace}"
+    if not done.changed:
+        click.echo(f"{contract}: {record.id} {record.version} is registered in {where} with this text already; nothing changed")
+        return
+    replaced = f"; replaces {done.previous.version}, which stays listed" if done.previous else " (first registration)"
+    click.echo(f"{contract}: registered {record.id} {record.version} in {where}{replaced}\n"
+               f"  schema hash {record.schema_hash}\n  text {record.text_digest} at {record.location}"
+               + (f"\n  table properties set on {', '.join(tagged)}" if tagged else ""))
+
+
+def _tag_tables(store, namespace: str, contract, record) -> list[str]:
+    """Each model's table, where the catalog keeps table properties (the Spark catalog) and the table exists."""
+    properties = {"dc-bridge.contract.id": record.id, "dc-bridge.contract.version": record.version,
+                  "dc-bridge.contract.schema-hash": record.schema_hash}
+    return [f"{namespace}.{model.physical_name or model.name}" for model in contract.models
+            if store.tag_table(namespace, model.physical_name or model.name, properties)]
+
+
+@click.command(name="registrations")
+@with_settings
+@CATALOG
+@NAMESPACE
+@MASTER
+@CONF
+@click.option("--contract", "contract_id", help="Only this contract id.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def registrations_command(catalog_spec: str | None, namespace: str | None, master: str | None, conf_options: tuple[str, ...],
+                          contract_id: str | None, output_format: str) -> None:
+    """List the contracts registered in a namespace: each one's current version and every earlier one.
+
+    Exit 0, or 2 when the catalog cannot be reached.
+    """
+    from dc_bridge.catalog import CatalogUnavailable
+    from dc_bridge.catalog.registry import history, index
+
+    spec, namespace = resolve(catalog_spec, namespace)
+    try:
+        with open_catalog(spec, master, conf_options) as store:
+            properties = store.properties(namespace)
+    except CatalogUnavailable as exc:
+        click.echo(f"dc-bridge registrations: the catalog cannot be reached: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    listed = {k: v for k, v in index(properties).items() if contract_id in (None, k)}
+    report = {cid: {"current": version, "versions": [json.loads(r.to_json()) for r in history(properties, cid)]}
+              for cid, version in sorted(listed.items())}
+    if output_format == "json":
+        click.echo(json.dumps({"catalog": spec, "namespace": namespace, "contracts": report}, indent=2))
+        return
+    if not report:
+        click.echo(f"no contract is registered in {spec} namespace {namespace}")
+    for cid, entry in report.items():
+        click.echo(f"{cid} {entry['current']} (current)")
+        for version in reversed(entry["versions"]):
+            mark = "*" if version["version"] == entry["current"] else " "
+            click.echo(f"  {mark} {version['version']}  {version['registered_at']}  owner {version['owner']}  {version['schema_hash']}")
+
+
+def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str | None, variables: dict[str, str] | None = None):
+    """(the registered version, NEW) for `check-version --against-registered`, as versioning.Version objects
+    whose files are named `CATALOG:NAMESPACE/ID@VERSION`. Exits 0 when nothing is registered (the first
+    version is always valid), 2 when the baseline cannot be read or its digest does not match: a version
+    check against nothing would pass every bump."""
+    import tempfile
+
+    from dc_bridge.catalog import CatalogUnavailable
+    from dc_bridge.catalog.records import DigestMismatch
+    from dc_bridge.catalog.registry import registered
+    from dc_bridge.contract.evolution.versioning import Version, load_version
+    from dc_bridge.contract.reading.load import load_contract
+
+    spec, namespace = resolve(catalog_spec, namespace)
+    new = load_version(new_spec, variables=variables)
+    if new.result.contract is None:
+        return new, new  # check-version reports why NEW cannot be read
+    contract_id = new.result.contract.id
+    try:
+        with open_catalog(spec) as store:
+            found = registered(store, namespace, contract_id)
+    except (CatalogUnavailable, DigestMismatch, ValueError) as exc:
+        click.echo(f"dc-bridge check-version: the registered version of {contract_id} cannot be used as the baseline: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    if found is None:
+        click.echo(f"{new_spec}: no version of {contract_id} is registered in {spec} namespace {namespace}: "
+                   f"the first registration has no baseline, {new.result.contract.version} is valid")
+        sys.exit(EXIT_OK)
+    record, text = found
+    label = f"{spec}:{namespace}/{record.id}@{record.version}"
+    with tempfile.TemporaryDirectory(prefix="dc-bridge-registered-") as folder:
+        file = Path(folder) / ("registered.yaml")
+        file.write_bytes(text)
+        result = load_contract(str(file), variables)
+    baseline = Version(label, result, {str(file): label})
+    baseline.result.findings[:] = baseline.shown(result.findings)
+    return baseline, new
+
+
+def drift_in_catalog(contract, catalog_spec: str | None, namespace: str | None, strict: bool, master: str | None,
+                     conf_options: tuple[str, ...]) -> list:
+    """`drift --catalog`: the findings of catalog/drift.py, or exit 2 when the catalog cannot be reached."""
+    from dc_bridge.catalog import CatalogUnavailable
+    from dc_bridge.catalog.drift import catalog_drift
+
+    spec, namespace = resolve(catalog_spec, namespace)
+    try:
+        with open_catalog(spec, master, conf_options) as store:
+            return catalog_drift(contract, store, namespace, strict=strict)
+    except CatalogUnavailable as exc:
+        click.echo(f"dc-bridge drift: the catalog cannot be reached: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+
+
+class _SampleRows(click.ParamType):
+    """`--sample-rows`: a positive number of rows, or `all`."""
+
+    name = "ROWS|all"
+
+    def convert(self, value, param, ctx):
+        if value is None or isinstance(value, int):
+            return value
+        if str(value).strip().lower() == "all":
+            return None
+        if not str(value).strip().isdigit() or int(value) < 1:
+            self.fail(f"{value!r} is not a number of rows: give a positive whole number, or `all`", param, ctx)
+        return int(value)
+
+
+@click.command(name="init")
+@click.option("--from", "sources", multiple=True, required=True, metavar="SOURCE",
+              help="What to generate the contract from, one model each (repeatable): PATH[:FORMAT] (a path Spark reads), "
+                   "table:DB.TABLE (the Spark catalog) or iceberg:NS.TABLE (an Iceberg catalog, see --catalog).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=str), help="The contract file to write.")
+@click.option("--overwrite", is_flag=True, help="Replace --out when it exists (refused otherwise).")
+@click.option("--id", "contract_id", help="The contract's id (default: --name, else the first model's name).")
+@click.option("--name", help="The contract's name (default: the id).")
+@click.option("--version", "version", default="1.0.0", show_default=True, help="The contract's version.")
+@click.option("--standard", type=click.Choice(["3.1", "3.2"]), default="3.1", show_default=True, help="The ODCS version to write.")
+@click.option("--merge", "explicit", type=click.Path(dir_okay=False, exists=True, path_type=str),
+              help="An explicit ODCS contract laid over the generated one key by key: its keys win and none is lost.")
+@click.option("--profile", is_flag=True, help="Also propose quality rules from the data (null rates, small value sets, "
+                                               "ranges, candidate keys), each marked proposed with its evidence.")
+@click.option("--sample-rows", type=_SampleRows(), default=100_000, show_default=True,
+              help="With --profile: profile the first ROWS rows read, or `all` rows.")
+@click.option("--catalog", "catalog_spec", metavar="iceberg[:NAME]",
+              help="The Iceberg catalog of iceberg: sources (default: `catalog` in the project configuration, else the embedded one).")
+@MASTER
+@CONF
+@with_settings
+def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_id: str | None, name: str | None, version: str,
+                 standard: str, explicit: str | None, profile: bool, sample_rows: int | None, catalog_spec: str | None,
+                 master: str | None, conf_options: tuple[str, ...]) -> None:
+    """Write an ODCS contract generated from tables or files: every model and field with its logical and
+    physical type, required from non-nullability, nested structs, arrays and maps kept; it lints clean.
+
+    Exit 0 written, 1 when the written contract has lint errors (after --merge), 2 on bad input, a source
+    that cannot be read, or an --out that exists without --overwrite.
+    """
+    import yaml
+
+    from dc_bridge.contract.lint import lint_file
+    from dc_bridge.generate import contract_document
+    from dc_bridge.generate.merge import lost_keys, merge
+    from dc_bridge.generate.profile import add_proposals
+    from dc_bridge.generate.sources import iceberg_schema, parse_source, read_frame
+    from dc_bridge.runner.data import DataError
+
+    if Path(out).exists() and not overwrite:
+        click.echo(f"dc-bridge init: {out} exists; nothing was written (add --overwrite to replace it)", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    if explicit and Path(explicit).resolve() == Path(out).resolve():
+        click.echo(f"dc-bridge init: --out {out} is the --merge contract; write the result to another file", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    spec = catalog_spec or (config.current().catalog if (config.current().catalog or "").startswith("iceberg") else None) or "iceberg"
+    session = created = None
+    try:
+        parsed = [parse_source(source) for source in sources]
+        models = [source.model for source in parsed]
+        if len(set(models)) != len(models):
+            raise DataError(f"two sources would be the same model ({', '.join(models)}); give each its own table or file name")
+        if explicit:
+            merged_over = yaml.safe_load(Path(explicit).read_text(encoding="utf-8"))
+            if not isinstance(merged_over, dict) or "apiVersion" not in merged_over:
+                raise DataError(f"--merge {explicit}: not an ODCS contract (a mapping with apiVersion)")
+        schemas, frames = {}, {}
+        for source in parsed:
+            if source.kind == "iceberg":
+                with open_catalog(spec) as store:
+                    schemas[source.model], table = iceberg_schema(source, lambda: store)
+                    if profile:
+                        frames[source.model] = ("iceberg", table)
+                continue
+            if session is None:
+                from dc_bridge.runner.data import get_session
+
+                session, created = get_session(master, dict(option.partition("=")[::2] for option in conf_options))
+            frame = read_frame(source, session)
+            schemas[source.model], frames[source.model] = frame.schema, frame
+        document = contract_document(schemas, id=contract_id or name or models[0], name=name, version=version, standard=standard,
+                                     sources={source.model: source.spec for source in parsed})
+        if profile:
+            for model, frame in list(frames.items()):
+                if isinstance(frame, tuple):  # an Iceberg table: its bounded sample into Spark through Arrow
+                    if session is None:
+                        from dc_bridge.runner.data import get_session
+
+                        session, created = get_session(master, {})
+                    scan = frame[1].scan(limit=sample_rows) if sample_rows else frame[1].scan()
+                    frames[model] = session.createDataFrame(scan.to_pandas(), schema=schemas[model])
+            add_proposals(document, frames, sample_rows)
+    except (DataError, click.BadParameter) as exc:
+        click.echo(f"dc-bridge init: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    except Exception as exc:  # CatalogUnavailable, a Spark error reading a table
+        from dc_bridge.catalog import CatalogUnavailable
+        from dc_bridge.runner.data import root_cause
+
+        if not isinstance(exc, CatalogUnavailable) and type(exc).__name__ not in ("AnalysisException", "Py4JJavaError"):
+            raise
+        click.echo(f"dc-bridge init: {root_cause(exc)}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    finally:
+        if created:
+            session.stop()
+    if explicit:
+        result = merge(document, merged_over)
+        missing = lost_keys(merged_over, result)
+        assert not missing, f"the merge lost {missing}"  # merge.py keeps every explicit key by construction
+        document = result
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
+    fields = sum(len(model.get("properties", [])) for model in document.get("schema", []))
+    proposed = sum(1 for model in document.get("schema", []) for prop in model.get("properties", [])
+                   for rule in prop.get("quality", []) if "proposed" in (rule.get("tags") or []))
+    errors = [f for f in lint_file(out).findings if f.level == "error"]
+    click.echo(f"{out}: {len(document.get('schema', []))} model(s), {fields} top-level field(s)"
+               + (f", {proposed} proposed rule(s) from {'every row' if sample_rows is None else f'the first {sample_rows} rows'}" if profile else "")
+               + (f", merged with {explicit}" if explicit else "") + ("; lint: clean" if not errors else f"; lint: {len(errors)} error(s)"))
+    if errors:
+        click.echo(FORMATTERS["text"](errors, [out]), err=True)
+        sys.exit(EXIT_FINDINGS)

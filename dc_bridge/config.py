@@ -1,0 +1,224 @@
+"""Project configuration: a `[tool.dc-bridge]` table in `pyproject.toml`, or a `dc-bridge.toml`.
+
+The file is found from the working directory upwards, the nearest one winning (in one folder a
+`dc-bridge.toml` before a `pyproject.toml`, and a `pyproject.toml` only when it has the table).
+It sets the enforcement level of each validator, the drift and inheritance settings, and the
+default catalog, namespace and engines; options on the command line win over it.
+
+    [tool.dc-bridge]                       # in dc-bridge.toml: the same keys at the top level
+    engines = ["spark"]
+    catalog = "iceberg"                    # iceberg, iceberg:NAME (pyiceberg's own config) or spark
+    namespace = "sales.customer_360"
+
+    [tool.dc-bridge.enforcement]           # off: skip, warn: report and exit 0, strict: fail
+    schema = "strict"
+    inheritance = "strict"
+    version-bump = "warn"
+    drift = "strict"
+    registration = "warn"                  # an unreachable catalog: a warning, or (strict) a failure
+
+    [tool.dc-bridge.drift]
+    extra-columns = "error"                # info (the default) or error
+
+    [tool.dc-bridge.inheritance]
+    mode = "ancestors"                     # ancestors: every ancestor; parents: the contracts named only
+
+An unknown key or value stops the command with the file, the key and the closest valid one. The
+settings in effect travel in a context variable set by the command (`using`), as `--var` values do,
+so the code that applies them (lint, drift, check-version) needs no new argument on every path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import difflib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser, before it joined the standard library
+    import tomli as tomllib
+
+LEVELS = ("off", "warn", "strict")
+VALIDATORS = ("schema", "inheritance", "version-bump", "drift", "registration")
+ENGINES = ("gx", "soda", "spark")
+# what a validator is set to when nothing says otherwise: today's behaviour, where every validator's errors
+# fail its command; registration warns, as the seed asks (an unreachable catalog is a soft failure)
+DEFAULT_LEVELS: dict[str, str] = {"schema": "strict", "inheritance": "strict", "version-bump": "strict",
+                                  "drift": "strict", "registration": "warn"}
+FILE_NAMES = ("dc-bridge.toml", "pyproject.toml")
+
+# the configuration's schema: key -> allowed values (a tuple), `str` for free text, or a nested table
+_SCHEMA: dict[str, Any] = {
+    "engines": [ENGINES],
+    "catalog": str,
+    "namespace": str,
+    "enforcement": {validator: LEVELS for validator in VALIDATORS},
+    "drift": {"extra-columns": ("info", "error")},
+    "inheritance": {"mode": ("ancestors", "parents")},
+}
+
+# finding code prefix -> the validator whose level applies to it (the first matching prefix wins);
+# DCB0xx (a file that cannot be read) belongs to none: no level makes an unreadable contract pass
+_VALIDATOR_OF_CODE = (("DCB24", "inheritance"), ("DCB2", "version-bump"), ("DCB3", "drift"), ("DCB1", "schema"))
+
+
+class ConfigError(ValueError):
+    """The configuration file has a key or value dc-bridge does not know; the message says which."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings in effect: the file's, with the command line's on top."""
+
+    levels: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_LEVELS))
+    extra_columns: str = "info"
+    inheritance_mode: str = "ancestors"
+    catalog: str | None = None
+    namespace: str | None = None
+    engines: tuple[str, ...] | None = None
+    file: str | None = None  # where they came from; None when no file was found
+
+    def level(self, validator: str) -> str:
+        return self.levels[validator]
+
+    def source(self, validator: str) -> str:
+        """Where a level comes from, for messages that say why a validator was skipped or only warned."""
+        return f"enforcement.{validator} = {self.levels[validator]!r}" + (f" in {self.file}" if self.file else "")
+
+    def overridden(self, levels: Mapping[str, str]) -> Settings:
+        return replace(self, levels={**self.levels, **levels})
+
+
+_CURRENT: contextvars.ContextVar[Settings] = contextvars.ContextVar("dc_bridge_settings", default=Settings())
+
+
+def current() -> Settings:
+    """The settings of the running command (the defaults outside one, and in the Python API)."""
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def using(settings: Settings) -> Iterator[Settings]:
+    token = _CURRENT.set(settings)
+    try:
+        yield settings
+    finally:
+        _CURRENT.reset(token)
+
+
+def find_file(start: str | Path | None = None) -> tuple[Path, dict] | None:
+    """The nearest configuration file from `start` (the working directory) upwards, and its dc-bridge table."""
+    folder = Path(start or Path.cwd()).resolve()
+    for candidate in (folder, *folder.parents):
+        for name in FILE_NAMES:
+            path = candidate / name
+            if not path.is_file():
+                continue
+            data = _read_toml(path)
+            if name == "dc-bridge.toml":
+                return path, data
+            table = data.get("tool", {}).get("dc-bridge")
+            if table is not None:
+                return path, table
+    return None
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+
+
+def load(start: str | Path | None = None) -> Settings:
+    """The project's settings (the defaults when no file is found); ConfigError on an unknown key or value."""
+    found = find_file(start)
+    if found is None:
+        return Settings()
+    path, table = found
+    prefix = "tool.dc-bridge." if path.name == "pyproject.toml" else ""
+    _validate(table, _SCHEMA, str(path), prefix)
+    enforcement = table.get("enforcement", {})
+    return Settings(
+        levels={**DEFAULT_LEVELS, **enforcement},
+        extra_columns=table.get("drift", {}).get("extra-columns", "info"),
+        inheritance_mode=table.get("inheritance", {}).get("mode", "ancestors"),
+        catalog=table.get("catalog"),
+        namespace=table.get("namespace"),
+        engines=tuple(table["engines"]) if "engines" in table else None,
+        file=str(path),
+    )
+
+
+def _validate(table: Any, schema: Mapping[str, Any], file: str, prefix: str) -> None:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{file}: `{prefix.rstrip('.')}` must be a table")
+    for key, value in table.items():
+        if key not in schema:
+            raise ConfigError(f"{file}: unknown key `{prefix}{key}`{_did_you_mean(key, schema)}")
+        allowed = schema[key]
+        name = f"{prefix}{key}"
+        if isinstance(allowed, dict):
+            _validate(value, allowed, file, name + ".")
+        elif allowed is str:
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{file}: `{name}` must be a non-empty string, not {value!r}")
+        elif isinstance(allowed, list):  # a list whose items are one of allowed[0]
+            if not isinstance(value, list) or not value:
+                raise ConfigError(f"{file}: `{name}` must be a non-empty list of {', '.join(allowed[0])}")
+            for item in value:
+                _check_value(item, allowed[0], file, name)
+        else:
+            _check_value(value, allowed, file, name)
+
+
+def _check_value(value: Any, allowed: tuple[str, ...], file: str, name: str) -> None:
+    if value not in allowed:
+        raise ConfigError(f"{file}: `{name}` cannot be {value!r}{_did_you_mean(str(value), allowed)}")
+
+
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    choices = list(choices)
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.5)
+    hint = f"; did you mean `{close[0]}`?" if close else ""
+    return f"{hint} (valid: {', '.join(choices)})"
+
+
+def parse_level_option(text: str) -> tuple[str, str]:
+    """`--enforce VALIDATOR=LEVEL` -> (validator, level); ValueError with the closest valid word."""
+    validator, eq, level = text.partition("=")
+    validator, level = validator.strip(), level.strip()
+    if not eq:
+        raise ValueError(f"{text!r} is not VALIDATOR=LEVEL, e.g. drift=warn")
+    if validator not in VALIDATORS:
+        raise ValueError(f"unknown validator {validator!r}{_did_you_mean(validator, VALIDATORS)}")
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}{_did_you_mean(level, LEVELS)}")
+    return validator, level
+
+
+def validator_of(code: str) -> str | None:
+    return next((validator for prefix, validator in _VALIDATOR_OF_CODE if code.startswith(prefix)), None)
+
+
+def enforce(findings: Iterable, settings: Settings | None = None) -> list:
+    """Findings as the enforcement levels want them: a validator `off` drops its findings, `warn` makes
+    its errors warnings (reported, the exit code unaffected), `strict` leaves them as they are."""
+    settings = settings or current()
+    kept = []
+    for finding in findings:
+        validator = validator_of(finding.code)
+        level = settings.level(validator) if validator else "strict"
+        if level == "off":
+            continue
+        if level == "warn" and finding.level == "error":
+            finding = replace(finding, severity="warning")
+        kept.append(finding)
+    return kept

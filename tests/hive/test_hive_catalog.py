@@ -1,0 +1,134 @@
+"""`--catalog spark` on Spark's built-in Hive support (an embedded Derby metastore, conftest.py): register
+into DBPROPERTIES and TBLPROPERTIES, the audit trail, the digest check, check-version against the registered
+version, drift against Hive tables, and init from a Hive table.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from dc_bridge.cli import main
+from dc_bridge.contract.lint import lint_file
+
+CUSTOMERS = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: customers
+name: Customers
+version: {version}
+status: active
+team:
+  name: sales-team
+schema:
+  - name: customers
+    properties:
+      - name: customer_id
+        logicalType: string
+        required: true
+      - name: email
+        logicalType: string
+      - name: address
+        logicalType: object
+        properties:
+          - name: city
+            logicalType: string
+          - name: zip
+            logicalType: integer
+{more}  - name: orders
+    properties:
+      - name: order_id
+        logicalType: string
+"""
+PHONE = "      - name: phone\n        logicalType: string\n"
+
+
+def write(folder: Path, version: str = "1.0.0", more: str = "", name: str = "customers.yaml") -> str:
+    path = folder / name
+    path.write_text(CUSTOMERS.format(version=version, more=more), encoding="utf-8")
+    return str(path)
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.fixture(scope="module")
+def tables(spark):
+    spark.sql("CREATE DATABASE IF NOT EXISTS sales")
+    spark.sql("CREATE TABLE IF NOT EXISTS sales.customers (customer_id BIGINT, address STRUCT<city: STRING, zip: STRING>, "
+              "loyalty STRING) USING parquet")
+    spark.sql("INSERT INTO sales.customers VALUES (1, named_struct('city', 'Oslo', 'zip', '0150'), 'gold')")
+    return spark
+
+
+def test_register_lists_the_contract_and_tags_its_tables(tables, tmp_path):
+    result = invoke("register", write(tmp_path), "--catalog", "spark", "--namespace", "sales")
+    assert result.exit_code == 0, result.output
+    assert "registered customers 1.0.0 in spark namespace sales (first registration)" in result.output
+    assert "table properties set on sales.customers" in result.output  # sales.orders does not exist
+    listed = json.loads(invoke("registrations", "--catalog", "spark", "--namespace", "sales", "--format", "json").output)
+    assert listed["contracts"]["customers"]["current"] == "1.0.0"
+    properties = {row[0]: row[1] for row in tables.sql("SHOW TBLPROPERTIES sales.customers").collect()}
+    assert properties["dc-bridge.contract.id"] == "customers" and properties["dc-bridge.contract.version"] == "1.0.0"
+    described = " ".join(str(row[1]) for row in tables.sql("DESCRIBE NAMESPACE EXTENDED sales").collect())
+    assert "dc-bridge.contracts" in described
+
+    again = invoke("register", write(tmp_path), "--catalog", "spark", "--namespace", "sales")
+    assert "nothing changed" in again.output
+    newer = invoke("register", write(tmp_path, "1.1.0", PHONE), "--catalog", "spark", "--namespace", "sales")
+    assert newer.exit_code == 0 and "replaces 1.0.0, which stays listed" in newer.output
+    entry = json.loads(invoke("registrations", "--catalog", "spark", "--namespace", "sales", "--format", "json").output)["contracts"]["customers"]
+    assert entry["current"] == "1.1.0" and [v["version"] for v in entry["versions"]] == ["1.0.0", "1.1.0"]
+    assert {row[0]: row[1] for row in tables.sql("SHOW TBLPROPERTIES sales.customers").collect()}["dc-bridge.contract.version"] == "1.1.0"
+
+    ok = invoke("check-version", write(tmp_path, "1.2.0", PHONE + "      - name: fax\n        logicalType: string\n", "new.yaml"),
+                "--against-registered", "--catalog", "spark", "--namespace", "sales")
+    assert ok.exit_code == 0 and "MINOR bump: ok" in ok.output, ok.output
+    breaking = invoke("check-version", write(tmp_path, "1.2.0", "", "new.yaml"), "--against-registered", "--catalog", "spark",
+                      "--namespace", "sales")
+    assert breaking.exit_code == 1 and "NOT ENOUGH" in breaking.output, breaking.output
+
+
+def test_a_tampered_text_in_dbproperties_is_refused(tables, tmp_path):
+    import base64
+
+    invoke("register", write(tmp_path, "5.0.0"), "--catalog", "spark", "--namespace", "audit")
+    described = " ".join(str(row[1]) for row in tables.sql("DESCRIBE NAMESPACE EXTENDED audit").collect())
+    piece = next(part for part in described.split("(") if part.startswith("dc-bridge.text.")).split(",")[0]
+    forged = base64.urlsafe_b64encode(b"apiVersion: v3.1.0\n").decode()
+    tables.sql(f"ALTER NAMESPACE audit SET DBPROPERTIES ('{piece}' = '{forged}')")
+    result = invoke("check-version", write(tmp_path, "5.0.1", "", "new.yaml"), "--against-registered", "--catalog", "spark",
+                    "--namespace", "audit")
+    assert result.exit_code == 2
+    assert "is not the registered text" in result.output
+
+
+def test_drift_against_hive_tables(tables, tmp_path):
+    result = invoke("drift", write(tmp_path), "--catalog", "spark", "--namespace", "sales", "--format", "json")
+    assert result.exit_code == 1, result.output
+    found = sorted((f["code"], f["message"]) for f in json.loads(result.output)["findings"])
+    assert found == [
+        ("DCB300", "`customers.email` is not in the data"),
+        ("DCB301", "`customers.address.zip` is string in the data; the contract allows int or smallint or tinyint"),
+        ("DCB301", "`customers.customer_id` is bigint in the data; the contract allows string or varchar or char"),
+        ("DCB302", "`customers.loyalty` (string) is in the data but not in the contract"),
+        ("DCB304", "table `sales.orders` of model `orders` does not exist in spark yet; its drift check is skipped "
+                   "(the first run creates it)"),
+    ]
+
+
+def test_init_from_a_hive_table(tables, tmp_path):
+    out = tmp_path / "generated.yaml"
+    result = invoke("init", "--from", "table:sales.customers", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    properties = yaml.safe_load(out.read_text(encoding="utf-8"))["schema"][0]["properties"]
+    assert [p["name"] for p in properties] == ["customer_id", "address", "loyalty"]
+    assert properties[1]["properties"][1] == {"name": "zip", "logicalType": "string", "physicalType": "string"}
+    assert [f for f in lint_file(str(out)).findings if f.level == "error"] == []
+    drift = invoke("drift", str(out), "--catalog", "spark", "--namespace", "sales")
+    assert drift.exit_code == 0 and "0 error(s), 0 warning(s), 0 info" in drift.output, drift.output

@@ -1,0 +1,251 @@
+"""`dc-bridge init --from SOURCE --out FILE` and `contract_from_dataframe`: contracts generated from a parquet
+folder, a Spark catalog table and an Iceberg table (real pyiceberg SQL catalog), each linting clean and, for
+the data Spark reads, passing `run` and `drift` on that same data; `--merge` (explicit keys win, none lost);
+`--profile` on planted data, its evidence against counts taken from the rows in plain Python.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from dc_bridge.cli import main
+from dc_bridge.contract.lint import lint_file
+from dc_bridge.generate import contract_from_dataframe
+from dc_bridge.generate.merge import lost_keys, merge
+
+NESTED = ("id bigint, name string, tags array<string>, scores map<string,double>, "
+          "address struct<city:string,zip:int,geo:struct<lat:double,lon:double>>, "
+          "orders array<struct<order_id:string,amount:decimal(10,2)>>, day date, at timestamp, flag boolean")
+
+
+def nested_rows(count: int = 20):
+    return [(i, f"n{i}", ["a", "b"] if i % 2 else None, {"k": float(i)}, (f"city{i % 3}", i % 5, (1.0, 2.0)),
+             [(f"o{i}", decimal.Decimal("1.50"))], datetime.date(2024, 1, 1 + i % 20), datetime.datetime(2024, 1, 1, i % 24),
+             i % 2 == 0) for i in range(count)]
+
+
+@pytest.fixture(scope="module")
+def nested_parquet(spark, tmp_path_factory):
+    path = tmp_path_factory.mktemp("generate") / "customers.parquet"
+    spark.createDataFrame(nested_rows(), NESTED).coalesce(1).write.parquet(str(path))
+    return path
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def lint_errors(path: Path) -> list[str]:
+    return [f"{f.code} {f.path}: {f.message}" for f in lint_file(str(path)).findings if f.level in ("error", "warning")]
+
+
+def test_from_a_parquet_folder_with_nested_types_lints_clean_and_run_passes(tmp_path, nested_parquet):
+    out = tmp_path / "customers.yaml"
+    result = invoke("init", "--from", str(nested_parquet), "--out", str(out), "--version", "2.1.0", "--name", "Customers")
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().endswith("1 model(s), 9 top-level field(s); lint: clean")
+    assert lint_errors(out) == []
+    document = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert (document["apiVersion"], document["id"], document["name"], document["version"]) == ("v3.1.0", "Customers", "Customers", "2.1.0")
+    properties = {p["name"]: p for p in document["schema"][0]["properties"]}
+    assert properties["id"] == {"name": "id", "logicalType": "integer", "physicalType": "bigint"}
+    assert properties["scores"] == {"name": "scores", "physicalType": "map<string,double>"}
+    assert properties["tags"]["items"] == {"logicalType": "string", "physicalType": "string"}
+    geo = properties["address"]["properties"][2]
+    assert geo["name"] == "geo" and [p["name"] for p in geo["properties"]] == ["lat", "lon"]
+    assert properties["orders"]["items"]["properties"][1] == {"name": "amount", "logicalType": "number", "physicalType": "decimal(10,2)"}
+    run = invoke("run", str(out), "--data", f"customers={nested_parquet}", "--output", "json")
+    assert run.exit_code == 0, run.output
+    assert json.loads(run.output[run.output.index("{"):])["outcome"] == "passed"
+    drift = invoke("drift", str(out), "--data", f"customers={nested_parquet}")
+    assert drift.exit_code == 0 and "0 error(s), 0 warning(s), 0 info" in drift.output, drift.output
+
+
+def test_from_a_spark_table_required_from_non_nullability(tmp_path, spark):
+    from pyspark.sql import types as T
+
+    schema = T.StructType([T.StructField("order_id", T.StringType(), False), T.StructField("lines", T.ArrayType(T.StructType(
+        [T.StructField("sku", T.StringType(), False)])), True)])
+    spark.createDataFrame([("A1", [("s1",)])], schema).createOrReplaceGlobalTempView("generated_orders")  # a view of the shared session: its catalog stays empty
+    out = tmp_path / "orders.yaml"
+    result = invoke("init", "--from", "table:global_temp.generated_orders", "--out", str(out), "--standard", "3.2")
+    assert result.exit_code == 0, result.output
+    document = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert document["apiVersion"] == "v3.2.0"
+    order_id, lines = document["schema"][0]["properties"]
+    assert order_id == {"name": "order_id", "logicalType": "string", "physicalType": "string", "required": True}
+    assert lines["items"]["properties"] == [{"name": "sku", "logicalType": "string", "physicalType": "string", "required": True}]
+    assert lint_errors(out) == []
+
+
+def test_from_an_iceberg_table_with_nested_types(tmp_path, monkeypatch):
+    from pyiceberg.catalog.sql import SqlCatalog
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import DoubleType, ListType, LongType, MapType, NestedField, StringType, StructType, TimestamptzType
+
+    monkeypatch.chdir(tmp_path)
+    base = tmp_path / ".dc-bridge" / "iceberg"
+    (base / "warehouse").mkdir(parents=True)
+    lake = SqlCatalog("dc-bridge", uri=f"sqlite:///{base / 'catalog.db'}", warehouse=(base / "warehouse").as_uri())
+    lake.create_namespace("sales")
+    lake.create_table("sales.customers", schema=Schema(
+        NestedField(1, "customer_id", LongType(), required=True),
+        NestedField(2, "address", StructType(NestedField(5, "city", StringType(), required=True))),
+        NestedField(3, "tags", ListType(6, StringType(), element_required=True)),
+        NestedField(4, "scores", MapType(7, StringType(), 8, DoubleType())),
+        NestedField(9, "updated_at", TimestamptzType())))
+    result = invoke("init", "--from", "iceberg:sales.customers", "--out", "customers.yaml")
+    assert result.exit_code == 0, result.output
+    properties = yaml.safe_load(Path("customers.yaml").read_text(encoding="utf-8"))["schema"][0]["properties"]
+    assert properties[0] == {"name": "customer_id", "logicalType": "integer", "physicalType": "bigint", "required": True}
+    assert properties[1]["properties"] == [{"name": "city", "logicalType": "string", "physicalType": "string", "required": True}]
+    assert properties[3] == {"name": "scores", "physicalType": "map<string,double>"}
+    assert properties[4] == {"name": "updated_at", "logicalType": "timestamp", "physicalType": "timestamp"}
+    assert lint_errors(Path("customers.yaml")) == []
+    drift = invoke("drift", "customers.yaml", "--catalog", "iceberg", "--namespace", "sales")
+    assert drift.exit_code == 0 and "0 error(s), 0 warning(s), 0 info" in drift.output, drift.output
+
+
+EXPLICIT = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: urn:sales:customers
+version: 3.0.0
+status: active
+team:
+  name: sales-team
+schema:
+  - name: customers
+    description: One row per customer.
+    properties:
+      - name: id
+        primaryKey: true
+        required: true
+        description: The customer's key.
+      - name: tier
+        logicalType: string
+        quality:
+          - metric: invalidValues
+            arguments: {validValues: [gold, silver]}
+            mustBe: 0
+  - name: segments
+    properties:
+      - name: segment
+        logicalType: string
+slaProperties:
+  - {property: retention, value: 3, unit: y}
+"""
+
+
+def test_merge_explicit_keys_win_and_none_is_lost(tmp_path, spark):
+    frame = spark.createDataFrame([(1, "gold", 2.5)], "id bigint, tier string, score double")
+    generated = contract_from_dataframe(frame, model="customers", id="customers")
+    explicit = yaml.safe_load(EXPLICIT)
+    merged = merge(generated, explicit)
+    assert lost_keys(explicit, merged) == []
+    assert (merged["id"], merged["version"], merged["status"]) == ("urn:sales:customers", "3.0.0", "active")
+    customers, segments = merged["schema"]
+    assert customers["description"] == "One row per customer." and customers["physicalType"] == "table"
+    id_field, tier, score = customers["properties"]
+    assert id_field == {"name": "id", "logicalType": "integer", "physicalType": "bigint", "primaryKey": True, "required": True,
+                        "description": "The customer's key."}
+    assert tier["quality"][0]["arguments"] == {"validValues": ["gold", "silver"]}
+    assert score == {"name": "score", "logicalType": "number", "physicalType": "double"}
+    assert segments["name"] == "segments" and merged["slaProperties"] == explicit["slaProperties"]
+    # the command: the same merge, written and linted
+    frame.coalesce(1).write.parquet(str(tmp_path / "customers.parquet"))
+    (tmp_path / "explicit.yaml").write_text(EXPLICIT, encoding="utf-8")
+    out = tmp_path / "merged.yaml"
+    result = invoke("init", "--from", str(tmp_path / "customers.parquet"), "--merge", str(tmp_path / "explicit.yaml"), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "merged with" in result.output and lint_errors(out) == []
+    assert lost_keys(explicit, yaml.safe_load(out.read_text(encoding="utf-8"))) == []
+
+
+PLANTED_ROWS = 1000
+
+
+@pytest.fixture(scope="module")
+def planted(spark):
+    """key: distinct (a candidate key); tier: 3 values; score: 7% nulls, 0.5 to 499.5; day: dates; note: free text."""
+    rows = [(i, ("gold", "silver", "bronze")[i % 3], None if i % 100 < 7 else i / 2, datetime.date(2024, 1, 1) + datetime.timedelta(days=i % 40),
+             f"note {i % 37}") for i in range(1, PLANTED_ROWS + 1)]
+    return rows, spark.createDataFrame(rows, "key int, tier string, score double, day date, note string")
+
+
+def evidence(rule: dict) -> dict:
+    return next(p["value"] for p in rule["customProperties"] if p["property"] == "dc-bridge.evidence")
+
+
+def test_profile_proposals_match_counts_taken_from_the_rows(planted):
+    rows, frame = planted
+    document = contract_from_dataframe(frame, model="planted", id="planted", profile=True, sample_rows=None)
+    rules = {p["name"]: p.get("quality", []) for p in document["schema"][0]["properties"]}
+    for rule in (r for column in rules.values() for r in column):
+        assert "proposed" in rule["tags"] and {"property": "dc-bridge.proposed", "value": True} in rule["customProperties"]
+        assert evidence(rule)["sample"] == "every row" and evidence(rule)["rows"] == len(rows)
+    columns = dict(zip(["key", "tier", "score", "day", "note"], zip(*rows)))
+    # the oracle: plain Python over the rows
+    nulls = {name: sum(v is None for v in values) for name, values in columns.items()}
+    distinct = {name: len({v for v in values if v is not None}) for name, values in columns.items()}
+    for name in columns:
+        for rule in rules[name]:
+            assert evidence(rule)["nulls"] == nulls[name], name
+            if "distinct" in evidence(rule):  # counted: the value set and key candidates
+                assert evidence(rule)["distinct"] == distinct[name], name
+            else:  # estimated (approx_count_distinct, 5% relative standard deviation): within 4 of them
+                assert abs(evidence(rule)["distinct_estimate"] - distinct[name]) <= 0.2 * distinct[name], name
+    assert "distinct" in evidence(rules["key"][0]) and "distinct" in evidence(rules["tier"][0])
+    assert [r.get("metric", r.get("type")) for r in rules["key"]] == ["nullValues", "sql", "duplicateValues"]
+    assert [r.get("metric", r.get("type")) for r in rules["tier"]] == ["nullValues", "invalidValues"]
+    assert rules["tier"][1]["arguments"] == {"validValues": sorted(set(columns["tier"]))}
+    score_nulls, score_range = rules["score"]
+    assert score_nulls["unit"] == "percent" and score_nulls["mustBeLessOrEqualTo"] == 100 * nulls["score"] / len(rows) == 7.0
+    present = [v for v in columns["score"] if v is not None]
+    assert score_range["query"] == f"SELECT COUNT(*) FROM {{model}} WHERE `score` < {min(present)!r} OR `score` > {max(present)!r}"
+    assert evidence(rules["day"][1])["minimum"] == str(min(columns["day"])) and "DATE '2024-01-01'" in rules["day"][1]["query"]
+    assert [r.get("metric") for r in rules["note"]] == ["nullValues"]  # 37 distinct values: no value set proposed
+
+
+def test_profile_reads_a_bounded_sample_by_default_and_says_so(planted):
+    _, frame = planted
+    document = contract_from_dataframe(frame, model="planted", id="planted", profile=True, sample_rows=100)
+    rule = document["schema"][0]["properties"][0]["quality"][0]
+    assert evidence(rule)["sample"] == "the first 100 rows read" and evidence(rule)["rows"] == 100
+    assert "in the first 100 rows read (100 rows)" in rule["description"]
+
+
+def test_profiled_contract_lints_clean_and_its_rules_pass_on_the_data(tmp_path, planted):
+    _, frame = planted
+    path = tmp_path / "planted.parquet"
+    frame.coalesce(1).write.parquet(str(path))
+    out = tmp_path / "planted.yaml"
+    result = invoke("init", "--from", str(path), "--out", str(out), "--profile", "--sample-rows", "all")
+    assert result.exit_code == 0, result.output
+    assert "proposed rule(s) from every row; lint: clean" in result.output
+    run = invoke("run", str(out), "--data", f"planted={path}", "--engines", "spark", "--output", "json")
+    assert run.exit_code == 0, run.output
+
+
+def test_an_existing_out_is_never_overwritten_without_overwrite(tmp_path, nested_parquet):
+    out = tmp_path / "customers.yaml"
+    out.write_text("mine\n", encoding="utf-8")
+    result = invoke("init", "--from", str(nested_parquet), "--out", str(out))
+    assert result.exit_code == 2
+    assert "exists; nothing was written (add --overwrite to replace it)" in result.output
+    assert out.read_text(encoding="utf-8") == "mine\n"
+    assert invoke("init", "--from", str(nested_parquet), "--out", str(out), "--overwrite").exit_code == 0
+    assert out.read_text(encoding="utf-8").startswith("apiVersion: v3.1.0")
+
+
+def test_a_missing_source_is_exit_2(tmp_path):
+    result = invoke("init", "--from", str(tmp_path / "nothing.parquet"), "--out", str(tmp_path / "x.yaml"))
+    assert result.exit_code == 2
+    assert "cannot read parquet data" in result.output and not (tmp_path / "x.yaml").exists()
