@@ -37,7 +37,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         master: str | None = None, conf: dict[str, str] | None = None, samples: bool = True,
         progress: Callable[[str], None] | None = None, data_docs: str | Path | None = None,
         timeout: float | None = DEFAULT_SECONDS, side_by_side: bool = True, cache: bool = False,
-        vars: dict[str, str] | None = None, history: str | Path | None = None) -> Verdict:
+        vars: dict[str, str] | None = None, history: str | Path | None = None, now: datetime | None = None) -> Verdict:
     """Check `contract` on Spark with the selected engines and return the verdict.
 
     `dataframes` maps model names to DataFrames the caller already has; other models are read from
@@ -59,6 +59,8 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     is not a dc-bridge history raises HistoryError, a ValueError), over which availability and errorRate
     SLAs are judged; this run's record is appended to it once the verdict exists, or when a model's data
     cannot be read (a run without data, as availability counts it).
+    `now`: the run's one clock (default: when the call starts; naive is UTC): every engine judges freshness
+    and retention against it, samples and history use it, and the verdict records it as `started_at`.
     """
     selected = tuple(e for e in ENGINES if e in engines)
     unknown = set(engines) - set(ENGINES)
@@ -70,7 +72,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     # --where is SQL from the command line: one expression, held to the rules of quality SQL, before Spark starts
     where_filter = filter_expression(where) if where else None
     started = time.perf_counter()
-    started_at = datetime.now(timezone.utc)
+    started_at = datetime.now(timezone.utc) if now is None else now if now.tzinfo else now.replace(tzinfo=timezone.utc)
     # the user's history, checked before anything starts Spark: a file that is not one stops the run here
     recorded = read_history(history) if history is not None else None
     session = _SessionOnDemand(spark, master, conf, selected, say)
