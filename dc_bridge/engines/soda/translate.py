@@ -313,7 +313,7 @@ def _latency(check: Check, p: c.Latency, table: str, contract_id: str):
 def _retention(check: Check, p: c.Retention, table: str, contract_id: str):
     # against the run's one clock (`RUN_CLOCK`), in microseconds: exact, also far from 1970
     seconds, micros = divmod(p.period // timedelta(microseconds=1), 1_000_000)
-    period = f"{seconds} * 1000000" + (f" - {micros}" if micros else "")
+    period = f"1000000L * {seconds}" + (f" - {micros}" if micros else "")  # a long: 86400 * 1000000 overflows an int
     return _count_metric(check, table, f"unix_micros(CAST({_col(check)} AS TIMESTAMP)) < unix_micros({RUN_CLOCK}) - {period}")
 
 
