@@ -26,3 +26,14 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="module", params=["false", "true"], ids=["ansi-off", "ansi-on"])
+def ansi_spark(request, spark):
+    """The shared session with `spark.sql.ansi.enabled` off, then on (Spark 4's default, opt-in on 3.5),
+    restored after the module. A module whose tests must hold in both modes overrides `spark` with it
+    (`def spark(ansi_spark): return ansi_spark`), so its module fixtures run once per mode."""
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", request.param)
+    yield spark
+    spark.conf.set("spark.sql.ansi.enabled", before)

@@ -443,6 +443,12 @@ class Run:
 
 
 @pytest.fixture(scope="module")
+def spark(ansi_spark):
+    """Every test here runs with Spark's ANSI mode off, then on (tests/conftest.py): the counts must not depend on it."""
+    return ansi_spark
+
+
+@pytest.fixture(scope="module")
 def runs(spark, tmp_path_factory):
     from dc_bridge.engines.gx.run import GX_BATCH_VIEW, run_gx
     from dc_bridge.engines.soda.run import run_soda

@@ -61,6 +61,12 @@ rows = st.lists(st.tuples(ints, strs, floats, decimals), min_size=0, max_size=6)
 maybe = st.booleans()
 
 
+@pytest.fixture(scope="module")
+def spark(ansi_spark):
+    """Every test here runs with Spark's ANSI mode off, then on (tests/conftest.py): the counts must not depend on it."""
+    return ansi_spark
+
+
 @st.composite
 def thresholds(draw, low: int = 0, high: int = 6) -> dict:
     """One ODCS threshold over small counts (no `!=` or not-between: GX returns those numbers only on violation)."""

@@ -21,8 +21,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import math
 import re
 from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
 from typing import Iterable, Iterator, Mapping
 
 import sqlglot
@@ -100,12 +103,53 @@ def quote_identifier(name: str) -> str:
 
 
 def sql_literal(value) -> str:
-    """A Spark SQL literal for a contract value (enum members, missing values, range bounds)."""
+    """A Spark SQL literal for a contract value (enum members, missing values, range bounds, patterns):
+    the value the contract wrote, read by nothing on its way to Spark. Numbers are exact
+    (`exact_number`); NaN and the infinities are the doubles they name. Text is quoted and escaped,
+    and every `{` is written `\\u007B`, which Spark's literal reads back as `{`: so no `${`
+    reaches Spark's variable substitution (it fills in `${env:HOME}` before parsing), Soda's Jinja
+    (`${...}`, `{% %}`, `{# #}` in every query it runs) or GX's `str.format` of a query (`{batch}`)."""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"CAST('{'NaN' if math.isnan(value) else 'Infinity' if value > 0 else '-Infinity'}' AS DOUBLE)"
     if isinstance(value, (int, float)):
-        return repr(value)
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return exact_number(value)
+    if isinstance(value, (date, datetime)):  # YAML reads an unquoted date or timestamp as one: a typed literal, never text
+        return f"{'TIMESTAMP' if isinstance(value, datetime) else 'DATE'} '{_iso(value)}'"
+    text = str(value).replace("\\", "\\\\").replace("'", "\\'").replace("{", "\\u007B")
+    return "'" + text + "'"
+
+
+def _iso(value) -> str:
+    """ISO text Spark reads for every year from 1 to 9999 (`isoformat` pads the year; `str` does too)."""
+    return value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
+
+
+def number_text(value) -> str:
+    """A number as exact SQL / SodaCL text without an exponent: `5`, `0.5`, `31536000.0`, `0.00001`
+    (`:g` alone keeps 6 digits, and SodaCL takes no `1e-05`)."""
+    if isinstance(value, float):
+        text = f"{value:g}"
+        return text if "e" not in text and float(text) == value else format(Decimal(repr(value)), "f")
+    return str(value)
+
+
+# Spark's widest exact number: a decimal literal of more digits is refused
+_MAX_DIGITS = 38
+
+
+def exact_number(value) -> str:
+    """A contract number as a Spark SQL literal with the value the contract wrote: an integer as
+    written (beyond a bigint Spark reads it as decimal(38,0)), a float as the decimal its shortest text
+    names (`0.1` is decimal(1,1): exact against a decimal or integer column, and the same double
+    against a double column). A number whose decimal needs more than Spark's 38 digits (`1e-300`,
+    an integer of 39 digits) stays a double literal."""
+    text = number_text(value)
+    digits = Decimal(text).as_tuple()
+    scale = max(0, -digits.exponent)
+    whole = max(0, len(digits.digits) + digits.exponent)
+    return text if whole + scale <= _MAX_DIGITS else f"CAST('{value!r}' AS DOUBLE)"
 
 
 def unknown_placeholders(query: str) -> list[str]:

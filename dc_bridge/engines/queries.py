@@ -5,10 +5,11 @@ metric's value."""
 from __future__ import annotations
 
 import math
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 from dc_bridge.contract.model import Threshold
-from dc_bridge.contract.sql import quote_identifier, sql_literal, view_name
+from dc_bridge.contract.sql import exact_number, number_text, quote_identifier, sql_literal, view_name
 from dc_bridge.contract.thresholds import Syntax, render
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
@@ -22,37 +23,49 @@ def foreign_key_query(check: Check, p: c.ForeignKey, contract_id: str, table: st
     return f"SELECT c.* FROM {table} AS c LEFT ANTI JOIN {target} AS p ON {on} WHERE {not_null}"
 
 
-def number_text(value) -> str:
-    """A number as exact SQL / SodaCL text without an exponent: `5`, `0.5`, `31536000.0`, `0.00001`
-    (`:g` alone keeps 6 digits, and SodaCL takes no `1e-05`)."""
-    if isinstance(value, float):
-        text = f"{value:g}"
-        return text if "e" not in text and float(text) == value else format(Decimal(repr(value)), "f")
-    return str(value)
+def not_in_set(column_sql: str, values) -> str:
+    """The Spark SQL condition of a non-null value outside `values`, each an exact, inert literal
+    (contract/sql.py `sql_literal`): what every engine counts when it cannot hand the values to its
+    library as they are (a bigint beyond a Python-to-Java long, a float against a decimal column, NaN, text Soda would read)."""
+    return f"{column_sql} IS NOT NULL AND NOT {column_sql} IN ({', '.join(sql_literal(v) for v in values)})"
+
+
+def missing(column_sql: str, values) -> str:
+    """The Spark SQL condition of a missing value: NULL, or one of `values` (exact, inert literals)."""
+    if not values:
+        return f"{column_sql} IS NULL"
+    return f"{column_sql} IS NULL OR {column_sql} IN ({', '.join(sql_literal(v) for v in values)})"
+
+
+# a Python int PySpark hands to Java as a literal: a long; a larger one fails in py4j (NumberFormatException)
+LONG_RANGE = range(-(2**63), 2**63)
+# the integers a double holds exactly: GX and Soda read a range's integer bound as a float
+DOUBLE_EXACT = range(-(2**53), 2**53 + 1)
+
+
+def plain_literals(values) -> bool:
+    """Values an engine's library may take as Python objects and compare exactly with any column:
+    text and booleans, integers that fit a long. A float is a double literal (inexact against a
+    decimal column), a larger integer crashes py4j; both go through `sql_literal`."""
+    return all(isinstance(v, (str, bool)) or isinstance(v, int) and v in LONG_RANGE for v in values)
+
+
+def retention_cutoff(now: datetime, p: c.Retention) -> int:
+    """The run's clock minus the retention period, in microseconds since the epoch: a row whose
+    `unix_micros(CAST(column AS TIMESTAMP))` is below it is expired (exact: a double of seconds
+    rounds away microseconds far from 1970, and years 1 and 9999 are that far)."""
+    aware = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+    return (aware - p.period - _EPOCH) // timedelta(microseconds=1)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 # ---------------------------------------------------------------------------------------------
 # exact numbers: a contract's bound or threshold against the data's values (docs/mapping.md, "Exact numbers")
 
-# Spark's widest exact number: a decimal literal of more digits is refused
-_MAX_DIGITS = 38
 # Spark's numeric types as `typeof()` names them
 NUMERIC_TYPEOF = "^(tinyint|smallint|int|bigint|float|double|decimal\\\\(.*\\\\))$"
-
-
-def exact_number(value) -> str:
-    """A contract number as a Spark SQL literal with the value the contract wrote: an integer as
-    written (beyond a bigint Spark reads it as decimal(38,0)), a float as the decimal its shortest text
-    names (`0.1` is decimal(1,1): exact against a decimal or integer column, and the same double
-    against a double column). A float whose decimal needs more than Spark's 38 digits (`1e-300`) stays
-    a double literal."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    text = number_text(value)
-    digits = Decimal(text).as_tuple()
-    scale = max(0, -digits.exponent)
-    whole = max(0, len(digits.digits) + digits.exponent)
-    return text if whole + scale <= _MAX_DIGITS else f"CAST('{value!r}' AS DOUBLE)"
 
 
 def _double_number(value) -> str:
@@ -61,9 +74,16 @@ def _double_number(value) -> str:
 
 def compare(subject: str, op: str, value) -> str:
     """`subject op value`, exact: a decimal comparison, and where Spark's decimal comparison overflows
-    (a decimal(38,2) value against a bound of scale 3 needs 39 digits: Spark says NULL) the double one,
-    which is then far from the bound's rounding."""
-    return f"COALESCE({subject} {op} {exact_number(value)}, CAST({subject} AS DOUBLE) {op} {_double_number(value)})"
+    (a decimal(38,2) value against a bound of scale 3 needs 39 digits: Spark says NULL, and under ANSI
+    mode raises NUMERIC_VALUE_OUT_OF_RANGE) the double one, which is then far from the bound's rounding.
+    The column's value overflows only at 10^(38 - the bound's scale) or more: such a value is compared
+    as a double before Spark casts it (a CASE evaluates only its branch), in both modes alike."""
+    literal = exact_number(value)
+    double = f"CAST({subject} AS DOUBLE) {op} {_double_number(value)}"
+    scale = max(0, -Decimal(literal).as_tuple().exponent) if not literal.startswith("CAST") else 0
+    if scale == 0:
+        return f"COALESCE({subject} {op} {literal}, {double})"
+    return f"COALESCE(CASE WHEN abs(CAST({subject} AS DOUBLE)) < 9e{37 - scale} THEN {subject} {op} {literal} ELSE {double} END, {double})"
 
 
 def _is_number(value) -> bool:

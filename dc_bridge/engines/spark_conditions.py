@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from dc_bridge.contract.sql import quote_identifier
-from dc_bridge.engines.queries import outside_range
+from dc_bridge.engines.queries import missing, not_in_set, outside_range, retention_cutoff
 from dc_bridge.engines.results import plain_value
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
@@ -54,8 +54,17 @@ def _bad_length(check: Check, p: c.LengthBetween):
 
 
 def _missing(check: Check, p: c.NotNull):
-    value = column(check.column)
-    return value.isNull() | value.isin(list(p.missing_values)) if p.missing_values else value.isNull()
+    from pyspark.sql import functions as F
+
+    # the values as exact, inert SQL literals (engines/queries.py): `isin` of Python values crashes
+    # py4j beyond a long and compares a float with a decimal column as a double
+    return F.expr(missing(quote_identifier(check.column), p.missing_values))
+
+
+def _not_in_set(check: Check, p: c.InSet):
+    from pyspark.sql import functions as F
+
+    return F.expr(not_in_set(quote_identifier(check.column), p.values))
 
 
 def _late(check: Check, p: c.Latency, now: datetime):
@@ -66,7 +75,8 @@ def _late(check: Check, p: c.Latency, now: datetime):
 def _expired(check: Check, p: c.Retention, now: datetime):
     from pyspark.sql import functions as F
 
-    return _epoch(column(check.column)) < F.lit(now.timestamp() - p.period.total_seconds())
+    # exact to the microsecond, against the run's one clock (engines/queries.py `retention_cutoff`)
+    return F.expr(f"unix_micros(CAST({quote_identifier(check.column)} AS TIMESTAMP)) < {retention_cutoff(now, p)}")
 
 
 # kind -> the rows that violate a check of that kind, as a Column (one count each in the native engine's
@@ -74,7 +84,7 @@ def _expired(check: Check, p: c.Retention, now: datetime):
 VIOLATIONS: dict[str, Callable[..., Any]] = {
     "not_null": lambda check, p, now: _missing(check, p),
     "regex": lambda check, p, now: column(check.column).isNotNull() & ~column(check.column).rlike(p.pattern),
-    "in_set": lambda check, p, now: column(check.column).isNotNull() & ~column(check.column).isin(list(p.values)),
+    "in_set": lambda check, p, now: _not_in_set(check, p),
     "length_between": lambda check, p, now: _bad_length(check, p),
     "value_between": lambda check, p, now: _outside_range(check, p),
     "latency": _late,

@@ -219,6 +219,9 @@ class Kind:
     # the user's own check in one engine's syntax, run verbatim there: its numbers are the engine's,
     # not dc-bridge's (GX's row count of the model is read from dc-bridge's own expectations only)
     custom: bool = False
+    # judged against the run's one clock (`now`, the verdict's `started_at`): every engine of a run is
+    # given the same cut-off, and a compiled artifact takes it as a run-time parameter (GX) or variable (Soda)
+    clock: bool = False
     # False: the plan could not build a check from the element (the params say why); its verdict is
     # `not_executable` with that reason, whatever else a run knows about it
     executable: bool = True
@@ -246,10 +249,10 @@ _ALL = (
     Kind("column_type", ColumnType, "outcome"),
     # also an ODCS timeOfAvailability SLA, measured by a query the plan writes (plan/build.py)
     Kind("sql_metric", SqlMetric, "value", local_lint_codes=_SQL_CODES | _SLA_CODES, sql_query=True),
-    Kind("freshness", Freshness, "seconds", local_lint_codes=_SLA_CODES, in_seconds=True),
+    Kind("freshness", Freshness, "seconds", local_lint_codes=_SLA_CODES, in_seconds=True, clock=True),
     Kind("frequency", Frequency, "value", local_lint_codes=_SLA_CODES, sql_query=True, in_seconds=True),
     Kind("latency", Latency, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES),
-    Kind("retention", Retention, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES),
+    Kind("retention", Retention, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES, clock=True),
     Kind("foreign_key", ForeignKey, "rows", samples="orphan_keys", local_lint_codes=_REFERENCE_CODES),
     Kind("custom_gx", CustomGx, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB181"}), custom=True),
     Kind("custom_soda", CustomSoda, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB184"}), custom=True),

@@ -4,6 +4,7 @@ when the value is made, before anything is read or Spark starts."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -31,6 +32,8 @@ class RunOptions:
     vars: Mapping[str, str] = field(default_factory=dict)
     history: str | Path | None = None
     progress: Callable[[str], None] | None = None
+    # the run's one clock (None: when the run starts); every engine judges freshness and retention against it
+    now: datetime | None = None
     # `where` as Spark is given it and the columns it names (contract/sql.py `filter_expression`)
     where_filter: tuple[str, frozenset[str]] | None = field(init=False, default=None, repr=False, compare=False)
 
@@ -44,6 +47,12 @@ class RunOptions:
         object.__setattr__(self, "engines", selected)
         # --where is SQL from the command line: one expression, held to the rules of quality SQL, before Spark starts
         object.__setattr__(self, "where_filter", filter_expression(self.where) if self.where else None)
+
+    def clock(self) -> datetime:
+        """The run's one clock, in UTC (a naive `now` is read as UTC)."""
+        if self.now is None:
+            return datetime.now(timezone.utc)
+        return self.now if self.now.tzinfo else self.now.replace(tzinfo=timezone.utc)
 
     def say(self, message: str) -> None:
         """Tell the caller's `progress` what the run is doing."""

@@ -15,7 +15,7 @@ import contextlib
 import functools
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
@@ -46,7 +46,7 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         master: str | None = None, conf: dict[str, str] | None = None, samples: bool = True,
         progress: Callable[[str], None] | None = None, data_docs: str | Path | None = None,
         timeout: float | None = DEFAULT_SECONDS, side_by_side: bool = True, cache: bool = False,
-        vars: dict[str, str] | None = None, history: str | Path | None = None) -> Verdict:
+        vars: dict[str, str] | None = None, history: str | Path | None = None, now: datetime | None = None) -> Verdict:
     """Check `contract` on Spark with the selected engines and return the verdict.
 
     `dataframes` maps model names to DataFrames the caller already has; other models are read from
@@ -68,11 +68,13 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     is not a dc-bridge history raises HistoryError, a ValueError), over which availability and errorRate
     SLAs are judged; this run's record is appended to it once the verdict exists, or when a model's data
     cannot be read (a run without data, as availability counts it).
+    `now`: the run's one clock (default: when the call starts; naive is UTC): every engine judges freshness
+    and retention against it, samples and history use it, and the verdict records it as `started_at`.
     The verdict's `phases` say how long each step of the run took (runner/phases.py).
     """
     options = RunOptions(engines=tuple(engines), server=server, data=data or {}, where=where, master=master, conf=conf,
                          samples=samples, data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
-                         vars=vars or {}, history=history, progress=progress)
+                         vars=vars or {}, history=history, progress=progress, now=now)
     return check(contract, options, dataframes=dataframes, spark=spark)
 
 
@@ -97,7 +99,7 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
     history file too (`History`: a command that runs several contracts reads it once)."""
     # the run's `seconds` count the reading of its contract, wherever it was read
     started = time.perf_counter() - (contract.seconds if isinstance(contract, ReadContract) else 0.0)
-    started_at = datetime.now(timezone.utc)
+    started_at = options.clock()
     # the user's history, checked before anything starts Spark: a file that is not one stops the run here
     if history is None and options.history is not None:
         history = History(options.history)

@@ -23,8 +23,9 @@ from dc_bridge.contract.reading.document import Document, format_path
 from dc_bridge.contract.findings import Finding
 from dc_bridge.contract.sql import PLACEHOLDERS
 
-# `$${` (the literal text), or `${name}` / `${name:-default}`
-_REFERENCE = re.compile(r"\$\$\{|\$\{([^{}]*?)(?::-([^{}]*))?\}")
+# `$${` (the literal text), or `${name}` / `${name:-default}`: the default is the text between `:-` and the
+# closing `}`, verbatim (ODCS 3.2 docs/variables.md): any character but `}` (`:`, `/`, `$`, `{`, spaces)
+_REFERENCE = re.compile(r"\$\$\{|\$\{([^{}]*?)(?::-([^}]*))?\}")
 # not variables: the quality SQL placeholders of both standards and Soda's scan variable
 _RESERVED = frozenset(PLACEHOLDERS) | {"now"}
 _UNREAD = frozenset({"context"})

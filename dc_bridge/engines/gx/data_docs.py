@@ -25,7 +25,7 @@ def build_site(spark, frames: dict, compiled, directory: str | Path, now: dateti
     pass/fail is what the pages show; the verdict is the run's. This is a second GX pass over the
     data: `--data-docs` costs GX's time again."""
     # first: importing run.py turns GX analytics off before GX itself is imported
-    from dc_bridge.engines.gx.run import GX_BATCH_VIEW, freshness_parameters
+    from dc_bridge.engines.gx.run import GX_BATCH_VIEW, clock_parameters
     from dc_bridge.engines.views import temp_views
     from great_expectations.core.run_identifier import RunIdentifier
 
@@ -40,7 +40,7 @@ def build_site(spark, frames: dict, compiled, directory: str | Path, now: dateti
             if model not in suites:
                 continue
             checkpoint = context.checkpoints.get(suites[model]["name"])
-            parameters = freshness_parameters(frame, compiled.plan.for_model(model), now)
+            parameters = clock_parameters(frame, compiled.plan.for_model(model), now)
             result = checkpoint.run(batch_parameters={"dataframe": frame}, expectation_parameters=parameters, run_id=run_id)
             for key in result.run_results:
                 urls = context.get_docs_sites_urls(resource_identifier=key, site_name=DOCS_SITE)

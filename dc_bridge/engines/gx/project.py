@@ -35,9 +35,11 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from dc_bridge.contract.sql import number_text
+from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
-from dc_bridge.engines.gx.run import COMPLETE, SUMMARY, measured_from_now
-from dc_bridge.engines.gx.translate import freshness_parameter
+from dc_bridge.engines.gx.run import COMPLETE, SUMMARY, takes_clock
+from dc_bridge.engines.gx.translate import cutoff_parameter
 
 BATCH_DEFINITION = "whole dataframe"
 DOCS_ACTION = "update_data_docs"
@@ -87,10 +89,18 @@ def file_context(project_dir):
 def expectation_parameters(checks: Iterable[Check], suites: dict[str, dict]) -> dict[str, str]:
     """The run-time suite parameters a checkpoint of `suites` (model -> suite) needs
     (`expectation_parameters=`), with what each holds."""
-    # as Python a user can paste: naive local time is how PySpark hands GX the column's max
-    return {freshness_parameter(check): f"datetime.now() - timedelta(seconds={check.params.max_age.total_seconds():g}), "
-            f"the oldest allowed max({check.column}) (for a date column: its date())"
-            for check in checks if measured_from_now(check) and check.model in suites}
+    return {cutoff_parameter(check): _CUTOFF_TEXTS[type(check.params)](check)
+            for check in checks if takes_clock(check) and check.model in suites}
+
+
+# params class -> what its cut-off parameter holds, as Python a user can paste (engines/gx/run.py `_CUTOFFS`)
+_CUTOFF_TEXTS: dict[type, Callable[[Check], str]] = {
+    # naive local time is how PySpark hands GX the column's max
+    c.Freshness: lambda check: (f"datetime.now() - timedelta(seconds={number_text(check.params.max_age.total_seconds())}), "
+                                f"the oldest allowed max({check.column}) (for a date column: its date())"),
+    c.Retention: lambda check: (f"datetime.now(timezone.utc) - timedelta(seconds={number_text(check.params.period.total_seconds())}), "
+                                f"the oldest {check.column} the table may keep"),
+}
 
 
 def unstorable(names) -> list[str]:

@@ -35,19 +35,20 @@ import math
 import os
 import time
 from datetime import date, datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 # before great_expectations is imported anywhere in this process: analytics off, in-process only
 os.environ["GX_ANALYTICS_ENABLED"] = "false"
 
 from dc_bridge.outcomes import rank
+from dc_bridge.plan import checks as c  # noqa: E402
 from dc_bridge.plan.checks import Check, kind_of  # noqa: E402
 from dc_bridge.engines.columns import gx_column_name, unrunnable  # noqa: E402
 from dc_bridge.engines.nested_types import unsendable  # noqa: E402
 from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds  # noqa: E402
 from dc_bridge.engines.views import temp_views  # noqa: E402
 from dc_bridge.engines.queries import judge_metric  # noqa: E402
-from dc_bridge.engines.gx.translate import freshness_parameter  # noqa: E402
+from dc_bridge.engines.gx.translate import cutoff_parameter  # noqa: E402
 
 SUMMARY = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
 # scalar metrics need the returned row's value; GX puts it into the result only in COMPLETE
@@ -122,7 +123,7 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
     context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
     source = context.data_sources.add_spark("dc_bridge", persist=False)
     batch_definition = source.add_dataframe_asset(name="model").add_batch_definition_whole_dataframe("whole")
-    parameters = freshness_parameters(df, by_id.values(), now)
+    parameters = clock_parameters(df, by_id.values(), now)
 
     validated = []
     with temp_views(spark, extra_views, protect=[GX_BATCH_VIEW]):
@@ -142,17 +143,31 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
     return results
 
 
-def freshness_parameters(df, checks: Iterable[Check], now: datetime) -> dict[str, datetime | date]:
-    """The run-time suite parameters of the freshness checks among `checks` (the cut-offs
-    `now - max_age`): a compiled suite with a freshness check cannot run without them."""
-    return {freshness_parameter(check): _cutoff(now, check.params.max_age, _is_date(df, check.column))
-            for check in checks if measured_from_now(check)}
+def clock_parameters(df, checks: Iterable[Check], now: datetime) -> dict[str, datetime | date]:
+    """The run-time suite parameters of the checks among `checks` judged against the run's clock (the
+    cut-offs `now - max_age` of freshness, `now - period` of retention): a compiled suite with such a
+    check cannot run without them."""
+    return {cutoff_parameter(check): _CUTOFFS[type(check.params)](check, now, df) for check in checks if takes_clock(check)}
 
 
-def measured_from_now(check: Check) -> bool:
-    """A check whose number is an age, from the run's `now` (measure `seconds`): its expectation takes
-    the oldest allowed max(timestamp) as a run-time suite parameter (translate.py `freshness_parameter`)."""
-    return kind_of(check).measure == "seconds"
+def takes_clock(check: Check) -> bool:
+    """A check judged against the run's clock (its kind's `clock`): its expectation takes its cut-off
+    as a run-time suite parameter (translate.py `cutoff_parameter`)."""
+    return kind_of(check).clock
+
+
+def _aware(now: datetime) -> datetime:
+    return now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+
+
+# params class -> the cut-off its expectation compares with, from the run's clock `now` and the model's DataFrame
+_CUTOFFS: dict[type, Callable[[Check, datetime, Any], datetime | date]] = {
+    # freshness: max(column) >= cut-off, as GX reads the max back from PySpark
+    c.Freshness: lambda check, now, df: _cutoff(now, check.params.max_age, _is_date(df, check.column)),
+    # retention: every value >= cut-off, compared by Spark (an aware instant: a date or timestamp_ntz
+    # column is cast to a timestamp in the session's zone, as the other engines cast it)
+    c.Retention: lambda check, now, df: _aware(now) - check.params.period,
+}
 
 
 def read_results(validated: Iterable, by_id: dict[str, Check], now: datetime, count_rows=None) -> dict[str, CheckResult]:
@@ -182,8 +197,7 @@ def _cutoff(now: datetime, max_age, is_date: bool) -> datetime | date:
     """The oldest allowed max(timestamp), as the naive local datetime PySpark collects timestamps as.
     For a date column, the date itself: a day counts as fresh until its end (as Soda reads dates),
     and end_of_day(max) >= cutoff exactly when max >= cutoff's date."""
-    aware = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
-    cutoff = (aware - max_age).astimezone().replace(tzinfo=None)
+    cutoff = (_aware(now) - max_age).astimezone().replace(tzinfo=None)
     return cutoff.date() if is_date else cutoff
 
 

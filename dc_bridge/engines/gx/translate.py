@@ -18,8 +18,9 @@ from dc_bridge.engines.engine import Unsupported, from_history, not_executable, 
 from dc_bridge.contract.lint.gx_catalog import to_snake_case
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import Syntax
-from dc_bridge.contract.sql import TABLE_MARKER, epoch_seconds, quote_identifier, sql_literal, view_name
-from dc_bridge.engines.queries import NUMERIC_TYPEOF, foreign_key_query, number_text, outside_range, threshold_holds_sql
+from dc_bridge.contract.sql import TABLE_MARKER, epoch_seconds, quote_identifier, view_name
+from dc_bridge.engines.queries import (DOUBLE_EXACT, NUMERIC_TYPEOF, foreign_key_query, missing, not_in_set, number_text, outside_range,
+                                      plain_literals, threshold_holds_sql)
 from dc_bridge.engines.nested_types import needs_query, nested_type_query
 
 # GX 1.x expectation severity names
@@ -38,9 +39,10 @@ SQL = Syntax(compare="{subject} {op} {value}", between="({subject} {low_op} {low
              not_between="NOT {between}", operators={"!=": "<>"})
 
 
-def freshness_parameter(check: Check) -> str:
-    """Name of the run-time suite parameter holding the oldest allowed max(timestamp) of a check."""
-    return "freshness_cutoff__" + "".join(ch if ch.isalnum() else "_" for ch in check.id)
+def cutoff_parameter(check: Check) -> str:
+    """Name of the run-time suite parameter holding a check's cut-off from the run's clock (the oldest
+    allowed max(timestamp) of a freshness check, the oldest row a retention check keeps)."""
+    return f"{check.kind}_cutoff__" + "".join(ch if ch.isalnum() else "_" for ch in check.id)
 
 
 def _col(check: Check) -> str:
@@ -57,8 +59,7 @@ def _mostly(check: Check) -> dict:
 
 def _not_null(check: Check, p: c.NotNull, contract_id: str) -> list[dict]:
     if p.missing_values:
-        values = ", ".join(sql_literal(v) for v in p.missing_values)
-        return [_rows(f"SELECT * FROM {BATCH} WHERE {_col(check)} IS NULL OR {_col(check)} IN ({values})")]
+        return [_violating(check, missing(_col(check), p.missing_values))]
     return [{"type": "expect_column_values_to_not_be_null", "kwargs": {"column": check.column, **_mostly(check)}}]
 
 
@@ -74,6 +75,8 @@ def _regex(check: Check, p: c.Regex, contract_id: str) -> list[dict]:
 
 
 def _in_set(check: Check, p: c.InSet, contract_id: str) -> list[dict]:
+    if not plain_literals(p.values):  # GX hands the values to PySpark's `isin`: exact literals of the bridge's instead
+        return [_violating(check, not_in_set(_col(check), p.values))]
     return [{"type": "expect_column_values_to_be_in_set", "kwargs": {"column": check.column, "value_set": list(p.values), **_mostly(check)}}]
 
 
@@ -83,11 +86,12 @@ def _length(check: Check, p: c.LengthBetween, contract_id: str) -> list[dict]:
 
 
 def _between(check: Check, p: c.ValueBetween, contract_id: str) -> list[dict]:
-    if any(isinstance(v, float) for v in (p.min_value, p.max_value)):
+    if any(isinstance(v, float) or isinstance(v, int) and v not in DOUBLE_EXACT for v in (p.min_value, p.max_value)):
         # GX compares with a double literal (a decimal(38,18) `0.100000000000000001` is not above 0.1)
         # and gets NULL where a decimal comparison overflows: the bridge's exact condition (engines/queries.py).
-        # An integer bound is a long literal, exact against every numeric column: GX's own expectation
-        return [_rows(f"SELECT * FROM {BATCH} WHERE {outside_range(_col(check), p)}")]
+        # (and GX reads an integer bound as a double: -(2^53) - 1 is then not below -(2^53)). An integer
+        # bound a double holds exactly is exact against every numeric column: GX's own expectation
+        return [_violating(check, outside_range(_col(check), p))]
     return [{"type": "expect_column_values_to_be_between",
              "kwargs": {"column": check.column, "min_value": p.min_value, "max_value": p.max_value,
                         "strict_min": p.strict_min, "strict_max": p.strict_max, **_mostly(check)}}]
@@ -146,20 +150,22 @@ def _sql(check: Check, p: c.SqlMetric | c.Frequency, contract_id: str) -> list[d
 
 
 def _freshness(check: Check, p: c.Freshness, contract_id: str) -> list[dict]:
-    # the cut-off (run start minus the allowed age) is a suite parameter, so the suite file is static
+    # the cut-off (the run's clock minus the allowed age) is a suite parameter, so the suite file is static
     return [{"type": "expect_column_max_to_be_between",
-             "kwargs": {"column": check.column, "min_value": {"$PARAMETER": freshness_parameter(check)}}}]
+             "kwargs": {"column": check.column, "min_value": {"$PARAMETER": cutoff_parameter(check)}}}]
 
 
 def _latency(check: Check, p: c.Latency, contract_id: str) -> list[dict]:
     processed, source = (quote_identifier(x) for x in check.columns)
     seconds = number_text(p.max_latency.total_seconds())
-    return [_rows(f"SELECT * FROM {BATCH} WHERE {epoch_seconds(processed)} - {epoch_seconds(source)} > {seconds}")]
+    return [_violating(check, f"{epoch_seconds(processed)} - {epoch_seconds(source)} > {seconds}")]
 
 
 def _retention(check: Check, p: c.Retention, contract_id: str) -> list[dict]:
-    seconds = number_text(p.period.total_seconds())
-    return [_rows(f"SELECT * FROM {BATCH} WHERE {epoch_seconds(_col(check))} < {epoch_seconds('current_timestamp()')} - {seconds}")]
+    # the oldest row kept (the run's clock minus the period) is a suite parameter, as for freshness: one
+    # clock for every engine of a run (Spark's `current_timestamp()` is each query's own), exact to the microsecond
+    return [{"type": "expect_column_values_to_be_between",
+             "kwargs": {"column": check.column, "min_value": {"$PARAMETER": cutoff_parameter(check)}}}]
 
 
 def _custom(check: Check, p: c.CustomGx, contract_id: str) -> list[dict]:
@@ -175,6 +181,14 @@ def gx_expectation(implementation, column: str | None) -> dict:
     if column and "column" not in kwargs and expectation_type.startswith("expect_column"):
         kwargs["column"] = column
     return {"type": expectation_type, "kwargs": kwargs, "meta": dict(body.get("meta") or {})}
+
+
+def _violating(check: Check, condition: str) -> dict:
+    """The rows of the check's columns that meet `condition`: only those columns, since GX collects
+    a few of the rows through PySpark, which cannot hold every value another column may (a timestamp
+    of year 1 raises `year 0 is out of range`)."""
+    columns = ", ".join(quote_identifier(column) for column in check.columns)
+    return _rows(f"SELECT {columns} FROM {BATCH} WHERE {condition}")
 
 
 def _rows(query: str) -> dict:

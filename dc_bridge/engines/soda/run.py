@@ -48,7 +48,7 @@ from dc_bridge.engines.queries import SCALAR_NULL_REASON, judge_metric
 from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds
 from dc_bridge.engines.views import temp_views
 from dc_bridge.engines.spark_conditions import key_examples
-from dc_bridge.engines.soda.translate import DATA_SOURCE, key_count_query, key_samples_query
+from dc_bridge.engines.soda.translate import DATA_SOURCE, RUN_CLOCK_VARIABLE, key_count_query, key_samples_query, soda_resolved
 
 # a custom check's own `warn` is not a pass: it counts as failed (the contract's severity then decides)
 _SODA_OUTCOMES = {"pass": "passed", "fail": "failed", "warn": "failed"}
@@ -141,7 +141,10 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
     if hasattr(scan, "_configuration"):
         # private: Scan has no setter for the scan-wide samples limit, and a custom check's SodaCL sets none itself
         scan._configuration.samples_limit = 0  # no failed-row sample queries, for custom checks too
-    scan.add_variables({"NOW": _soda_now(now or datetime.now(timezone.utc))})
+    # NOW: Soda's freshness reference (naive local, `_soda_now`); RUN_CLOCK_VARIABLE: the instant other
+    # checks compare with (translate.py `RUN_CLOCK`): both the run's one clock
+    clock = now or datetime.now(timezone.utc)
+    scan.add_variables({"NOW": _soda_now(clock), RUN_CLOCK_VARIABLE: (clock if clock.tzinfo else clock.replace(tzinfo=timezone.utc)).isoformat()})
     scan.add_sodacl_yaml_str(sodacl_text)
     with temp_views(spark, {view: df, **extra_views}):
         scan.execute()
@@ -269,8 +272,8 @@ def named_lines(sodacl_text: str) -> dict[str, list[str]]:
         for item in items:
             if isinstance(item, dict) and len(item) == 1:
                 line, config = next(iter(item.items()))
-                if isinstance(config, dict) and config.get("name"):
-                    lines.setdefault(str(config["name"]), []).append(str(line))
+                if isinstance(config, dict) and config.get("name"):  # the name as Soda reports it (translate.py `soda_inert`)
+                    lines.setdefault(soda_resolved(str(config["name"])), []).append(str(line))
     return lines
 
 
@@ -281,7 +284,7 @@ def _without(sodacl_text: str, names: set[str]) -> str:
         if isinstance(header, str) and header.startswith("checks for") and isinstance(items, list):
             document[header] = [item for item in items if not (
                 isinstance(item, dict) and len(item) == 1 and isinstance(next(iter(item.values())), dict)
-                and next(iter(item.values())).get("name") in names)]
+                and soda_resolved(str(next(iter(item.values())).get("name"))) in names)]
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=10_000)
 
 

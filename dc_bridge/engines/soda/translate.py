@@ -12,6 +12,7 @@ distinct duplicated values, we count rows), exclusive ranges, latency and retent
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any, Callable
 
 import yaml
@@ -23,7 +24,8 @@ from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, 
 from dc_bridge.engines.compiled_text import block_yaml
 from dc_bridge.engines.engine import Unsupported, from_history, not_executable, unsupported
 from dc_bridge.contract.sql import epoch_seconds
-from dc_bridge.engines.queries import foreign_key_query, number_text, outside_range, scalar_query
+from dc_bridge.engines.queries import (DOUBLE_EXACT, foreign_key_query, missing, not_in_set, number_text, outside_range, plain_literals,
+                                      scalar_query)
 from dc_bridge.engines.nested_types import nested_type_query
 
 
@@ -32,6 +34,35 @@ DATA_SOURCE = "dc_bridge_spark"
 # a threshold in SodaCL (`between (1 and 5]` excludes 1, includes 5); SodaCL takes no exponent (`1e-05`)
 SODACL = Syntax(compare="{op} {value}", between="between {left}{low} and {high}{right}", not_between="not {between}",
                 number=number_text)
+
+
+# Soda v3 reads every query it runs, and every check name and identifier holding `$`, as a Jinja template whose
+# variables are written `${...}` (soda/common/jinja.py: the environment, then the scan's variables; `{% %}`
+# and `{# #}` are Jinja's too): each such sequence of text dc-bridge writes is the Jinja expression that
+# gives the sequence back, so Soda reads what the contract wrote (a valid value `${USER}` stays that text)
+_JINJA = re.compile(r"\$\{|\{%|\{#")
+_INERT = re.compile(r"\$\{'(\$\{|\{%|\{#)'\}")
+
+
+def soda_inert(text: str) -> str:
+    """`text` as Soda's Jinja renders back to `text`: `${` -> `${'${'}`, `{%` -> `${'{%'}`, `{#` -> `${'{#'}`."""
+    return _JINJA.sub(lambda m: "${'" + m.group(0) + "'}", text)
+
+
+def soda_resolved(text: str) -> str:
+    """What Soda's Jinja makes of `soda_inert(...)` text (a check name as Soda reports it)."""
+    return _INERT.sub(lambda m: m.group(1), text)
+
+
+# the run's one clock in a query: the variable dc-bridge's run sets (engines/soda/run.py), else Soda's own
+# NOW (the scan's start, UTC with its offset), so a plain scan of the compiled SodaCL runs on its own
+RUN_CLOCK_VARIABLE = "DC_BRIDGE_NOW"
+RUN_CLOCK = f"CAST('${{{RUN_CLOCK_VARIABLE} | default(NOW)}}' AS TIMESTAMP)"
+
+
+def soda_query(query: str) -> str:
+    """A query of dc-bridge's as Soda must be given it: inert (`soda_inert`) but for the run's clock."""
+    return RUN_CLOCK.join(soda_inert(part) for part in query.split(RUN_CLOCK))
 
 
 def _metric_name(check: Check) -> str:
@@ -85,15 +116,16 @@ def _metric(check: Check, name: str, config: dict) -> tuple[str, dict]:
 
 
 def _soda_literal_safe(values) -> bool:
-    """Soda v3 writes `valid values` / `missing values` into its SQL without escaping a quote (and a
-    trailing backslash escapes the closing quote): such values need a query of our own."""
-    return not any(isinstance(v, str) and ("'" in v or v.endswith("\\")) for v in values)
+    """Soda v3 writes `valid values` / `missing values` into its SQL as Python writes them: without
+    escaping a quote (and a trailing backslash escapes the closing quote), a `{` where Jinja may read
+    it, a float as `nan` or `1e-05`: only text without those, booleans and integers within a long go
+    as they are; the rest needs a query of our own, with exact, inert literals (engines/queries.py)."""
+    return plain_literals(values) and not any(isinstance(v, str) and ("'" in v or v.endswith("\\") or "{" in v) for v in values)
 
 
 def _not_null(check: Check, p: c.NotNull, table: str, contract_id: str):
     if not _soda_literal_safe(p.missing_values):
-        values = ", ".join(sql_literal(v) for v in p.missing_values)
-        return _count_metric(check, table, f"{_col(check)} IS NULL OR {_col(check)} IN ({values})")
+        return _count_metric(check, table, missing(_col(check), p.missing_values))
     return _metric(check, "missing", {"missing values": list(p.missing_values)} if p.missing_values else {})
 
 
@@ -171,7 +203,7 @@ def soda_regex(pattern: str) -> str | None:
         out.append(r"\x27" if char == "'" else r"\x5c" if char == "\\" else char)
         i += 1
     written = "".join(out)
-    return written if "${" not in written and _soda_round_trip(written) == written else None
+    return written if not _JINJA.search(written) and _soda_round_trip(written) == written else None
 
 
 def _soda_round_trip(regex: str) -> str | None:
@@ -205,8 +237,7 @@ def _regex(check: Check, p: c.Regex, table: str, contract_id: str):
 
 def _in_set(check: Check, p: c.InSet, table: str, contract_id: str):
     if not _soda_literal_safe(p.values):
-        values = ", ".join(sql_literal(v) for v in p.values)
-        return _count_metric(check, table, f"{_col(check)} IS NOT NULL AND {_col(check)} NOT IN ({values})")
+        return _count_metric(check, table, not_in_set(_col(check), p.values))
     return _metric(check, "invalid", {"valid values": list(p.values)})
 
 
@@ -225,7 +256,9 @@ def _between(check: Check, p: c.ValueBetween, table: str, contract_id: str):
     # can overflow to NULL): integer bounds are exact there, the rest is the bridge's exact count
     # (engines/queries.py `outside_range`)
     bounds = (p.min_value, p.max_value)
-    if not (p.strict_min or p.strict_max) and all(v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in bounds):
+    # Soda reads an integer bound as a float too: only those a double holds exactly go as they are
+    if not (p.strict_min or p.strict_max) and all(v is None or (isinstance(v, int) and not isinstance(v, bool) and v in DOUBLE_EXACT)
+                                                  for v in bounds):
         config = {key: value for key, value in (("valid min", p.min_value), ("valid max", p.max_value)) if value is not None}
         return _metric(check, "invalid", config)
     return _count_metric(check, table, outside_range(_col(check), p))
@@ -243,7 +276,7 @@ def _column_type(check: Check, p: c.ColumnType, table: str, contract_id: str):
     if p.nested:  # nested element types: a query of the bridge's (engines/nested_types.py), the column's own type included
         name = _metric_name(check)
         query = f"SELECT COUNT(*) FROM ({nested_type_query(check.column, p, table, include_top=True)}) AS wrong_types"
-        return [{f"{name} = 0": {"name": check.id, f"{name} query": query}}]
+        return [{f"{name} = 0": {"name": soda_inert(check.id), f"{name} query": soda_query(query)}}]
     if not p.exact:  # a set of compatible types (a logical type) is checked in GX and the native engine
         return Unsupported("Soda's schema check takes one exact type")
     return "schema", {"fail": {"when wrong column type": {check.column: p.spark_type}}}
@@ -278,7 +311,10 @@ def _latency(check: Check, p: c.Latency, table: str, contract_id: str):
 
 
 def _retention(check: Check, p: c.Retention, table: str, contract_id: str):
-    return _count_metric(check, table, f"{epoch_seconds(_col(check))} < {epoch_seconds('current_timestamp()')} - {number_text(p.period.total_seconds())}")
+    # against the run's one clock (`RUN_CLOCK`), in microseconds: exact, also far from 1970
+    seconds, micros = divmod(p.period // timedelta(microseconds=1), 1_000_000)
+    period = f"1000000L * {seconds}" + (f" - {micros}" if micros else "")  # a long: 86400 * 1000000 overflows an int
+    return _count_metric(check, table, f"unix_micros(CAST({_col(check)} AS TIMESTAMP)) < unix_micros({RUN_CLOCK}) - {period}")
 
 
 def _foreign_key(check: Check, p: c.ForeignKey, table: str, contract_id: str):
@@ -370,10 +406,12 @@ def translate_check(check: Check, contract_id: str) -> list[dict] | Unsupported:
     """The SodaCL check items of one check, or why Soda does not run it."""
     table = view_name(contract_id, check.model)
     made = TRANSLATIONS[check.kind](check, check.params, table, contract_id)
-    if isinstance(made, (Unsupported, list)):
+    if isinstance(made, Unsupported):
+        return made
+    if isinstance(made, list):  # the items of a custom check (the user's SodaCL, as written) or of a nested type query
         return made
     metric, config = made
-    config = {"name": check.id, **config}
+    config = {"name": soda_inert(check.id), **{key: soda_query(value) if key.endswith(" query") else value for key, value in config.items()}}
     line = metric
     if metric.startswith(("missing_", "invalid_")):
         config["samples limit"] = 0
@@ -388,11 +426,11 @@ def translate_check(check: Check, contract_id: str) -> list[dict] | Unsupported:
 def _named(line: Any, check: Check) -> dict:
     """Give a verbatim Soda check the check id as its name, so its result joins."""
     if isinstance(line, str):
-        return {line: {"name": check.id}}
+        return {line: {"name": soda_inert(check.id)}}
     if isinstance(line, dict) and len(line) == 1:
         key, config = next(iter(line.items()))
         # the check id wins over a name written in the check: it is the join key of the results
-        return {key: {**(config if isinstance(config, dict) else {}), "name": check.id}}
+        return {key: {**(config if isinstance(config, dict) else {}), "name": soda_inert(check.id)}}
     return line
 
 
