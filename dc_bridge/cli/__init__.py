@@ -10,6 +10,7 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge import __version__
 from dc_bridge.cli import evolution, integrations, outputs
+from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
 from dc_bridge.cli.options import with_variables
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
@@ -351,3 +352,4 @@ def _check_run_outputs(contract: str, data: dict, server: str | None, output_fil
 # the subcommand groups, each in its own module, which imports nothing from this one
 evolution.register(main)
 integrations.register(main)
+history_commands.register(main)
