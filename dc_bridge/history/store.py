@@ -224,6 +224,31 @@ class HistoryStore:
             found[check_id]["engines"][engine] = {"outcome": outcome, "observed": observed, "error": error}
         return list(found.values())
 
+    def contracts(self) -> list[str]:
+        """Every contract id with a run, in order."""
+        return [contract_id for (contract_id,) in self._read("SELECT DISTINCT contract_id FROM runs ORDER BY contract_id")]
+
+    def contract_file(self, contract_id: str) -> str | None:
+        """The contract file of the contract's newest run that recorded one."""
+        found = self._read("SELECT contract_file FROM runs WHERE contract_id = ? AND contract_file IS NOT NULL "
+                           "ORDER BY run_at_us DESC, rowid DESC LIMIT 1", (contract_id,))
+        return found[0][0] if found else None
+
+    def outcomes(self, run_ids: list[str]) -> dict[str, dict[str, tuple[str, float | None]]]:
+        """Check id -> run id -> (outcome, observed) over the given runs, in one query (the site's window)."""
+        marks = ", ".join("?" * len(run_ids))
+        table: dict[str, dict[str, tuple[str, float | None]]] = {}
+        for run_id, check_id, outcome, observed in self._read(
+                f"SELECT run_id, check_id, outcome, observed FROM checks WHERE run_id IN ({marks}) ORDER BY rowid", tuple(run_ids)):
+            table.setdefault(check_id, {})[run_id] = (outcome, observed)
+        return table
+
+    def objective_compliance(self, run_ids: list[str]) -> list[tuple[str, int, int]]:
+        """(objective id, runs it passed, runs that judged it passed or failed) over the given runs."""
+        marks = ", ".join("?" * len(run_ids))
+        return self._read(f"SELECT objective_id, sum(outcome = 'passed'), sum(outcome IN ('passed', 'failed')) FROM objectives "
+                          f"WHERE run_id IN ({marks}) GROUP BY objective_id ORDER BY objective_id", tuple(run_ids))
+
     def prune(self, older_than: timedelta, now: datetime | None = None) -> int:
         """Delete the runs that started more than `older_than` before `now`, with their rows; how many.
         Only ever called by `dc-bridge history prune`: retention is the user's choice."""
