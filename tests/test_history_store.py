@@ -196,6 +196,9 @@ def test_targets_and_schema_versions(tmp_path):
     assert is_jsonl("runs/h.jsonl") and is_jsonl("H.JSONL") and not is_jsonl("runs/h.db")
     with pytest.raises(StoreError, match="dc-bridge history import"):
         open_store(tmp_path / "h.jsonl")
+    with pytest.raises(StoreError, match="in a run's Spark session"):
+        open_store("table:quality.runs")
+    assert not Path("table:quality.runs").exists()
     with pytest.raises(StoreError, match="is a folder"):
         open_store(tmp_path)
     with pytest.raises(StoreError, match="does not exist"):

@@ -117,12 +117,7 @@ class StoreError(HistoryError):
     """A history store dc-bridge cannot open, read or append to (a ValueError, as HistoryError)."""
 
 
-def is_jsonl(target: str | Path) -> bool:
-    """A `.jsonl` target keeps today's JSON Lines history (runner/history.py); any other path is a SQLite store."""
-    return Path(target).suffix.lower() == ".jsonl"
-
-
-def _micros(at: datetime) -> int:
+def epoch_micros(at: datetime) -> int:
     return int((at - datetime(1970, 1, 1, tzinfo=timezone.utc)) / timedelta(microseconds=1))
 
 
@@ -201,7 +196,7 @@ class HistoryStore:
         """This contract's runs within HISTORY_WINDOW before `now` (any version), in the order recorded, as runner/history.py's
         `earlier_runs` gives them from a JSON Lines file: only the three numbers the SLAs count."""
         rows = self._read("SELECT data_read, evaluated, in_error FROM runs WHERE contract_id = ? AND run_at_us BETWEEN ? AND ? "
-                          "ORDER BY rowid", (contract_id, _micros(now - HISTORY_WINDOW), _micros(now)))
+                          "ORDER BY rowid", (contract_id, epoch_micros(now - HISTORY_WINDOW), epoch_micros(now)))
         return RunHistory(file=str(self.path), runs=tuple(PastRun(bool(read), evaluated, in_error) for read, evaluated, in_error in rows))
 
     def runs(self, contract_id: str | None = None, limit: int | None = None) -> list[StoredRun]:
@@ -252,7 +247,7 @@ class HistoryStore:
     def prune(self, older_than: timedelta, now: datetime | None = None) -> int:
         """Delete the runs that started more than `older_than` before `now`, with their rows; how many.
         Only ever called by `dc-bridge history prune`: retention is the user's choice."""
-        cutoff = _micros((now or datetime.now(timezone.utc)) - older_than)
+        cutoff = epoch_micros((now or datetime.now(timezone.utc)) - older_than)
         with self._transaction() as db:
             return db.execute("DELETE FROM runs WHERE run_at_us < ?", (cutoff,)).rowcount
 
@@ -302,7 +297,7 @@ def _line_ends(data: bytes) -> Iterator[int]:
 def _insert(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict | None, data_source: str | None, origin: str) -> None:
     at = datetime.fromisoformat(record["run_at"])
     db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
-        run_id, record["contract_id"], record["contract_version"], record["run_at"], _micros(at), record["outcome"],
+        run_id, record["contract_id"], record["contract_version"], record["run_at"], epoch_micros(at), record["outcome"],
         all(record["read"].values()), record["evaluated"], record["in_error"],
         verdict.contract_file if verdict else None, data_source, verdict.where if verdict else None, record.get("reason"),
         verdict.seconds if verdict else None, json.dumps(verdict.engine_seconds) if verdict and verdict.engine_seconds else None,
@@ -324,11 +319,3 @@ def _insert(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict 
                         for engine, result in check.engines.items()])
     db.executemany("INSERT INTO objectives VALUES (?, ?, ?, ?, ?)",
                    [(run_id, o.objective_id, o.outcome, o.value, o.target) for o in verdict.objectives])
-
-
-def open_store(target: str | Path) -> HistoryStore:
-    """The SQLite store a `--history` target names (created on first use); a `.jsonl` target is not one."""
-    if is_jsonl(target):
-        raise StoreError(f"{target} is a JSON Lines history (runner/history.py); import it into a store with "
-                         f"`dc-bridge history import {target} --into history.db`")
-    return HistoryStore(target)
