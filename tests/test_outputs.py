@@ -116,6 +116,7 @@ def no_spark(monkeypatch):
         raise AssertionError("the command started its work before refusing its output")
 
     monkeypatch.setattr(dc_bridge.runner.pipeline, "run", fail)
+    monkeypatch.setattr(dc_bridge.runner.pipeline, "check", fail)
     monkeypatch.setattr(dc_bridge.runner.data, "get_session", fail)
 
 
