@@ -229,3 +229,22 @@ def test_docs_describe_every_table_and_column_of_the_schema(tmp_path):
             section = text.split(f"### `{table}`", 1)[1].split("\n### ", 1)[0]
             for column in (row[1] for row in db.execute(f"PRAGMA table_info({table})")):
                 assert f"| `{column}` |" in section, (table, column)
+
+
+def test_run_with_a_store_as_its_history_records_each_verdict_and_judges_the_slas(spark, tmp_path):
+    contract = tmp_path / "contract.yaml"
+    contract.write_text(CONTRACT)
+    target = tmp_path / "history.db"
+    for rows in ([(1, "new", 1.0)], [(1, "lost", 1.0)], [(1, "new", 2.0), (2, "done", 3.0)]):
+        frame = spark.createDataFrame(rows, "id int, status string, amount double")
+        verdict = dc_bridge.run(str(contract), dataframes={"events": frame}, spark=spark, engines=("spark",), history=str(target))
+    store = HistoryStore(target)
+    runs = store.runs("history-store")
+    assert len(runs) == 3 and [r.in_error for r in runs] == [0, 1, 0]
+    stored = {c["check_id"]: (c["outcome"], c["observed"]) for c in store.checks(runs[0].run_id)}
+    assert stored == {c.check_id: (c.outcome, c.observed) for c in verdict.checks()}
+    availability = next(c for c in verdict.checks() if c.check_id == "availability")
+    assert availability.outcome == "passed" and availability.reason.startswith("3 of the 3 runs")
+    with sqlite3.connect(target) as db:
+        phases = json.loads(db.execute("SELECT phases FROM runs WHERE run_id = ?", (runs[0].run_id,)).fetchone()[0])
+    assert {p["phase"] for p in phases} >= {"lint", "plan", "data", "fold"}

@@ -7,6 +7,6 @@
 
 from dc_bridge.history.spark_store import SparkTableStore, is_table
 from dc_bridge.history.store import SCHEMA_VERSION, HistoryStore, StoreError
-from dc_bridge.history.targets import is_jsonl, open_store
+from dc_bridge.history.targets import is_jsonl, open_history, open_store
 
-__all__ = ["SCHEMA_VERSION", "HistoryStore", "SparkTableStore", "StoreError", "is_jsonl", "is_table", "open_store"]
+__all__ = ["SCHEMA_VERSION", "HistoryStore", "SparkTableStore", "StoreError", "is_jsonl", "is_table", "open_history", "open_store"]

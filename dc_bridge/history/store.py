@@ -300,7 +300,7 @@ def _insert(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict 
         run_id, record["contract_id"], record["contract_version"], record["run_at"], epoch_micros(at), record["outcome"],
         all(record["read"].values()), record["evaluated"], record["in_error"],
         verdict.contract_file if verdict else None, data_source, verdict.where if verdict else None, record.get("reason"),
-        verdict.seconds if verdict else None, json.dumps(verdict.engine_seconds) if verdict and verdict.engine_seconds else None,
+        verdict.seconds if verdict else None, json.dumps([p.model_dump(exclude_none=True) for p in verdict.phases]) if verdict and verdict.phases else None,
         origin))
     models = sorted(set(record["read"]) | set(record["models"]))
     db.executemany("INSERT INTO models VALUES (?, ?, ?, ?)",

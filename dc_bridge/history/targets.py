@@ -9,6 +9,7 @@ from typing import Any
 
 from dc_bridge.history.spark_store import SparkTableStore, is_table
 from dc_bridge.history.store import HistoryStore, StoreError
+from dc_bridge.runner.history import History
 
 
 def is_jsonl(target: str | Path) -> bool:
@@ -28,3 +29,9 @@ def open_store(target: str | Path, spark: Any = None) -> HistoryStore | SparkTab
         raise StoreError(f"{target} is a JSON Lines history (runner/history.py); import it into a store with "
                          f"`dc-bridge history import {target} --into history.db`")
     return HistoryStore(target)
+
+
+def open_history(target: str | Path) -> History | HistoryStore:
+    """The history of a run's `--history`, read or opened before Spark starts: a `.jsonl` file as
+    today (read and checked once), else a SQLite store. Both give `earlier_runs` and `append`."""
+    return History(target) if is_jsonl(target) else open_store(target)
