@@ -10,6 +10,7 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge import __version__
 from dc_bridge.cli import catalog, evolution, integrations, outputs
+from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
 from dc_bridge.cli.options import default_engines, with_settings, with_variables
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
@@ -185,9 +186,9 @@ class _TimeLimit(click.ParamType):
               help="Run the selected engines on a model at the same time on one Spark session, or one after the other.")
 @click.option("--cache/--no-cache", default=False, show_default=True,
               help="Persist each model's data for the run (memory, spilling to disk) so the source is read once.")
-@click.option("--history", type=click.Path(dir_okay=False), metavar="PATH",
-              help="Append a record of each contract's run to this JSON Lines file (created if missing, never rewritten) "
-                   "and judge availability and errorRate SLAs over the runs it records.")
+@click.option("--history", type=click.Path(dir_okay=False), metavar="TARGET",
+              help="Record each contract's run in this history (a SQLite store, or a .jsonl file; created if missing, never "
+                   "rewritten; docs/history.md) and judge availability and errorRate SLAs over the runs it records.")
 @click.option("--explain", is_flag=True,
               help="Also print the run's phases (read, lint, plan, data, translate, each engine per model, fold, ...) "
                    "and how long each took.")
@@ -211,7 +212,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     from dc_bridge.compiler import ContractError
     from dc_bridge.runner.pipeline import check, preload_engines, read_contract
     from dc_bridge.runner.data import DataError, get_session, parse_data_option
-    from dc_bridge.runner.history import History
+    from dc_bridge.history import open_history
     from dc_bridge.runner.options import RunOptions
     from dc_bridge.verdict import Verdict
 
@@ -237,7 +238,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         for file, read in zip(files, reads):
             _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs, history)
         # read once for every contract: a file that is not a dc-bridge history stops the run here, not after the first contract
-        recorded = History(history) if history else None
+        recorded = open_history(history) if history else None
         # several contracts share one session, started here and stopped at the end; one contract's run
         # starts (and stops) its own, after its contract has been read
         if several:
@@ -362,3 +363,4 @@ def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, ou
 evolution.register(main)
 integrations.register(main)
 catalog.register(main)
+history_commands.register(main)

@@ -30,6 +30,8 @@ from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, is_connect, model_dataframe
 from dc_bridge.runner.drift import schema_drift
+from dc_bridge.history.store import HistoryStore
+from dc_bridge.history.targets import open_history
 from dc_bridge.runner.history import History, run_record, unread_record
 from dc_bridge.runner.options import RunOptions
 from dc_bridge.runner.phases import Phases
@@ -94,7 +96,7 @@ def read_contract(file: str | Path, variables: dict[str, str] | None = None) -> 
 
 
 def check(contract: str | Path | Contract | ReadContract, options: RunOptions, dataframes: dict | None = None, spark=None,
-          history: History | None = None) -> Verdict:
+          history: History | HistoryStore | None = None) -> Verdict:
     """`run` with its options as one value. `contract` may be read already (`read_contract`) and the
     history file too (`History`: a command that runs several contracts reads it once)."""
     # the run's `seconds` count the reading of its contract, wherever it was read
@@ -102,7 +104,7 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
     started_at = options.clock()
     # the user's history, checked before anything starts Spark: a file that is not one stops the run here
     if history is None and options.history is not None:
-        history = History(options.history)
+        history = open_history(options.history)
     phases = Phases(_label(contract))
     session = _SessionOnDemand(spark, options, phases)
     with session.stopped_on_error():
@@ -184,7 +186,8 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
                                **facts)
         if history is not None:
             with phases.timed("history"):
-                history.append(run_record(verdict, plan.models, started_at))
+                # a store keeps the verdict's numbers and the phases so far (the history's own and data docs' come after)
+                history.append(run_record(verdict, plan.models, started_at), verdict.model_copy(update={"phases": list(phases.records)}))
         if options.data_docs is not None:
             from dc_bridge.report.data_docs import build_data_docs
 

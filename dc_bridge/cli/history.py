@@ -1,0 +1,73 @@
+"""`dc-bridge history import`, `history prune` and `site`: the verdict history store on the command line
+(dc_bridge/history/store.py, docs/history.md). Thin wrappers: the store and the site builder do the work."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from dc_bridge.contract.durations import parse_duration
+from dc_bridge.history import open_store
+from dc_bridge.history.site import DEFAULT_RUNS, build_site
+from dc_bridge.outcomes import EXIT_OK, EXIT_UNREADABLE
+from dc_bridge.runner.history import HistoryError
+
+
+def register(group: click.Group) -> None:
+    """Add the `history` group and `site` to the `dc-bridge` group (called at the end of cli/__init__.py)."""
+    group.add_command(history_group)
+    group.add_command(site_command)
+
+
+@click.group(name="history")
+def history_group() -> None:
+    """The verdict history store of `run --history` (docs/history.md)."""
+
+
+@history_group.command(name="import")
+@click.argument("jsonl", type=click.Path(exists=True, dir_okay=False))
+@click.option("--into", "target", required=True, type=click.Path(dir_okay=False), metavar="STORE",
+              help="The SQLite history store to add the runs to (created if missing).")
+def import_command(jsonl: str, target: str) -> None:
+    """Import a JSON Lines history (run --history FILE.jsonl) into a store: once, the file only read."""
+    try:
+        added = open_store(target).import_jsonl(jsonl)
+    except HistoryError as exc:  # a StoreError too
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    click.echo(f"imported {added} runs from {jsonl} into {target}" + ("" if added else " (already imported)"))
+    sys.exit(EXIT_OK)
+
+
+@history_group.command(name="prune")
+@click.argument("target", type=click.Path(exists=True, dir_okay=False))
+@click.option("--older-than", required=True, metavar="DURATION",
+              help="Delete the runs that started longer ago than this (e.g. 90d, P6M); the SLAs judge the last 30 days.")
+def prune_command(target: str, older_than: str) -> None:
+    """Delete old runs from a history store. Never done automatically: retention is yours."""
+    try:
+        pruned = open_store(target).prune(parse_duration(older_than))
+    except (HistoryError, ValueError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    click.echo(f"pruned {pruned} runs older than {older_than} from {target}")
+    sys.exit(EXIT_OK)
+
+
+@click.command(name="site")
+@click.option("--history", "target", required=True, type=click.Path(exists=True, dir_okay=False), metavar="STORE",
+              help="The SQLite history store of `run --history`.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), metavar="DIR",
+              help="The folder to write the site to (index.html, contracts/).")
+@click.option("--runs", default=DEFAULT_RUNS, show_default=True, type=click.IntRange(1, 500),
+              help="The newest runs each contract page shows.")
+def site_command(target: str, out_dir: str, runs: int) -> None:
+    """Build a static site of the history: contracts, their checks per run, charts, SLOs. Opens offline."""
+    try:
+        pages = build_site(open_store(target), out_dir, runs)
+    except (HistoryError, OSError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    click.echo(f"wrote {len(pages)} pages to {out_dir} (open {pages[0]})")
+    sys.exit(EXIT_OK)

@@ -1,0 +1,97 @@
+"""`dc-bridge site --history STORE --out DIR`: an index of contracts and a page per contract, from the
+history store, as static HTML that opens offline.
+
+Every page is bounded whatever the history holds: a contract page shows the newest `runs` runs (the
+window; older runs stay in the store and in SQL), the index the newest `TREND` outcomes per contract.
+The store is read with one query per question over the window, never whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from dc_bridge.compiler import safe_name
+from dc_bridge.history.site.charts import observed_svg
+from dc_bridge.history.store import HistoryStore, StoredRun
+from dc_bridge.outcomes import ALL
+from dc_bridge.plan.checks import KINDS
+
+# the runs a contract page shows by default, and the outcomes of the index's trend
+DEFAULT_RUNS = 50
+TREND = 20
+# outcome -> the letter a cell shows beside its colour, so an outcome reads without colour too
+LETTERS = {"passed": "✓", "warning": "!", "failed": "✗", "error": "E", "not_executable": "–", "skipped": "·"}
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One check of a contract page: what the newest run knew of it, its outcome per run of the window, its chart."""
+    check_id: str
+    model: str | None
+    kind: str | None
+    source_line: int | None
+    cells: list[tuple[str, float | None] | None]
+    chart: str | None
+
+
+@dataclass(frozen=True)
+class Compliance:
+    """An SLO or service level over the window: in how many of the runs that judged it, it passed."""
+    name: str
+    met: int
+    judged: int
+
+
+@cache
+def _templates() -> Environment:
+    environment = Environment(loader=PackageLoader("dc_bridge.history.site", "templates"), autoescape=True,
+                              undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    environment.globals.update(LETTERS=LETTERS, ALL=ALL)
+    return environment
+
+
+def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -> list[Path]:
+    """Write index.html and contracts/<contract>.html under `out`; the pages written."""
+    out = Path(out)
+    (out / "contracts").mkdir(parents=True, exist_ok=True)
+    index, written = [], []
+    for contract_id in store.contracts():
+        window = store.runs(contract_id, limit=runs)
+        page = Path("contracts") / f"{safe_name(contract_id, 'contract')}.html"
+        index.append({"contract_id": contract_id, "latest": window[0], "trend": [r.outcome for r in reversed(window[:TREND])],
+                      "href": page.as_posix()})
+        (out / page).write_text(_contract_page(store, contract_id, list(reversed(window))), encoding="utf-8")
+        written.append(out / page)
+    (out / "index.html").write_text(_templates().get_template("index.html.j2").render(contracts=index), encoding="utf-8")
+    return [out / "index.html", *written]
+
+
+def _contract_page(store: HistoryStore, contract_id: str, window: list[StoredRun]) -> str:
+    """The window's runs oldest first: each check's outcome per run, a chart per check with numbers, compliance, the contract text."""
+    newest = {c["check_id"]: c for c in store.checks(window[-1].run_id)}
+    table = store.outcomes([r.run_id for r in window])
+    rows = []
+    for check_id in sorted(table, key=lambda c: (newest.get(c, {}).get("model") or "", c)):
+        cells = [table[check_id].get(run.run_id) for run in window]
+        points = [(run.run_at, cell[1], cell[0]) for run, cell in zip(window, cells) if cell and cell[1] is not None]
+        known = newest.get(check_id, {})
+        rows.append(CheckRow(check_id, known.get("model"), known.get("kind"), known.get("source_line"), cells,
+                             observed_svg(check_id, points) if points else None))
+    compliance = [Compliance(r.check_id, sum(c is not None and c[0] == "passed" for c in r.cells),
+                             sum(c is not None and c[0] in ("passed", "failed") for c in r.cells))
+                  for r in rows if r.kind in KINDS and KINDS[r.kind].from_history]
+    compliance += [Compliance(name, met, judged) for name, met, judged in store.objective_compliance([r.run_id for r in window])]
+    text = _contract_text(store.contract_file(contract_id))
+    return _templates().get_template("contract.html.j2").render(
+        contract_id=contract_id, runs=window, rows=rows, compliance=compliance, lines=text, file=store.contract_file(contract_id))
+
+
+def _contract_text(file: str | None) -> list[str] | None:
+    """The contract's lines, to link each check to its source line; None when the file is gone."""
+    if file is None or not Path(file).is_file():
+        return None
+    return Path(file).read_text(encoding="utf-8", errors="replace").splitlines()

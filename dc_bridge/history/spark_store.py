@@ -1,0 +1,77 @@
+"""The verdict history as a table in the Spark catalog (`--history table:db.name`), for teams whose
+runs happen on clusters (docs/history.md, "A table in the Spark catalog").
+
+One long table, a row per check per run plus one row per run (`check_id` NULL), the run's facts
+repeated on each row: the shape a team queries and dashboards read without joins. A run appends its
+rows in one `INSERT` (one Spark job: the rows of a run land together or not at all), never rewrites
+earlier ones, and the SLAs read only this contract's run rows within the window (a filter Spark
+pushes down to the files), not the whole table.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime
+from typing import Any
+
+from dc_bridge.history.store import StoreError, epoch_micros
+from dc_bridge.verdict import HISTORY_WINDOW, PastRun, RunHistory, Verdict
+
+PREFIX = "table:"
+# db.name or name, each part a plain identifier: the name is written into SQL, so nothing else is accepted
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$")
+
+# the table's columns, in order (docs/history.md lists them: tests/test_history_spark_store.py)
+COLUMNS = (
+    ("schema_version", "INT"), ("run_id", "STRING"), ("contract_id", "STRING"), ("contract_version", "STRING"),
+    ("run_at", "STRING"), ("run_at_us", "BIGINT"), ("run_outcome", "STRING"), ("data_read", "BOOLEAN"),
+    ("evaluated", "INT"), ("in_error", "INT"), ("data_source", "STRING"), ("slice", "STRING"), ("reason", "STRING"),
+    ("check_id", "STRING"), ("model", "STRING"), ("kind", "STRING"), ("outcome", "STRING"), ("observed", "DOUBLE"),
+    ("engines", "MAP<STRING, DOUBLE>"), ("source_line", "INT"),
+)
+SCHEMA_VERSION = 1
+
+
+def is_table(target: str) -> bool:
+    return str(target).startswith(PREFIX)
+
+
+class SparkTableStore:
+    """The history table `name` in the catalog of `spark`'s session, created on first use."""
+
+    def __init__(self, spark: Any, target: str):
+        name = target[len(PREFIX):] if is_table(target) else target
+        if not _NAME.match(name):
+            raise StoreError(f"history table {name!r}: name a table as db.name or name, letters, digits and _ only")
+        self.spark, self.name = spark, name
+        columns = ", ".join(f"{column} {kind}" for column, kind in COLUMNS)
+        spark.sql(f"CREATE TABLE IF NOT EXISTS {name} ({columns}) USING parquet")
+
+    def append(self, record: dict, verdict: Verdict | None = None, data_source: str | None = None) -> str:
+        """This run's rows in one INSERT: the run row, then a row per check (from the verdict, else the record's outcomes)."""
+        run_id = str(uuid.uuid4())
+        run = (SCHEMA_VERSION, run_id, record["contract_id"], record["contract_version"], record["run_at"],
+               epoch_micros(datetime.fromisoformat(record["run_at"])), record["outcome"], all(record["read"].values()),
+               record["evaluated"], record["in_error"], data_source, verdict.where if verdict else None, record.get("reason"))
+        if verdict is not None:
+            checks = [(c.check_id, c.model, c.kind, c.outcome, c.observed,
+                       {engine: r.observed for engine, r in c.engines.items() if r.observed is not None}, c.source.get("line"))
+                      for c in verdict.checks()]
+        else:
+            checks = [(check_id, None, None, outcome, None, {}, None) for check_id, outcome in record["checks"].items()]
+        rows = [run + (None,) * 7] + [run + check for check in checks]
+        frame = self.spark.createDataFrame(rows, ", ".join(f"{column} {kind.lower()}" for column, kind in COLUMNS))
+        frame.write.insertInto(self.name)
+        return run_id
+
+    def earlier_runs(self, contract_id: str, now: datetime) -> RunHistory:
+        """This contract's run rows within HISTORY_WINDOW before `now`, as the SQLite store gives them."""
+        from pyspark.sql.functions import col
+
+        rows = (self.spark.table(self.name)
+                .where(col("check_id").isNull() & (col("contract_id") == contract_id)
+                       & col("run_at_us").between(epoch_micros(now - HISTORY_WINDOW), epoch_micros(now)))
+                .select("data_read", "evaluated", "in_error", "run_at_us").orderBy("run_at_us").collect())
+        return RunHistory(file=f"{PREFIX}{self.name}", runs=tuple(PastRun(r.data_read, r.evaluated, r.in_error) for r in rows))
+

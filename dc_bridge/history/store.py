@@ -1,0 +1,321 @@
+"""The verdict history store: an embedded SQLite file (standard library `sqlite3`, nothing to install)
+that every run of `--history TARGET` appends its verdict to, and that availability and errorRate SLAs
+are judged over (docs/history.md has the schema).
+
+- **Append-only.** A run inserts its rows in one transaction (`BEGIN IMMEDIATE`, so concurrent runs
+  take turns instead of failing) and never updates or deletes a row; only `prune` deletes, when the
+  user asks.
+- **Concurrent runs lose nothing.** WAL mode lets readers go on while one run writes; writers wait
+  for each other up to `BUSY_SECONDS`.
+- **Reads only what a run needs.** `earlier_runs` asks for three numbers of this contract's runs
+  within HISTORY_WINDOW through an index on (contract, time): the cost of a run does not grow with
+  the history.
+- **Versioned.** `schema_version` holds the version the file was written with; a file of a newer
+  version is refused rather than misread.
+
+A record is the JSON Lines record of runner/history.py (`run_record`, `unread_record`): the runs
+table holds the same facts, so a JSON Lines history imports without loss (`import_jsonl`), and the
+verdict, when the run has one, adds each check's numbers, each engine's, the models and the SLOs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import uuid
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from dc_bridge.runner.history import HistoryError, read_history
+from dc_bridge.verdict import HISTORY_WINDOW, PastRun, RunHistory, Verdict
+
+SCHEMA_VERSION = 1
+# how long a run waits for another run's transaction on the same file before it gives up
+BUSY_SECONDS = 60.0
+
+# the tables of schema version 1, created together in one transaction (docs/history.md follows them:
+# tests/test_history_store.py). Times are kept twice: ISO 8601 text to read, microseconds since the
+# epoch (UTC) to compare exactly as runner/history.py compares datetimes.
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    contract_id TEXT NOT NULL,
+    contract_version TEXT NOT NULL,
+    run_at TEXT NOT NULL,
+    run_at_us INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    data_read INTEGER NOT NULL,
+    evaluated INTEGER NOT NULL,
+    in_error INTEGER NOT NULL,
+    contract_file TEXT,
+    data_source TEXT,
+    slice TEXT,
+    reason TEXT,
+    seconds REAL,
+    phases TEXT,
+    origin TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_by_contract_and_time ON runs (contract_id, run_at_us);
+CREATE INDEX IF NOT EXISTS runs_by_time ON runs (run_at_us);
+CREATE TABLE IF NOT EXISTS models (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    model TEXT NOT NULL,
+    data_read INTEGER,
+    outcome TEXT,
+    PRIMARY KEY (run_id, model)
+);
+CREATE TABLE IF NOT EXISTS checks (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    check_id TEXT NOT NULL,
+    model TEXT,
+    kind TEXT,
+    outcome TEXT NOT NULL,
+    severity TEXT,
+    observed REAL,
+    unit TEXT,
+    expected TEXT,
+    scope TEXT,
+    reason TEXT,
+    source_file TEXT,
+    source_line INTEGER,
+    PRIMARY KEY (run_id, check_id)
+);
+CREATE TABLE IF NOT EXISTS check_engines (
+    run_id TEXT NOT NULL,
+    check_id TEXT NOT NULL,
+    engine TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    observed REAL,
+    error TEXT,
+    PRIMARY KEY (run_id, check_id, engine),
+    FOREIGN KEY (run_id, check_id) REFERENCES checks (run_id, check_id) ON DELETE CASCADE
+);
+CREATE TABLE IF NOT EXISTS objectives (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    objective_id TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    value REAL,
+    target REAL,
+    PRIMARY KEY (run_id, objective_id)
+);
+CREATE TABLE IF NOT EXISTS imports (
+    source TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    records INTEGER NOT NULL,
+    imported_at TEXT NOT NULL,
+    PRIMARY KEY (source, sha256)
+);
+"""
+
+
+class StoreError(HistoryError):
+    """A history store dc-bridge cannot open, read or append to (a ValueError, as HistoryError)."""
+
+
+def epoch_micros(at: datetime) -> int:
+    return int((at - datetime(1970, 1, 1, tzinfo=timezone.utc)) / timedelta(microseconds=1))
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """One run as the store holds it, for readers (the site, `history` commands)."""
+    run_id: str
+    contract_id: str
+    contract_version: str
+    run_at: str
+    outcome: str
+    data_read: bool
+    evaluated: int
+    in_error: int
+
+
+class HistoryStore:
+    """A SQLite history file. Every method opens its own connection, so one store may be used from
+    threads and processes alike; the file is created with its schema on first use."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise StoreError(f"history store {self.path} is a folder; name a file (for example {self.path / 'history.db'})")
+        if not self.path.exists() and not self.path.parent.is_dir():
+            raise StoreError(f"history store {self.path}: the folder {self.path.parent} does not exist; create it or name a file in an existing folder")
+        with self._transaction() as db:
+            for statement in SCHEMA.split(";"):
+                db.execute(statement)
+            versions = [row[0] for row in db.execute("SELECT version FROM schema_version")]
+            if not versions:
+                db.execute("INSERT INTO schema_version VALUES (?, ?)", (SCHEMA_VERSION, datetime.now(timezone.utc).isoformat()))
+            elif max(versions) > SCHEMA_VERSION:
+                raise StoreError(f"history store {self.path} has schema version {max(versions)}, newer than this dc-bridge's "
+                                 f"{SCHEMA_VERSION}: upgrade dc-bridge to read it")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One connection, one write transaction taken up front: committed on success, rolled back on any error."""
+        try:
+            connection = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"history store {self.path} cannot be opened: {exc}") from None
+        with closing(connection) as db:
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA foreign_keys=ON")
+                db.execute("BEGIN IMMEDIATE")
+                yield db
+                db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise StoreError(f"history store {self.path}: {exc}") from None
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+
+    def _read(self, sql: str, parameters: tuple = ()) -> list[tuple]:
+        try:
+            with closing(sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=BUSY_SECONDS)) as db:
+                return db.execute(sql, parameters).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"history store {self.path} cannot be read: {exc}") from None
+
+    def append(self, record: dict, verdict: Verdict | None = None, data_source: str | None = None) -> str:
+        """This run, in one transaction: `record` is runner/history.py's record of it (`run_record`,
+        `unread_record`), `verdict` adds each check's numbers when the run has one. Returns the run id."""
+        run_id = str(uuid.uuid4())
+        with self._transaction() as db:
+            _insert(db, run_id, record, verdict, data_source, origin="run")
+        return run_id
+
+    def earlier_runs(self, contract_id: str, now: datetime) -> RunHistory:
+        """This contract's runs within HISTORY_WINDOW before `now` (any version), in the order recorded, as runner/history.py's
+        `earlier_runs` gives them from a JSON Lines file: only the three numbers the SLAs count."""
+        rows = self._read("SELECT data_read, evaluated, in_error FROM runs WHERE contract_id = ? AND run_at_us BETWEEN ? AND ? "
+                          "ORDER BY rowid", (contract_id, epoch_micros(now - HISTORY_WINDOW), epoch_micros(now)))
+        return RunHistory(file=str(self.path), runs=tuple(PastRun(bool(read), evaluated, in_error) for read, evaluated, in_error in rows))
+
+    def runs(self, contract_id: str | None = None, limit: int | None = None) -> list[StoredRun]:
+        """Runs, newest first (of one contract when named; the newest `limit` when given)."""
+        sql = "SELECT run_id, contract_id, contract_version, run_at, outcome, data_read, evaluated, in_error FROM runs"
+        parameters: tuple = ()
+        if contract_id is not None:
+            sql, parameters = sql + " WHERE contract_id = ?", (contract_id,)
+        sql += " ORDER BY run_at_us DESC, rowid DESC" + (f" LIMIT {int(limit)}" if limit is not None else "")
+        return [StoredRun(*row[:5], bool(row[5]), *row[6:]) for row in self._read(sql, parameters)]
+
+    def checks(self, run_id: str) -> list[dict[str, Any]]:
+        """One run's checks with each engine's number (`engines`: engine -> {outcome, observed, error})."""
+        columns = ("check_id", "model", "kind", "outcome", "severity", "observed", "unit", "expected", "scope", "reason",
+                   "source_file", "source_line")
+        found = {row[0]: dict(zip(columns, row), engines={})
+                 for row in self._read(f"SELECT {', '.join(columns)} FROM checks WHERE run_id = ? ORDER BY rowid", (run_id,))}
+        for check_id, engine, outcome, observed, error in self._read(
+                "SELECT check_id, engine, outcome, observed, error FROM check_engines WHERE run_id = ? ORDER BY rowid", (run_id,)):
+            found[check_id]["engines"][engine] = {"outcome": outcome, "observed": observed, "error": error}
+        return list(found.values())
+
+    def contracts(self) -> list[str]:
+        """Every contract id with a run, in order."""
+        return [contract_id for (contract_id,) in self._read("SELECT DISTINCT contract_id FROM runs ORDER BY contract_id")]
+
+    def contract_file(self, contract_id: str) -> str | None:
+        """The contract file of the contract's newest run that recorded one."""
+        found = self._read("SELECT contract_file FROM runs WHERE contract_id = ? AND contract_file IS NOT NULL "
+                           "ORDER BY run_at_us DESC, rowid DESC LIMIT 1", (contract_id,))
+        return found[0][0] if found else None
+
+    def outcomes(self, run_ids: list[str]) -> dict[str, dict[str, tuple[str, float | None]]]:
+        """Check id -> run id -> (outcome, observed) over the given runs, in one query (the site's window)."""
+        marks = ", ".join("?" * len(run_ids))
+        table: dict[str, dict[str, tuple[str, float | None]]] = {}
+        for run_id, check_id, outcome, observed in self._read(
+                f"SELECT run_id, check_id, outcome, observed FROM checks WHERE run_id IN ({marks}) ORDER BY rowid", tuple(run_ids)):
+            table.setdefault(check_id, {})[run_id] = (outcome, observed)
+        return table
+
+    def objective_compliance(self, run_ids: list[str]) -> list[tuple[str, int, int]]:
+        """(objective id, runs it passed, runs that judged it passed or failed) over the given runs."""
+        marks = ", ".join("?" * len(run_ids))
+        return self._read(f"SELECT objective_id, sum(outcome = 'passed'), sum(outcome IN ('passed', 'failed')) FROM objectives "
+                          f"WHERE run_id IN ({marks}) GROUP BY objective_id ORDER BY objective_id", tuple(run_ids))
+
+    def prune(self, older_than: timedelta, now: datetime | None = None) -> int:
+        """Delete the runs that started more than `older_than` before `now`, with their rows; how many.
+        Only ever called by `dc-bridge history prune`: retention is the user's choice."""
+        cutoff = epoch_micros((now or datetime.now(timezone.utc)) - older_than)
+        with self._transaction() as db:
+            return db.execute("DELETE FROM runs WHERE run_at_us < ?", (cutoff,)).rowcount
+
+    def import_jsonl(self, path: str | Path) -> int:
+        """The records of a JSON Lines history (checked as a run checks it: HistoryError on a line that
+        is not a record), in one transaction; the file is only read. Imported once: the same file again
+        adds nothing, and a file that grew since adds only the records after those imported."""
+        path = Path(path)
+        records = read_history(path)
+        data = path.read_bytes()
+        source = str(path.resolve())
+        with self._transaction() as db:
+            if db.execute("SELECT 1 FROM imports WHERE source = ? AND sha256 = ?", (source, _sha256(data))).fetchone():
+                return 0
+            # an earlier import of this file whose bytes are still its beginning: those records are in already
+            done = _already_imported(db, source, data)
+            fresh = records[done:]
+            for record in fresh:
+                _insert(db, str(uuid.uuid4()), record, None, None, origin=f"import:{source}")
+            db.execute("INSERT INTO imports VALUES (?, ?, ?, ?)",
+                       (source, _sha256(data), len(records), datetime.now(timezone.utc).isoformat()))
+        return len(fresh)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _already_imported(db: sqlite3.Connection, source: str, data: bytes) -> int:
+    """The records of `source` an earlier import took, when the file still starts with the bytes it read."""
+    imported = 0
+    for digest, count in db.execute("SELECT sha256, records FROM imports WHERE source = ?", (source,)).fetchall():
+        if count > imported and any(_sha256(data[:end]) == digest for end in _line_ends(data)):
+            imported = count
+    return imported
+
+
+def _line_ends(data: bytes) -> Iterator[int]:
+    """Every prefix of `data` that ends a line (and the whole), the sizes an earlier import may have read."""
+    at = data.find(b"\n")
+    while at != -1:
+        yield at + 1
+        at = data.find(b"\n", at + 1)
+    yield len(data)
+
+
+def _insert(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict | None, data_source: str | None, origin: str) -> None:
+    at = datetime.fromisoformat(record["run_at"])
+    db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
+        run_id, record["contract_id"], record["contract_version"], record["run_at"], epoch_micros(at), record["outcome"],
+        all(record["read"].values()), record["evaluated"], record["in_error"],
+        verdict.contract_file if verdict else None, data_source, verdict.where if verdict else None, record.get("reason"),
+        verdict.seconds if verdict else None, json.dumps([p.model_dump(exclude_none=True) for p in verdict.phases]) if verdict and verdict.phases else None,
+        origin))
+    models = sorted(set(record["read"]) | set(record["models"]))
+    db.executemany("INSERT INTO models VALUES (?, ?, ?, ?)",
+                   [(run_id, m, record["read"].get(m), record["models"].get(m)) for m in models])
+    if verdict is None:  # a JSON Lines record, or a run without a verdict: the outcomes it recorded
+        db.executemany("INSERT INTO checks (run_id, check_id, outcome) VALUES (?, ?, ?)",
+                       [(run_id, check_id, outcome) for check_id, outcome in record["checks"].items()])
+        return
+    for check in verdict.checks():
+        scope = None if check.model in verdict.where_not_applied else verdict.where
+        db.execute("INSERT INTO checks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
+            run_id, check.check_id, check.model, check.kind, check.outcome, check.severity, check.observed, check.unit,
+            check.expected, scope, check.reason, check.source.get("file"), check.source.get("line")))
+        db.executemany("INSERT INTO check_engines VALUES (?, ?, ?, ?, ?, ?)",
+                       [(run_id, check.check_id, engine, result.outcome, result.observed, result.error)
+                        for engine, result in check.engines.items()])
+    db.executemany("INSERT INTO objectives VALUES (?, ?, ?, ?, ?)",
+                   [(run_id, o.objective_id, o.outcome, o.value, o.target) for o in verdict.objectives])

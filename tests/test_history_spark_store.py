@@ -1,0 +1,82 @@
+"""The history as a table in the Spark catalog (`--history table:db.name`, dc_bridge/history/spark_store.py)
+on Spark's embedded Hive metastore (Derby), in processes of their own (a Hive session cannot share the
+suite's session): runs appended in one process are read back, unrewritten, by another, and the SLAs'
+earlier runs from the table equal those from the JSON Lines file of the same runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dc_bridge.history.spark_store import COLUMNS
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs" / "history.md"
+
+SESSION = """
+import json, sys
+from datetime import datetime, timedelta, timezone
+from pyspark.sql import SparkSession
+spark = (SparkSession.builder.master("local[1]").appName("history-table").enableHiveSupport()
+         .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
+         .config("spark.sql.warehouse.dir", "warehouse").config("spark.sql.session.timeZone", "UTC").getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+from dc_bridge.history.spark_store import SparkTableStore
+from dc_bridge.runner.history import append_record, earlier_runs, read_history, unread_record
+NOW = datetime(2026, 6, 30, 12, tzinfo=timezone.utc)
+def record(number, days):
+    checks = {f"c{i}": ("failed" if i == number % 3 else "passed") for i in range(3)}
+    return {"dc_bridge_history": 1, "contract_id": "orders", "contract_version": "1.0.0",
+            "run_at": (NOW - timedelta(days=days)).isoformat(), "outcome": "failed", "read": {"orders": True},
+            "models": {"orders": "failed"}, "checks": checks, "evaluated": 3, "in_error": 1}
+spark.sql("CREATE DATABASE IF NOT EXISTS quality")
+store = SparkTableStore(spark, "table:quality.runs")
+"""
+
+WRITE = SESSION + """
+for number, days in enumerate((40, 20, 10, 1)):
+    append_record("history.jsonl", record(number, days))
+    store.append(record(number, days), data_source="dataframe")
+unread = unread_record("orders", "1.0.0", {"orders": False}, NOW - timedelta(days=2), "no such path")
+append_record("history.jsonl", unread)
+store.append(unread)
+"""
+
+READ = SESSION + """
+table = store.earlier_runs("orders", NOW)
+jsonl = earlier_runs(read_history("history.jsonl"), "history.jsonl", "orders", NOW)
+rows = spark.table("quality.runs").where("check_id IS NOT NULL").groupBy("run_at").count().orderBy("run_at").collect()
+print(json.dumps({"table": sorted(map(repr, table.runs)), "jsonl": sorted(map(repr, jsonl.runs)), "file": table.file,
+                  "checks_per_run": [r["count"] for r in rows], "provider": spark.conf.get("spark.sql.catalogImplementation"),
+                  "tables": [t.name for t in spark.catalog.listTables("quality")]}))
+"""
+
+
+def _in_process(code: str, folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=folder, capture_output=True, text=True,
+                          timeout=600, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(folder),
+                                            **{k: v for k, v in __import__("os").environ.items() if k.startswith(("JAVA", "SPARK"))}})
+
+
+def test_runs_appended_to_a_hive_table_are_read_back_by_another_process(tmp_path):
+    written = _in_process(WRITE, tmp_path)
+    assert written.returncode == 0, written.stderr[-3000:]
+    assert (tmp_path / "metastore_db").is_dir()
+    read = _in_process(READ, tmp_path)
+    assert read.returncode == 0, read.stderr[-3000:]
+    found = json.loads(read.stdout.strip().splitlines()[-1])
+    assert found["provider"] == "hive" and found["tables"] == ["runs"]
+    assert found["table"] == found["jsonl"] and len(found["table"]) == 4  # the 40-days-old run is outside the window
+    assert found["file"] == "table:quality.runs"
+    assert found["checks_per_run"] == [3, 3, 3, 3]  # the unread run has no check rows
+
+
+def test_docs_list_the_table_columns():
+    section = DOCS.read_text(encoding="utf-8").split("## A table in the Spark catalog", 1)[1].split("\n## ", 1)[0]
+    for column, kind in COLUMNS:
+        assert f"| `{column}` | `{kind}` |" in section, column
