@@ -511,3 +511,47 @@ def test_parquet_folder_mixing_number_widths_reads_like_json(spark, tmp_path):
     verdict = dc_bridge.run(contract, spark=spark, engines=ENGINES, samples=False, data={"items": DataLocation(str(folder), "parquet")})
     _assert(verdict, {"items.id.type": "passed", "items.id.unique": "passed", "items.discount.type": "failed",
                       "items.discount.range": "failed"})
+
+
+# Issue 24, class 5: a type written two ways is checked both ways. The physical type was compared and the
+# logical one never, so `string` stored as INT64 passed on a bigint column (datacontract-cli fails it).
+TWO_TYPES = """\
+apiVersion: v3.0.2
+kind: DataContract
+id: types-two-ways
+version: 1.0.0
+status: active
+schema:
+  - name: t
+    properties:
+      - {name: id, logicalType: string, physicalType: INT64}
+      - name: tags
+        logicalType: array
+        items: {logicalType: string, physicalType: int64}
+      - name: listed
+        logicalType: array
+        physicalType: list<int64>
+        items: {logicalType: number}
+      - {name: wide, logicalType: integer, physicalType: BIGINT}
+      - {name: oracle, logicalType: integer, physicalType: NUMBER(10)}
+      - {name: price, logicalType: number, physicalType: "decimal(10, 2)"}
+"""
+
+
+def test_logical_and_physical_types_are_both_checked(spark, tmp_path):
+    from dc_bridge.contract.lint import lint_file
+
+    contract = _contract(tmp_path, TWO_TYPES)
+    findings = {(f.code, f.path.rsplit(".", 1)[0]) for f in lint_file(contract).findings if f.code in ("DCB113", "DCB114")}
+    assert findings == {("DCB113", "schema[0].properties[0]"), ("DCB113", "schema[0].properties[1].items"),
+                        ("DCB114", "schema[0].properties[2]")}
+    df = spark.sql("SELECT CAST(1 AS BIGINT) AS id, array(CAST(1 AS BIGINT)) AS tags, array(CAST(1 AS BIGINT)) AS listed, "
+                   "CAST(1 AS BIGINT) AS wide, CAST(1 AS DECIMAL(10,0)) AS oracle, CAST(1 AS DECIMAL(10,2)) AS price")
+    verdict = dc_bridge.run(contract, dataframes={"t": df}, spark=spark, engines=ENGINES, samples=False)
+    _assert(verdict, {"t.id.type": "failed", "t.tags.type": "failed",      # contradictions: no column is both
+                      "t.listed.type": "passed",                           # physical not checked (DCB114), logical is
+                      "t.wide.type": "passed", "t.oracle.type": "passed",  # a width the logical type leaves open
+                      "t.price.type": "passed"})
+    reasons = {c.check_id: c.engines["spark"].error for c in verdict.checks() if "spark" in c.engines}
+    assert reasons["t.id.type"] == "the column is bigint; the contract allows string or varchar or char"
+    assert reasons["t.tags.type"] == "`items` is bigint; the contract allows string or varchar or char"
