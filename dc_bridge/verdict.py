@@ -175,9 +175,10 @@ class Verdict(BaseModel):
 
     @classmethod
     def unchecked(cls, contract_file: str, engines: list[str], reason: str) -> "Verdict":
-        """The verdict of a contract a run could not check (its file has errors, its data cannot be read)."""
+        """The verdict of a contract a run could not check (its file has errors, its data cannot be read):
+        counted as one `error`, so every report's totals agree with its outcome (JUnit's `errors`)."""
         return cls(contract_id=contract_file, contract_version="", contract_file=contract_file, outcome="error",
-                   counts={outcome: 0 for outcome in ALL}, models=[], engines=list(engines), error=reason)
+                   counts={outcome: int(outcome == "error") for outcome in ALL}, models=[], engines=list(engines), error=reason)
 
     def exit_code(self, fail_on: str = "failed") -> int:
         """0 passed (and warnings unless fail_on is warning), 1 failed, 2 error or nothing evaluated

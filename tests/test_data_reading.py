@@ -372,3 +372,186 @@ def test_cli_exits_2_on_unreadable_data(spark, tmp_path):
     result = CliRunner().invoke(main, ["run", str(contract), "--data", f"items={tmp_path / 'nothing'}:parquet", "--engines", "spark"],
                                 catch_exceptions=False)
     assert result.exit_code == 2 and "PATH_NOT_FOUND" in result.output and "Check the path" in result.output
+
+
+# Issue 24, class 4: the same values written as CSV, JSON Lines and parquet get one verdict. A quoted
+# line break in CSV is one value (not a second record); a zoned time is not a zone-less timestamp and a
+# timestamp is not a date, whether a typed format holds it or text does; a boolean's text is true/false.
+SAME_VALUES = """\
+dataContractSpecification: 1.1.0
+id: same-values
+info: {title: same values, version: 1.0.0}
+models:
+  events:
+    fields:
+      id: {type: integer, required: true, unique: true}
+      note: {type: string, maxLength: 10}
+      local_time: {type: timestamp_ntz}
+      day: {type: date}
+      at: {type: timestamp}
+      flag: {type: boolean}
+      amount: {type: double}
+"""
+SAME_ROWS = [  # (id, note, local_time and day: zoned instants, at: a zoned instant, flag, amount)
+    (1, "line one\nline 2", "2024-03-01T10:00:00+02:00", "2024-03-01T00:30:00Z", "2024-03-01T10:00:00+02:00", True, 1.5),
+    (2, "short", "2024-03-02T10:00:00Z", "2024-03-02T23:59:59Z", "2024-03-02T10:00:00Z", False, -0.25),
+]
+
+
+def _write_same_values(spark, tmp_path: Path) -> dict[str, DataLocation]:
+    import csv
+    import datetime as dt
+    import json
+
+    from pyspark.sql import types as T
+
+    def instant(text):
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+    (tmp_path / "csv").mkdir()
+    with open(tmp_path / "csv" / "events.csv", "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "note", "local_time", "day", "at", "flag", "amount"])
+        for row in SAME_ROWS:
+            writer.writerow([*row[:5], str(row[5]).lower(), row[6]])
+    with open(tmp_path / "events.jsonl", "w") as handle:
+        for row in SAME_ROWS:
+            handle.write(json.dumps(dict(zip(["id", "note", "local_time", "day", "at", "flag", "amount"], row))) + "\n")
+    schema = T.StructType([T.StructField("id", T.IntegerType()), T.StructField("note", T.StringType()),
+                           T.StructField("local_time", T.TimestampType()), T.StructField("day", T.TimestampType()),
+                           T.StructField("at", T.TimestampType()), T.StructField("flag", T.BooleanType()),
+                           T.StructField("amount", T.DoubleType())])
+    rows = [(r[0], r[1], instant(r[2]), instant(r[3]), instant(r[4]), r[5], r[6]) for r in SAME_ROWS]
+    spark.createDataFrame(rows, schema).coalesce(1).write.parquet(str(tmp_path / "parquet"))
+    return {"csv": DataLocation(str(tmp_path / "csv"), "csv"), "json": DataLocation(str(tmp_path / "events.jsonl"), "json"),
+            "parquet": DataLocation(str(tmp_path / "parquet"), "parquet")}
+
+
+def test_the_same_values_get_one_verdict_in_every_format(spark, tmp_path):
+    contract = _contract(tmp_path, SAME_VALUES)
+    verdicts = {fmt: dc_bridge.run(contract, spark=spark, engines=ENGINES, data={"events": location}, samples=False)
+                for fmt, location in _write_same_values(spark, tmp_path).items()}
+    outcomes = {fmt: {c.check_id: c.outcome for c in v.checks()} for fmt, v in verdicts.items()}
+    assert outcomes["csv"] == outcomes["json"] == outcomes["parquet"], outcomes
+    assert {v.exit_code() for v in verdicts.values()} == {1}
+    for verdict in verdicts.values():
+        _assert(verdict, {"events.note.length": "failed",   # 15 characters, one of them a line break
+                          "events.local_time.type": "failed",  # zoned instants, not zone-less times
+                          "events.day.type": "failed",         # timestamps, not dates
+                          "events.at.type": "passed", "events.flag.type": "passed", "events.amount.type": "passed",
+                          "events.id.type": "passed", "events.id.unique": "passed"})
+    counts = {fmt: {c.check_id: c.engines["spark"].unexpected_count for c in v.checks()} for fmt, v in verdicts.items()}
+    assert counts["csv"]["events.note.length"] == counts["parquet"]["events.note.length"] == 1
+
+
+@pytest.mark.parametrize("text, converts", [
+    ("true", True), ("FALSE", True), ("yes", False), ("1", False), ("t", False), (" true", False)])
+def test_boolean_text_is_true_or_false(spark, tmp_path, text, converts):
+    contract = _contract(tmp_path, SAME_VALUES)
+    (tmp_path / "flags.csv").write_text(f"id,flag\n1,{text}\n")
+    frame = read_location(spark, _model(contract, "events"), DataLocation(str(tmp_path / "flags.csv"), "csv"))
+    assert frame.schema["flag"].dataType.simpleString() == ("boolean" if converts else "string")
+
+
+@pytest.mark.parametrize("column, text, converts", [
+    ("id", "12", True), ("id", " 12", False), ("id", "12.0", False), ("amount", "1e3", True), ("amount", "NaN", True),
+    ("amount", "0x10", False), ("day", "2024-01-01", True), ("day", "2024-01-01T10:00:00", False),
+    ("day", "20240101", False), ("local_time", "2024-01-01 10:00:00", True), ("local_time", "2024-01-01T10:00:00Z", False),
+    ("local_time", "2024-01-01T10:00:00 Europe/Paris", False), ("at", "2024-01-01T10:00:00", True),
+    ("at", "2024-01-01T10:00:00.123+05:30", True), ("at", "2024-01-01", False)])
+def test_text_converts_only_from_its_types_form_in_csv_and_json(spark, tmp_path, column, text, converts):
+    """The text rule (runner/data.py TEXT_FORMS) is one rule: CSV text and JSON strings alike."""
+    contract = _contract(tmp_path, SAME_VALUES)
+    wanted = {"id": "int", "amount": "double", "day": "date", "local_time": "timestamp_ntz", "at": "timestamp"}[column]
+    (tmp_path / "one.csv").write_text(f'x,{column}\n1,"{text}"\n')
+    frame = read_location(spark, _model(contract, "events"), DataLocation(str(tmp_path / "one.csv"), "csv"))
+    assert frame.schema[column].dataType.simpleString() == (wanted if converts else "string")
+    if wanted in ("date", "timestamp_ntz", "timestamp"):  # JSON has these as strings: the same rule
+        (tmp_path / "one.jsonl").write_text('{"x": 1, "%s": "%s"}\n' % (column, text))
+        frame = read_location(spark, _model(contract, "events"), DataLocation(str(tmp_path / "one.jsonl"), "json"))
+        assert frame.schema[column].dataType.simpleString() == (wanted if converts else "string")
+
+
+def test_csv_folder_with_different_headers_reads_like_parquet(spark, tmp_path):
+    """Files added a column and reordered the others: read file by file, joined by name, like parquet's
+    mergeSchema and like JSON; a column a file lacks is null in its rows."""
+    contract = _contract(tmp_path, SAME_VALUES)
+    folder = tmp_path / "csv"
+    folder.mkdir()
+    (folder / "a.csv").write_text("id,note\n1,first\n")
+    (folder / "b.csv").write_text("note,flag,id\nsecond,true,2\nthird is too long,false,3\n")
+    (tmp_path / "json").mkdir()
+    (tmp_path / "json" / "a.jsonl").write_text('{"id": 1, "note": "first"}\n')
+    (tmp_path / "json" / "b.jsonl").write_text('{"note": "second", "flag": true, "id": 2}\n{"note": "third is too long", "flag": false, "id": 3}\n')
+    verdicts = {fmt: dc_bridge.run(contract, spark=spark, engines=ENGINES, samples=False,
+                                   data={"events": DataLocation(str(tmp_path / fmt), fmt)}) for fmt in ("csv", "json")}
+    outcomes = {fmt: {c.check_id: c.outcome for c in v.checks()} for fmt, v in verdicts.items()}
+    assert outcomes["csv"] == outcomes["json"], outcomes
+    _assert(verdicts["csv"], {"events.flag.type": "passed", "events.id.unique": "passed", "events.note.length": "failed",
+                              "events.id.type": "passed"})
+    frame = read_location(spark, _model(contract, "events"), DataLocation(str(folder), "csv"))
+    assert sorted((r.id, r.note, r.flag) for r in frame.collect()) == [
+        (1, "first", None), (2, "second", True), (3, "third is too long", False)]
+
+
+def test_parquet_folder_mixing_number_widths_reads_like_json(spark, tmp_path):
+    """int in one file, bigint in another (and float and double): Spark's mergeSchema refuses them, JSON
+    holding the same numbers reads them; read at the wider type. A number beside a string still fails
+    (test_parquet_files_with_incompatible_types_say_so)."""
+    contract = _contract(tmp_path, EVOLVING)
+    folder = tmp_path / "items"
+    spark.sql("SELECT CAST(1 AS INT) AS id, 'a' AS name, CAST(7 AS INT) AS discount, array(CAST(1 AS INT)) AS tags, "
+              "CAST(1.5 AS FLOAT) AS ratio").write.parquet(str(folder / "part=1"))
+    spark.sql("SELECT CAST(2 AS BIGINT) AS id, 'b' AS name, CAST(5 AS BIGINT) AS discount, array(CAST(2 AS BIGINT)) AS tags, "
+              "CAST(2.5 AS DOUBLE) AS ratio").write.parquet(str(folder / "part=2"))
+    frame = read_location(spark, _model(contract, "items"), DataLocation(str(folder), "parquet"))
+    assert {f.name: f.dataType.simpleString() for f in frame.schema.fields} == {
+        "id": "bigint", "name": "string", "discount": "bigint", "tags": "array<bigint>", "ratio": "double", "part": "int"}
+    assert sorted(r.id for r in frame.collect()) == [1, 2]
+    verdict = dc_bridge.run(contract, spark=spark, engines=ENGINES, samples=False, data={"items": DataLocation(str(folder), "parquet")})
+    _assert(verdict, {"items.id.type": "passed", "items.id.unique": "passed", "items.discount.type": "failed",
+                      "items.discount.range": "failed"})
+
+
+# Issue 24, class 5: a type written two ways is checked both ways. The physical type was compared and the
+# logical one never, so `string` stored as INT64 passed on a bigint column (datacontract-cli fails it).
+TWO_TYPES = """\
+apiVersion: v3.0.2
+kind: DataContract
+id: types-two-ways
+version: 1.0.0
+status: active
+schema:
+  - name: t
+    properties:
+      - {name: id, logicalType: string, physicalType: INT64}
+      - name: tags
+        logicalType: array
+        items: {logicalType: string, physicalType: int64}
+      - name: listed
+        logicalType: array
+        physicalType: list<int64>
+        items: {logicalType: number}
+      - {name: wide, logicalType: integer, physicalType: BIGINT}
+      - {name: oracle, logicalType: integer, physicalType: NUMBER(10)}
+      - {name: price, logicalType: number, physicalType: "decimal(10, 2)"}
+"""
+
+
+def test_logical_and_physical_types_are_both_checked(spark, tmp_path):
+    from dc_bridge.contract.lint import lint_file
+
+    contract = _contract(tmp_path, TWO_TYPES)
+    findings = {(f.code, f.path.rsplit(".", 1)[0]) for f in lint_file(contract).findings if f.code in ("DCB113", "DCB114")}
+    assert findings == {("DCB113", "schema[0].properties[0]"), ("DCB113", "schema[0].properties[1].items"),
+                        ("DCB114", "schema[0].properties[2]")}
+    df = spark.sql("SELECT CAST(1 AS BIGINT) AS id, array(CAST(1 AS BIGINT)) AS tags, array(CAST(1 AS BIGINT)) AS listed, "
+                   "CAST(1 AS BIGINT) AS wide, CAST(1 AS DECIMAL(10,0)) AS oracle, CAST(1 AS DECIMAL(10,2)) AS price")
+    verdict = dc_bridge.run(contract, dataframes={"t": df}, spark=spark, engines=ENGINES, samples=False)
+    _assert(verdict, {"t.id.type": "failed", "t.tags.type": "failed",      # contradictions: no column is both
+                      "t.listed.type": "passed",                           # physical not checked (DCB114), logical is
+                      "t.wide.type": "passed", "t.oracle.type": "passed",  # a width the logical type leaves open
+                      "t.price.type": "passed"})
+    reasons = {c.check_id: c.engines["spark"].error for c in verdict.checks() if "spark" in c.engines}
+    assert reasons["t.id.type"] == "the column is bigint; the contract allows string or varchar or char"
+    assert reasons["t.tags.type"] == "`items` is bigint; the contract allows string or varchar or char"

@@ -45,6 +45,10 @@ _CODES = [
     Code("DCB110", "error", "Unknown logical type", "Use one of the types of the standard (see docs/lint-codes.md)."),
     Code("DCB111", "warning", "Unknown format", "Use one of email, uri, uuid, date, date-time, ipv4, ipv6, or write a pattern."),
     Code("DCB112", "warning", "Unknown quality dimension", "Use one of the ODCS dimensions: accuracy, completeness, conformity, consistency, coverage, timeliness, uniqueness."),
+    Code("DCB113", "warning", "Logical and physical types contradict",
+         "Make the two types say one thing (`logicalType: integer` with `physicalType: INT64`), or drop the wrong one: no column has both types, so its type check always fails."),
+    Code("DCB114", "info", "Physical type not checked",
+         "Write the physical type as Spark names it (`bigint`, `decimal(10,2)`, `array<string>`) to have it checked; until then only the logical type is."),
     # references, ids, imports
     Code("DCB120", "error", "Unresolved $ref", "Point `$ref` at an existing definition, e.g. `#/definitions/order_id` or `other.yaml#/definitions/x`."),
     Code("DCB121", "error", "Referenced file not found", "Check the file name; it is resolved relative to the contract that references it."),

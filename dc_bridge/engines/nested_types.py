@@ -89,7 +89,8 @@ def type_problem(data_type, params: c.ColumnType) -> str | None:
     for path, allowed in params.nested:
         found, _ = _walk(data_type, path)
         if not matches(found.simpleString(), allowed):
-            return f"`{path_text(path)}` is {found.simpleString()}; the contract allows {' or '.join(allowed)}"
+            where = f"`{path_text(path)}`" if path else "the column"  # no steps: the logical type beside a physical one
+            return f"{where} is {found.simpleString()}; the contract allows {' or '.join(allowed)}"
     return None
 
 

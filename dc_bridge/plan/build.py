@@ -21,7 +21,7 @@ from dc_bridge.contract.sql import (
     FIELD_STAND_IN, TABLE_MARKER, SqlProblem, check_read_only, epoch_seconds, model_tables, quote_identifier, retarget, sql_literal,
     substitute,
 )
-from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
+from dc_bridge.contract.types import SPARK_TYPES, contradicting_logical, declared_spark_type
 from dc_bridge.plan.sensitive import is_sensitive, mark_sensitive
 
 
@@ -179,9 +179,13 @@ def _column_type(field: Field) -> c.ColumnType | None:
     """The column's type, and the types of the nested elements the contract types (checked at any depth)."""
     nested = tuple(_nested_types(field, ()))
     if field.physical_type:
-        spark = spark_physical_type(field.physical_type) or _complex_type(field.physical_type)
+        spark = declared_spark_type(field.physical_type)
         if spark is not None:
-            return c.ColumnType(spark, exact=True, nested=nested)
+            # the logical type is checked too: the physical type implies it unless they contradict (lint DCB113),
+            # and then the column itself (a path of no steps) must have a type the logical type allows as well
+            logical = contradicting_logical(field.logical_type, field.physical_type)
+            own = (((), logical),) if logical else ()
+            return c.ColumnType(spark, exact=True, nested=own + nested)
     allowed = allowed_spark_types(field)
     if allowed is None:
         return None
@@ -196,20 +200,17 @@ def _nested_types(field: Field, path: tuple) -> Iterable[tuple[tuple, tuple[str,
         allowed = allowed_spark_types(child)
         if allowed is not None:
             yield path + (step,), allowed
+        logical = contradicting_logical(child.logical_type, child.physical_type)
+        if logical:  # both of its types are checked, as on a column (lint DCB113)
+            yield path + (step,), logical
         yield from _nested_types(child, path + (step,))
-
-
-def _complex_type(physical: str) -> str | None:
-    """`ARRAY<BIGINT>` -> array<bigint>: a Spark complex type written as a physical type, compared as Spark prints it."""
-    text = physical.strip().lower().replace(" ", "")
-    return text if text.startswith(("array<", "map<", "struct<")) and text.endswith(">") else None
 
 
 def allowed_spark_types(field: Field) -> tuple[str, ...] | None:
     """The Spark type names a field's value may have (base names, or one exact type); None when the
     contract states no type. A shape without a type (sub-fields, items, keys) needs its container."""
     if field.physical_type:
-        spark = spark_physical_type(field.physical_type) or _complex_type(field.physical_type)
+        spark = declared_spark_type(field.physical_type)
         if spark is not None:
             return (spark,)
     if field.logical_type in SPARK_TYPES:

@@ -88,7 +88,9 @@ class ColumnType:
     each nested element the contract types (array items, struct fields, map keys and values) has one
     of its allowed types. `nested`: (path, allowed) pairs; a path is a tuple of steps, each `("items",)`,
     `("keys",)`, `("values",)` or `("field", name)`; an allowed entry is a base type name (`int`,
-    `decimal`) or an exact lower-case type without spaces (`decimal(10,2)`, `array<bigint>`)."""
+    `decimal`) or an exact lower-case type without spaces (`decimal(10,2)`, `array<bigint>`). A path of no
+    steps is the column itself: the types its logical type allows, when its physical type contradicts
+    them (both are checked, so such a column never passes; lint DCB113)."""
     spark_type: str
     exact: bool
     compatible: tuple[str, ...] = ()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import quote
 
 from dc_bridge import __version__
 from dc_bridge.contract.findings import CODES, Finding
@@ -42,7 +43,7 @@ def as_sarif(findings: list[Finding], files: list[str]) -> str:
     results = []
     for f in findings:
         region = {"startLine": f.line} if f.line else {}
-        location = {"physicalLocation": {"artifactLocation": {"uri": Path(f.file).as_posix()}, **({"region": region} if region else {})},
+        location = {"physicalLocation": {"artifactLocation": {"uri": _uri(f.file)}, **({"region": region} if region else {})},
                     "logicalLocations": [{"fullyQualifiedName": f.path}] if f.path else []}
         text = f.message + (f" (expected {f.expected}; found {f.found})" if f.expected or f.found else "") + f". Fix: {f.fix}"
         results.append({"ruleId": f.code, "ruleIndex": used.index(f.code), "level": _SARIF_LEVEL[f.level],
@@ -52,10 +53,16 @@ def as_sarif(findings: list[Finding], files: list[str]) -> str:
         "version": "2.1.0",
         "runs": [{"tool": {"driver": {"name": "dc-bridge", "version": __version__, "informationUri": "https://github.com/dc-bridge/dc-bridge",
                                       "rules": rules}},
-                  "artifacts": [{"location": {"uri": Path(f).as_posix()}} for f in files],
+                  "artifacts": [{"location": {"uri": _uri(f)}} for f in files],
                   "results": results}],
     }
     return json.dumps(sarif, indent=2, ensure_ascii=False)
+
+
+def _uri(path: str) -> str:
+    """A file path as SARIF's `uri` (an RFC 3986 URI reference): percent-encoded, so a space, `#` (which
+    would start a fragment), `%` or a non-ASCII letter in a file name names that file."""
+    return quote(Path(path).as_posix(), safe="/")
 
 
 FORMATTERS = {"text": as_text, "json": as_json, "sarif": as_sarif}

@@ -109,7 +109,9 @@ def as_html_many(verdicts: list[Verdict]) -> str:
 
 
 def _anchor(name: str, prefix: str = "") -> str:
-    return prefix + "model-" + "".join(ch if ch.isalnum() else "-" for ch in name)
+    """A model's id in the page, one per name: a character other than a letter or digit is written as
+    `-<hex>-`, so names that differ only in punctuation (`a b`, `a-b`, `a_b`) get different ids."""
+    return prefix + "model-" + "".join(ch if ch.isalnum() else f"-{ord(ch):x}-" for ch in name)
 
 
 def _worst_first(checks: list[CheckVerdict]) -> list[CheckVerdict]:

@@ -34,15 +34,19 @@ def as_junit(verdicts: Verdict | list[Verdict]) -> str:
     several = isinstance(verdicts, list)
     contracts = verdicts if several else [verdicts]
     name = f"dc-bridge {len(contracts)} contracts" if several else f"dc-bridge {verdicts.contract_id} {verdicts.contract_version}"
-    suites = _element(None, "testsuites", name=name, **_counts(_sum_counts(contracts, with_objectives=True)))
+    totals = _counts(_sum_counts(contracts, with_objectives=True))
+    totals.pop("skipped")  # the JUnit schema (junit-10.xsd) has no `skipped` on testsuites; each testsuite has it
+    suites = _element(None, "testsuites", name=name, **totals)
     for verdict in contracts:
         if several:
             suite = _element(suites, "testsuite", name=f"{verdict.contract_id} {verdict.contract_version}".strip(),
                              file=verdict.contract_file, **_counts(_sum_counts([verdict], with_objectives=True)))
             _properties(suite, verdict, verdict.where_not_applied)
-            if verdict.error:
-                _element(_element(suite, "testcase", classname=verdict.contract_id, name="contract", file=verdict.contract_file),
-                         "error", verdict.error, message=verdict.error, type="contract")
+        if verdict.error:  # counted as one error (Verdict.unchecked)
+            if not several:
+                suite = _element(suites, "testsuite", name="contract", file=verdict.contract_file, **_counts(verdict.counts))
+            _element(_element(suite, "testcase", classname=verdict.contract_id, name="contract"),
+                     "error", verdict.error, message=verdict.error, type="contract")
         for model in verdict.models:
             if not several:
                 suite = _element(suites, "testsuite", name=model.name, **_counts(model.counts))
@@ -81,8 +85,7 @@ def _properties(suite: ET.Element, verdict: Verdict, not_applied: dict[str, str]
 
 
 def _case(suite: ET.Element, classname: str, check: CheckVerdict) -> None:
-    case = _element(suite, "testcase", classname=classname, name=check.check_id,
-                    file=check.source.get("file") or "", line=check.source.get("line") or "")
+    case = _element(suite, "testcase", classname=classname, name=check.check_id)
     text = _explain(check)
     if check.outcome == "failed":
         _element(case, "failure", text, message=text, type=check.kind)
@@ -95,8 +98,7 @@ def _case(suite: ET.Element, classname: str, check: CheckVerdict) -> None:
 
 
 def _objective_case(suite: ET.Element, classname: str, objective: ObjectiveVerdict) -> None:
-    case = _element(suite, "testcase", classname=classname, name=objective.objective_id,
-                    file=objective.source.get("file") or "", line=objective.source.get("line") or "")
+    case = _element(suite, "testcase", classname=classname, name=objective.objective_id)
     text = _explain_objective(objective)
     tag = {"failed": "failure", "error": "error"}.get(objective.outcome)
     if tag:

@@ -207,10 +207,9 @@ def read_location(spark, model: Model, location: DataLocation):
             return _read_json(spark, model, location, options)
         if location.format == "csv":
             return _read_csv(spark, model, location, options)
-        reader = spark.read.format(location.format)
         if location.format in ("parquet", "orc"):
-            reader = reader.option("mergeSchema", "true")
-        return reader.options(**options).load(location.path)
+            return _read_merged(spark, location, options)
+        return spark.read.format(location.format).options(**options).load(location.path)
     except DataError:
         raise
     except Exception as exc:  # Spark raises AnalysisException, Py4JJavaError and friends
@@ -328,8 +327,12 @@ def _read_json(spark, model: Model, location: DataLocation, options: dict):
             converted.append(field.name)
         else:
             fields.append(field)
+    texts = {field.name: wanted[field.name.lower()][0] for field in inferred.fields
+             if field.name not in converted and field.name.lower() in wanted and field.dataType == T.StringType()
+             and wanted[field.name.lower()][0].simpleString() in _TEMPORAL
+             and not _allows(wanted[field.name.lower()][1], field.dataType)}
     if not converted:
-        return reader.schema(inferred).load(location.path)
+        return _from_text(reader.schema(inferred).load(location.path), texts)
     typed = T.StructType(fields + [T.StructField(_CORRUPT, T.StringType(), True)])
     df = reader.option("mode", "PERMISSIVE").schema(typed).load(location.path)
     from pyspark.sql import functions as F
@@ -343,7 +346,7 @@ def _read_json(spark, model: Model, location: DataLocation, options: dict):
     if keep:  # a value that does not convert: that column stays as the files hold it
         fields = [inferred[f.name] if f.name in keep else f for f in fields]
         df = reader.option("mode", "PERMISSIVE").schema(T.StructType(fields + [typed[_CORRUPT]])).load(location.path)
-    return df.drop(_CORRUPT)
+    return _from_text(df.drop(_CORRUPT), texts)
 
 
 def _contract_maps(model: Model) -> dict:
@@ -369,15 +372,18 @@ def _json_path(name: str) -> str:
 
 
 def _json_converts(actual, target, allowed: tuple[str, ...]) -> bool:
-    """Whether a JSON value of Spark type `actual` is read as `target`: temporal values from strings,
-    numbers to the contract's width or decimal, when the contract does not allow `actual` already;
-    never a string to a number or anything to a string."""
+    """Whether a JSON number of Spark type `actual` is read as `target` by the reader: to the contract's
+    width or decimal, when the contract does not allow `actual` already; never a string to a number or
+    anything to a string. Temporal values are strings in JSON, converted by the text rule (`_from_text`)."""
     a, t = actual.simpleString(), target.simpleString()
-    if a in allowed or a.split("(")[0] in [x for x in allowed if "(" not in x]:
+    if _allows(allowed, actual):
         return False
-    if a == "string":
-        return t.split("(")[0] in _TEMPORAL
     return a.split("(")[0] in _NUMERIC and t.split("(")[0] in _NUMERIC
+
+
+def _allows(allowed: tuple[str, ...], actual) -> bool:
+    a = actual.simpleString()
+    return a in allowed or a.split("(")[0] in [x for x in allowed if "(" not in x]
 
 
 def _starts_with_array(path: str) -> bool:
@@ -403,24 +409,138 @@ def _starts_with_array(path: str) -> bool:
 
 
 def _read_csv(spark, model: Model, location: DataLocation, options: dict):
-    """Every column as the text the file holds, named by the header; then each column the contract
-    types is converted where every value converts (`try_cast`), else left as text."""
+    """Every column as the text the file holds, named by each file's header; then each column the contract
+    types is converted by the text rule (`_from_text`).
+
+    A quoted value may hold line breaks (RFC 4180): `multiLine` is on unless the caller sets it, so such a
+    value is one value, as in every other format, not the start of a second record. Files of one folder
+    with different headers (columns added, dropped or reordered) are read file by file and joined by
+    column name, as parquet's `mergeSchema` does: a column a file lacks is null in that file's rows."""
+    reader = (spark.read.format("csv").option("header", "true").option("mode", "PERMISSIVE")
+              .option("enforceSchema", "false"))
+    if not any(k.lower() == "multiline" for k in options):
+        reader = reader.option("multiLine", "true")
+    reader = reader.options(**options)
+    raw = reader.load(location.path)  # header only: every column a string
+    try:
+        return _from_text(raw, _text_targets(model, raw.columns))  # its one pass checks every file's header
+    except Exception as exc:
+        if "csv header" not in root_cause(exc).lower():
+            raise
+    reader = _file_reader(reader, location)
+    headers: dict[tuple[str, ...], list[str]] = {}
+    for file in raw.inputFiles():
+        headers.setdefault(tuple(reader.load(file).columns), []).append(file)
+    frames = [reader.load(files) for files in headers.values()]
+    joined = frames[0]
+    for frame in frames[1:]:
+        joined = joined.unionByName(frame, allowMissingColumns=True)
+    return _from_text(joined, _text_targets(model, joined.columns))
+
+
+def _file_reader(reader, location: DataLocation):
+    """A reader of single files of a folder that keeps the folder's partition columns (`key=value`
+    folders), as reading the folder does."""
+    return reader if any(ch in location.path for ch in "*?[") else reader.option("basePath", location.path)
+
+
+def _text_targets(model: Model, columns: list[str]) -> dict:
+    """column -> the Spark type its text is read as, for the columns the contract types as other than text."""
+    wanted = _contract_types(model)
+    return {name: wanted[name.lower()][0] for name in columns
+            if name.lower() in wanted and "string" not in wanted[name.lower()][1]}
+
+
+# The text a value must be to be read as a type: what a writer of that type produces (Spark's CSV and
+# JSON writers, ISO 8601). Spark's casts accept more (`yes` and `1` as booleans, ` 12` as 12, a
+# timestamp's text as a date, a zoned time as a zone-less one by dropping the zone): a value a typed
+# format (parquet) could not hold as the contract's type is not made to fit from text either.
+_DATE_TEXT = r"[+-]?[0-9]{4,}-[0-9]{1,2}-[0-9]{1,2}"
+_TIME_TEXT = r"[T ][0-9]{1,2}:[0-9]{1,2}(:[0-9]{1,2}(\.[0-9]{0,9})?)?"
+_ZONE_TEXT = r"(Z|[+-][0-9]{1,2}(:?[0-9]{2}){0,2}| ?[A-Za-z][A-Za-z0-9/_+:-]*)"
+_NUMBER_TEXT = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
+_INTEGER_TEXT = r"^[+-]?[0-9]+$"
+TEXT_FORMS = {
+    "boolean": r"^(?i)(true|false)$",
+    "tinyint": _INTEGER_TEXT, "smallint": _INTEGER_TEXT, "int": _INTEGER_TEXT, "bigint": _INTEGER_TEXT,
+    "float": rf"^({_NUMBER_TEXT}|[+-]?(NaN|Infinity))$", "double": rf"^({_NUMBER_TEXT}|[+-]?(NaN|Infinity))$",
+    "decimal": rf"^{_NUMBER_TEXT}$",
+    "date": rf"^{_DATE_TEXT}$",
+    "timestamp": rf"^{_DATE_TEXT}{_TIME_TEXT}{_ZONE_TEXT}?$",  # no zone: the session's time zone
+    "timestamp_ntz": rf"^{_DATE_TEXT}{_TIME_TEXT}$",
+}
+
+
+def _from_text(df, targets: dict):
+    """Each text column of `targets` (column -> Spark type) converted to its type when every value has
+    the type's text form (`TEXT_FORMS`) and converts (`try_cast`); otherwise the column stays text, so
+    its `type` check fails instead of a value turning into NULL. One pass over the data."""
     from pyspark.sql import functions as F
 
-    reader = (spark.read.format("csv").option("header", "true").option("mode", "PERMISSIVE")
-              .option("enforceSchema", "false").options(**options))
-    raw = reader.load(location.path)  # header only: every column a string
-    wanted = _contract_types(model)
-    targets = {name: wanted[name.lower()][0] for name in raw.columns
-               if name.lower() in wanted and "string" not in wanted[name.lower()][1]}
-    checks = [F.count(F.lit(1)).alias("rows")]
-    for i, (name, target) in enumerate(targets.items()):
-        converted = F.expr(f"try_cast({_q(name)} AS {target.simpleString()})")
-        checks.append(F.count(F.when(F.col(_q(name)).isNotNull() & converted.isNull(), True)).alias(f"c{i}"))
-    counts = raw.agg(*checks).collect()[0]  # one pass: also makes every file's header be checked now
+    if not targets:
+        return df
+
+    def converted(name: str, target):
+        form = TEXT_FORMS.get(target.simpleString().split("(")[0])
+        cast = F.expr(f"try_cast({_q(name)} AS {target.simpleString()})")
+        return cast if form is None else F.when(F.col(_q(name)).rlike(form), cast)
+
+    checks = [F.count(F.when(F.col(_q(name)).isNotNull() & converted(name, target).isNull(), True)).alias(f"c{i}")
+              for i, (name, target) in enumerate(targets.items())]
+    counts = df.agg(*checks).collect()[0]
     keep = {name for i, name in enumerate(targets) if counts[f"c{i}"]}
-    return raw.select(*[F.expr(f"try_cast({_q(name)} AS {targets[name].simpleString()})").alias(name)
-                        if name in targets and name not in keep else F.col(_q(name)) for name in raw.columns])
+    return df.select(*[converted(name, targets[name]).alias(name) if name in targets and name not in keep
+                       else F.col(_q(name)) for name in df.columns])
+
+
+def _read_merged(spark, location: DataLocation, options: dict):
+    """Parquet or ORC with the schemas of all files merged (`mergeSchema`). Spark's merge refuses two
+    widths of one kind of number (int and bigint, float and double, two decimals), which JSON or CSV
+    holding the same values never meet: such files are read one schema at a time and joined by name,
+    each column at the widest of its types. Other differences (a number and a string) still fail."""
+    from functools import reduce
+
+    try:
+        return spark.read.format(location.format).option("mergeSchema", "true").options(**options).load(location.path)
+    except Exception as exc:
+        if "merge" not in root_cause(exc).lower():
+            raise
+        failure = exc
+    reader = _file_reader(spark.read.format(location.format).options(**options), location)  # a new reader: `option` changes its reader
+    schemas: dict[str, list[str]] = {}
+    frames = {}
+    for file in reader.load(location.path).inputFiles():
+        frame = reader.load(file)
+        key = frame.schema.json()
+        schemas.setdefault(key, []).append(file)
+        frames.setdefault(key, frame.schema)
+    if not all(_widens(a, b) for a in frames.values() for b in frames.values()):
+        raise failure
+    return reduce(lambda left, right: left.unionByName(right, allowMissingColumns=True),
+                  [reader.load(files) for files in schemas.values()])
+
+
+# kinds of number whose widths one column may mix across files, by Spark type name
+_NUMBER_KINDS = {"tinyint": "integer", "smallint": "integer", "int": "integer", "bigint": "integer",
+                 "float": "floating", "double": "floating", "decimal": "decimal"}
+
+
+def _widens(a, b) -> bool:
+    """Whether two files' types of one column join by widening a number (at any depth; a struct field
+    one file lacks is null in its rows)."""
+    from pyspark.sql import types as T
+
+    if a == b:
+        return True
+    if isinstance(a, T.StructType) and isinstance(b, T.StructType):
+        theirs = {f.name.lower(): f.dataType for f in b.fields}
+        return all(_widens(f.dataType, theirs[f.name.lower()]) for f in a.fields if f.name.lower() in theirs)
+    if isinstance(a, T.ArrayType) and isinstance(b, T.ArrayType):
+        return _widens(a.elementType, b.elementType)
+    if isinstance(a, T.MapType) and isinstance(b, T.MapType):
+        return _widens(a.keyType, b.keyType) and _widens(a.valueType, b.valueType)
+    kind = _NUMBER_KINDS.get(a.simpleString().split("(")[0])
+    return kind is not None and kind == _NUMBER_KINDS.get(b.simpleString().split("(")[0])
 
 
 def _q(name: str) -> str:

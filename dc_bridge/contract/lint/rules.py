@@ -20,7 +20,10 @@ from dc_bridge.contract.limits import (
     LENGTH_RANGE, MAX_PRECISION, NUMBER_RANGE, PRECISION_RANGE, length_problem, number_problem, shown,
 )
 from dc_bridge.contract.model import Contract, Field, Model, QualityRule, Source, walk_fields
-from dc_bridge.contract.types import NUMERIC_TYPES, SPARK_TYPES, STRING_TYPES, TEMPORAL_TYPES, spark_physical_type
+from dc_bridge.contract.types import (
+    LOGICAL_KINDS, NUMERIC_TYPES, SPARK_TYPES, STRING_TYPES, TEMPORAL_TYPES, contradicting_logical, declared_spark_type,
+    spark_physical_type,
+)
 from dc_bridge.contract.findings import Finding
 from dc_bridge.contract.formats import format_regex
 from dc_bridge.contract.lint.schema import shortened
@@ -45,6 +48,7 @@ def semantic_findings(contract: Contract, regex_compiler: RegexCompiler = java_r
         tables = model_tables(contract, model) if any(rule.type == "sql" for _, _, rule in rules) else ()
         for field in walk_fields(model.fields):
             findings += _constraint_findings(field, options)
+            findings += _type_findings(field, contract.format)
             if field.pattern is not None:
                 patterns.append((field.pattern, field.source, options + "pattern"))
         allowed = allowed_tables_text(contract, model) if tables else None
@@ -90,6 +94,30 @@ def _declared_type(field: Field) -> str | None:
     """The canonical type a field declares (its logical type, else its physical type); a string with a date format counts as that."""
     declared = field.logical_type or spark_physical_type(field.physical_type or "")
     return _TIME_FORMATS.get(field.format or "", declared) if declared == "string" else declared
+
+
+# where each standard writes a field's two types
+_TYPE_KEYS = {"odcs": ("logicalType", "physicalType"), "dcs": ("type", "config.sparkType")}
+
+
+def _type_findings(field: Field, standard: str) -> list[Finding]:
+    """DCB113: a physical type of another kind than the logical type (`string` stored as INT64): the type
+    check compares the column with both, so it always fails. DCB114: a physical type dc-bridge cannot
+    name as a Spark type is not checked; only the logical type is."""
+    if not field.physical_type:
+        return []
+    logical_key, physical_key = _TYPE_KEYS.get(standard, _TYPE_KEYS["odcs"])
+    spark = declared_spark_type(field.physical_type)
+    if spark is None:
+        checked = f"only the {logical_key} `{field.logical_type}` is checked" if field.logical_type else "the column's type is not checked"
+        return [_at(field.source, "DCB114", f"{physical_key} `{field.physical_type}` is no Spark type dc-bridge can name: {checked}",
+                    physical_key, expected="a Spark type (bigint, decimal(10,2), array<string>, ...)", found=repr(field.physical_type))]
+    if contradicting_logical(field.logical_type, field.physical_type):
+        return [_at(field.source, "DCB113", f"{logical_key} `{field.logical_type}` and {physical_key} `{field.physical_type}` (Spark `{spark}`) "
+                                            "name different kinds of value: no column is both, so its type check always fails",
+                    physical_key, expected=f"a {physical_key} of a `{field.logical_type}`: " + ", ".join(LOGICAL_KINDS[field.logical_type]),
+                    found=spark)]
+    return []
 
 
 def _at(source: Source, code: str, message: str, suffix: str = "", **details) -> Finding:
