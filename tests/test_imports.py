@@ -21,6 +21,7 @@ LAYERS: list[set[str]] = [
     {"dc_bridge.verdict"},
     {"dc_bridge.report"},
     {"dc_bridge.runner"},
+    {"dc_bridge.enforce"},
     {"dc_bridge.integrations"},
     {"dc_bridge.cli"},
 ]
