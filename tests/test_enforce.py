@@ -150,3 +150,38 @@ def test_refusals_name_what_is_wrong(contract, frames):
         dc_bridge.split(contract, "orders", orders)
     with pytest.raises(SplitError, match="already has a column"):
         dc_bridge.split(contract, "orders", orders.withColumn(VIOLATIONS_COLUMN, orders.email), frames={"customers": customers})
+
+
+def test_a_clean_slice_repeating_a_key_of_history_fails_uniqueness(contract, frames, spark):
+    orders, customers = frames
+    history = [(1, "ann@x", "new", 10.0, "c1", "a", "eu", 1), (2, "bob@x", "paid", 20.0, "c2", "a", "eu", 2)]
+    today = [(2, "cat@x", "new", 5.0, "c1", "a", "us", 9), (3, "dan@x", "new", 5.0, "c2", "a", "us", 8)]
+    table = spark.createDataFrame([r + ("old",) for r in history] + [r + ("new",) for r in today], SCHEMA + ", day string")
+    split = dc_bridge.split(contract, "orders", table, where="day = 'new'", frames={"customers": customers}, now=NOW)
+    valid, quarantined, verdict = split
+    assert [r["email"] for r in quarantined.collect()] == ["cat@x"]  # its key 2 occurs in history
+    assert sorted(r["email"] for r in valid.collect()) == ["dan@x"]  # only the slice's rows are output
+    checks = {c.check_id: c for c in verdict.checks()}
+    unique = next(c for c in checks.values() if c.kind == "unique")
+    assert (unique.outcome, unique.observed, unique.scope) == ("failed", 1.0, "slice")  # only the slice's row counted
+    rows = next(c for c in checks.values() if c.kind == "row_count")
+    assert rows.scope == "table" and rows.observed == 4 and "slice 2" in rows.reason
+    assert split.rows == {"slice": 2, "table": 4}
+
+
+def test_a_slice_with_orphans_against_the_whole_referenced_model_fails_the_foreign_key(contract, frames, spark):
+    orders, customers = frames
+    table = spark.createDataFrame([(1, "ann@x", "new", 1.0, "c1", "a", "eu", 1, "old"),
+                                   (2, "bob@x", "new", 1.0, "c7", "a", "eu", 2, "new"),
+                                   (3, "cat@x", "new", 1.0, "c2", "a", "eu", 3, "new")], SCHEMA + ", day string")
+    valid, quarantined, verdict = dc_bridge.split(contract, "orders", table, where="day = 'new'",
+                                                  frames={"customers": customers}, now=NOW)
+    assert [r["email"] for r in quarantined.collect()] == ["bob@x"]
+    fk = next(c for c in verdict.checks() if c.kind == "foreign_key")
+    assert (fk.outcome, fk.observed, fk.scope) == ("failed", 1.0, "slice")
+
+
+def test_a_slice_filter_on_a_column_the_rows_lack_is_refused(contract, frames):
+    orders, customers = frames
+    with pytest.raises(SplitError, match="`day`"):
+        dc_bridge.split(contract, "orders", orders, where="day = 'new'", frames={"customers": customers})
