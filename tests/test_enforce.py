@@ -5,6 +5,7 @@ and annotated, and counts each check as the native engine's batch verdict does o
 
 from __future__ import annotations
 
+import json
 import math
 import textwrap
 from datetime import datetime, timezone
@@ -185,3 +186,67 @@ def test_a_slice_filter_on_a_column_the_rows_lack_is_refused(contract, frames):
     orders, customers = frames
     with pytest.raises(SplitError, match="`day`"):
         dc_bridge.split(contract, "orders", orders, where="day = 'new'", frames={"customers": customers})
+
+
+# --- streaming: a file source read with trigger(availableNow=True), one file per micro-batch
+
+CLEAN = [(1, "ann@x", "new", 1.0, "c1", "a", "eu", 1), (2, "bob@x", "paid", 2.0, "c2", "a", "eu", 2)]
+BAD = [(3, "cat@x", "new", 3.0, "c1", "a", "eu", 3), (4, "BAD", "new", 4.0, "c9", "a", "eu", 4)]
+
+
+def _stream(spark, tmp_path, batches, on_failure, checkpoint=None, **outputs):
+    import json as j
+
+    source = tmp_path / "in"
+    if not source.exists():
+        source.mkdir()
+        names = SCHEMA.split(", ")
+        for number, rows in enumerate(batches):
+            lines = [j.dumps(dict(zip([n.split()[0] for n in names], row))) for row in rows]
+            (source / f"{number:03d}.json").write_text("\n".join(lines) + "\n")
+    return (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source)).writeStream
+            .foreachBatch(dc_bridge.streaming.guard(tmp_path / "c.yaml", "orders", on_failure=on_failure,
+                                                    frames={"customers": outputs.pop("customers")}, **outputs))
+            .option("checkpointLocation", str(checkpoint or tmp_path / "checkpoint")).trigger(availableNow=True).start())
+
+
+def _ids(spark, path):
+    return sorted(r["order_id"] for r in spark.read.parquet(str(path)).collect())
+
+
+def test_stop_ends_the_query_before_a_bad_batch_reaches_the_sink(spark, tmp_path, frames):
+    from pyspark.errors import StreamingQueryException
+
+    (tmp_path / "c.yaml").write_text(CONTRACT)
+    query = _stream(spark, tmp_path, [CLEAN, BAD], "stop", sink=str(tmp_path / "sink"), log=str(tmp_path / "log.jsonl"),
+                    customers=frames[1])
+    with pytest.raises(StreamingQueryException, match=r"batch 1 failed the contract.*orders\.email"):
+        query.awaitTermination()
+    assert _ids(spark, tmp_path / "sink") == [1, 2]
+    lines = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert [(r["batch_id"], r["action"], r["outcome"]) for r in lines] == [(0, "written", "passed"), (1, "stopped", "failed")]
+
+
+def test_quarantine_sends_bad_rows_aside_and_a_restart_writes_nothing_twice(spark, tmp_path, frames):
+    (tmp_path / "c.yaml").write_text(CONTRACT)
+    outputs = dict(sink=str(tmp_path / "sink"), quarantine=str(tmp_path / "q"), log=str(tmp_path / "log.jsonl"), customers=frames[1])
+    _stream(spark, tmp_path, [CLEAN, BAD], "quarantine", **dict(outputs)).awaitTermination()
+    assert _ids(spark, tmp_path / "sink") == [1, 2, 3]
+    quarantined = spark.read.parquet(str(tmp_path / "q")).collect()
+    assert [r["order_id"] for r in quarantined] == [4] and {v["kind"] for v in quarantined[0][VIOLATIONS_COLUMN]} == {"regex", "foreign_key"}
+    assert len((tmp_path / "log.jsonl").read_text().splitlines()) == 2
+    # the last batch is delivered again: its commit is forgotten, as after a crash before the commit
+    for name in ("1", ".1.crc"):
+        (tmp_path / "checkpoint" / "commits" / name).unlink(missing_ok=True)
+    _stream(spark, tmp_path, [], "quarantine", **dict(outputs)).awaitTermination()
+    assert _ids(spark, tmp_path / "sink") == [1, 2, 3]
+    assert [r["order_id"] for r in spark.read.parquet(str(tmp_path / "q")).collect()] == [4]
+    assert len((tmp_path / "log.jsonl").read_text().splitlines()) == 2
+    # and a batch written but not logged (a crash between the two) replaces its own files
+    guard = dc_bridge.streaming.guard(tmp_path / "c.yaml", "orders", on_failure="continue", sink=str(tmp_path / "sink"),
+                                      log=str(tmp_path / "other.jsonl"), frames={"customers": frames[1]})
+    batch = spark.createDataFrame(CLEAN, SCHEMA)
+    guard(batch, 0)
+    (tmp_path / "other.jsonl").unlink()
+    guard(batch, 0)
+    assert _ids(spark, tmp_path / "sink") == [1, 2, 3]
