@@ -22,10 +22,12 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from dc_bridge.contract.findings import CONFORMANCE_CODES, Finding
-from dc_bridge.contract.lint import lint_file, semantic_findings
+from dc_bridge.contract.lint import lint_loaded, semantic_findings
+from dc_bridge.contract.lint.java_regex import RegexCompiler, java_regex_errors
+from dc_bridge.contract.reading.load import LoadResult, load_contract
 from dc_bridge.contract.model import Contract, Source
 from dc_bridge.engines.engine import Unsupported
 from dc_bridge.engines.registry import ENGINES
@@ -90,12 +92,20 @@ def contract_meta(contract: Contract) -> dict[str, Any]:
             "owner": contract.owner, "contract_file": display_path(contract.file)}
 
 
-def load_for_run(contract: str | Path | Contract) -> tuple[Contract, list[Finding]]:
-    """The contract and its check-local errors; any other lint error but conformance alone stops the run (ContractError)."""
-    if isinstance(contract, Contract):  # no file to lint, but the rules over the contract hold the same
-        loaded, findings = contract, semantic_findings(contract)
+def load_for_run(contract: str | Path | Contract, variables: Mapping[str, str] | None = None,
+                 regex_compiler: RegexCompiler = java_regex_errors) -> tuple[Contract, list[Finding]]:
+    """The contract (read with the caller's `variables`) and its check-local errors; any other lint error
+    but conformance alone stops the run (ContractError)."""
+    return lint_for_run(contract if isinstance(contract, Contract) else load_contract(contract, variables), regex_compiler)
+
+
+def lint_for_run(read: LoadResult | Contract, regex_compiler: RegexCompiler = java_regex_errors) -> tuple[Contract, list[Finding]]:
+    """`load_for_run` of a contract already read: lint, with `regex_compiler` judging its patterns (a run's
+    compiles them in its Spark JVM: contract/lint/java_regex.py)."""
+    if isinstance(read, Contract):  # no file to lint, but the rules over the contract hold the same
+        loaded, findings = read, semantic_findings(read, regex_compiler)
     else:
-        result = lint_file(contract)
+        result = lint_loaded(read, regex_compiler)
         loaded, findings = result.contract, result.findings
     stopping, local = split_errors(findings)
     if loaded is None or stopping:
@@ -145,9 +155,9 @@ def plan_for_run(contract: Contract, local_errors: list[Finding]) -> tuple[Check
     return (replace(plan, checks=plan.checks + tuple(unbuilt)) if unbuilt else plan), invalid
 
 
-def compile_for_run(contract: str | Path | Contract) -> Compiled:
-    """The contract compiled as `dc-bridge run` compiles it (see the module docstring)."""
-    loaded, local_errors = load_for_run(contract)
+def compile_for_run(contract: str | Path | Contract, variables: Mapping[str, str] | None = None) -> Compiled:
+    """The contract compiled as `dc-bridge run` compiles it (see the module docstring); `variables` as for `load_for_run`."""
+    loaded, local_errors = load_for_run(contract, variables)
     plan, invalid = plan_for_run(loaded, local_errors)
     return compile_contract(loaded, invalid=invalid, plan=plan)
 

@@ -140,6 +140,16 @@ class ModelVerdict(BaseModel):
     checks: list[CheckVerdict]
 
 
+class Phase(BaseModel):
+    """One step of a contract's run and how long it took (runner/phases.py); `model` and `engine` where
+    the step is one model's or one engine's."""
+    phase: str
+    contract: str
+    model: str | None = None
+    engine: str | None = None
+    seconds: float
+
+
 class Verdict(BaseModel):
     contract_id: str
     contract_version: str
@@ -163,6 +173,8 @@ class Verdict(BaseModel):
     versions: dict[str, str] = Field(default_factory=dict)
     # why the contract could not be checked at all (in a run of several contracts, which goes on past it)
     error: str | None = None
+    # the steps of the run, in the order they ran, with their durations (read, lint, plan, ..., fold)
+    phases: list[Phase] = Field(default_factory=list)
 
     @classmethod
     def unchecked(cls, contract_file: str, engines: list[str], reason: str) -> "Verdict":
@@ -227,20 +239,31 @@ def engines_agree(values: list[float]) -> bool:
     return all(math.isclose(v, first, rel_tol=1e-9, abs_tol=1e-6) for v in values[1:])
 
 
-def fold(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], coverage: dict[str, dict[str, str | None]],
-         selected: tuple[str, ...], invalid: dict[str, str] | None = None, evidence: Evidence = Evidence(),
-         absent: dict[str, str] | None = None, **run_facts: Any) -> Verdict:
-    """`reports[model][engine]`; `coverage[check_id][engine]` is None where the engine runs the check
-    (else why not); `invalid[check_id]` is why a check could not be sent to any engine (it is `error`);
-    `absent[check_id]` is the column, declared by the contract, that it reads and the data lacks
-    (engines/columns.py `absent_references`): it is `failed` with that reason, whatever an engine said."""
+@dataclass(frozen=True)
+class Judged:
+    """Each check's verdict from the engines' reports alone, per model, before the evidence: what the
+    runner reads the evidence for (which checks failed, which passed on a model that may have no rows),
+    and what `conclude` completes into the Verdict. Availability and errorRate SLAs are not judged yet."""
+    models: list[ModelVerdict]
+    # per model, parallel to its checks: the planned check where the engines judged it (the evidence may
+    # add to its verdict), None where the fold decided it without them (absent, invalid, from history)
+    by_engines: list[list[Check | None]]
+
+    def checks(self) -> list[CheckVerdict]:
+        return [check for model in self.models for check in model.checks]
+
+
+def judge(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], coverage: dict[str, dict[str, str | None]],
+          selected: tuple[str, ...], invalid: dict[str, str] | None = None, absent: dict[str, str] | None = None) -> Judged:
+    """The first half of `fold`: each check's verdict from the reports (see `fold` for the arguments)."""
     invalid = invalid or {}
     absent = absent or {}
-    models = []
+    models, by_engines = [], []
     unplaced = sorted({check.model for check in plan.checks} - set(plan.models))
     for model in list(plan.models) + unplaced:
-        verdicts = []
+        verdicts, engines_judged = [], []
         for check in plan.for_model(model):
+            engines_judged.append(None)
             if check.id in absent and kind_of(check).executable:
                 outcome = "warning" if check.severity in ("warning", "info") else "failed"
                 verdicts.append(fold_check(check, [], {}, None).model_copy(update={"outcome": outcome, "reason": absent[check.id]}))
@@ -248,15 +271,38 @@ def fold(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], coverage:
             if check.id in invalid:
                 verdicts.append(fold_check(check, [], {}, None).model_copy(update={"outcome": "error", "reason": invalid[check.id]}))
                 continue
-            if kind_of(check).from_history:  # judged below, once every check of this run has its outcome
+            if kind_of(check).from_history:  # judged by `conclude`, once every check of this run has its outcome
                 verdicts.append(fold_check(check, [], {}, None))
                 continue
             runs_in = [engine for engine, reason in coverage.get(check.id, {}).items() if reason is None]
             expected = [engine for engine in selected if engine in runs_in]
             skip_reason = f"runs in {' and '.join(runs_in)} only, which was not selected" if runs_in else \
                 "no selected engine runs this check"
-            verdicts.append(_with_evidence(fold_check(check, expected, reports.get(model, {}), skip_reason), check, evidence))
+            verdicts.append(fold_check(check, expected, reports.get(model, {}), skip_reason))
+            engines_judged[-1] = check
         models.append(ModelVerdict(name=model, outcome=worst([v.outcome for v in verdicts]), counts=_counts(verdicts), checks=verdicts))
+        by_engines.append(engines_judged)
+    return Judged(models, by_engines)
+
+
+def fold(plan: CheckPlan, reports: dict[str, dict[str, EngineReport]], coverage: dict[str, dict[str, str | None]],
+         selected: tuple[str, ...], invalid: dict[str, str] | None = None, evidence: Evidence = Evidence(),
+         absent: dict[str, str] | None = None, **run_facts: Any) -> Verdict:
+    """`reports[model][engine]`; `coverage[check_id][engine]` is None where the engine runs the check
+    (else why not); `invalid[check_id]` is why a check could not be sent to any engine (it is `error`);
+    `absent[check_id]` is the column, declared by the contract, that it reads and the data lacks
+    (engines/columns.py `absent_references`): it is `failed` with that reason, whatever an engine said.
+    `judge` and then `conclude`: a run gathers its evidence from what `judge` found between the two."""
+    return conclude(plan, judge(plan, reports, coverage, selected, invalid, absent), selected, evidence, **run_facts)
+
+
+def conclude(plan: CheckPlan, judged: Judged, selected: tuple[str, ...], evidence: Evidence = Evidence(), **run_facts: Any) -> Verdict:
+    """The second half of `fold`: the judged checks with their evidence, the SLAs over the history, the
+    dataQuality SLOs, the contract's outcome. The evidence adds reasons and samples, never an outcome."""
+    models = []
+    for model, checks in zip(judged.models, judged.by_engines):
+        verdicts = [v if check is None else _with_evidence(v, check, evidence) for v, check in zip(model.checks, checks)]
+        models.append(model.model_copy(update={"checks": verdicts}))
     # this run read its data (or there would be no verdict), and its checks count towards errorRate
     this_run = PastRun(True, *checks_in_error(v for m in models for v in m.checks))
     planned = {check.id: check for check in plan.checks}

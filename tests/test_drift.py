@@ -261,3 +261,18 @@ def test_cli_drift_reads_the_data_as_run_does(tmp_path, spark):
     result = CliRunner().invoke(main, ["drift", str(path), "--data", f"items={evolving}:parquet"])
     assert result.exit_code == 0, result.output
     assert "DCB30" not in result.output, result.output
+
+
+def test_cli_drift_treats_findings_as_run_does(tmp_path, parquet):
+    """Errors of conformance alone (DCB100: a missing ODCS `status`) are no reason to refuse: drift compares, as
+    `compile` and `run` go on; an error that changes what runs (DCB104: DCS's `type` in ODCS) is refused, exit 2."""
+    path = tmp_path / "contract.yaml"
+    conformance_only = dedent(ODCS).lstrip().replace("status: active\n", "")
+    path.write_text(conformance_only, encoding="utf-8")
+    result = CliRunner().invoke(main, ["drift", str(path), "--data", f"orders={parquet}"])
+    assert result.exit_code == 1, result.output  # the drift found (amount is a string in the data), not a refusal
+    assert "DCB301" in result.output and "DCB100" not in result.output
+    path.write_text(conformance_only.replace("logicalType: string", "type: string", 1), encoding="utf-8")
+    result = CliRunner().invoke(main, ["drift", str(path), "--data", f"orders={parquet}"])
+    assert result.exit_code == 2, result.output
+    assert "DCB104" in result.output and "did you mean `logicalType`" in result.output

@@ -6,10 +6,11 @@ contract (DCS for `people`/`teams`, ODCS for `orders`/`customers`/`products`). E
 written to tmp_path, loaded, planned and translated like `dc-bridge compile` does; then GX and Soda
 run ONCE per table (an engine run costs seconds), and for every check of the plan:
 
-    GX observed == Soda observed == a reference computed here with DataFrame operations
+    GX observed == Soda observed == the reference (tests/reference.py)
 
 and both engines' outcomes equal the threshold judged on the reference. The reference reads the
-check IR (not the engines' SQL) and, for a subset of checks, is itself pinned to the planted count.
+check IR (not the engines' SQL) and counts in Python over the collected rows, from docs/mapping.md;
+for a subset of checks it is itself pinned to the planted count.
 
 Known, documented engine limits the assertions encode:
 - a scalar SQL metric (sql_metric; row_count with `!=` / not-between) runs in GX as an
@@ -21,7 +22,6 @@ Known, documented engine limits the assertions encode:
 
 from __future__ import annotations
 
-import math
 import os
 import subprocess
 import sys
@@ -38,6 +38,7 @@ from dc_bridge.engines.soda.translate import sodacl_text
 from dc_bridge.contract.reading.load import load_contract
 from dc_bridge.contract.formats import FORMATS
 from dc_bridge.contract.sql import view_name
+from reference import Rows, reference, same
 
 NOW = datetime.now(timezone.utc)
 
@@ -432,7 +433,7 @@ TABLES = [
 class Run:
     table: Table
     df: object
-    frames: dict
+    models: dict  # model -> its rows, collected once (tests/reference.py)
     checks: list
     gx: object
     soda: object
@@ -455,6 +456,7 @@ def runs(spark, tmp_path_factory):
         assert loaded.contract is not None and not loaded.errors, [f"{f.code} {f.path}: {f.message}" for f in loaded.findings]
         compiled[kind] = compile_contract(loaded.contract)
     frames = {t.model: _frame(spark, t) for t in TABLES}
+    collected = {model: Rows.of(frame) for model, frame in frames.items()}
 
     # a user's own temp view named like GX's batch view must survive the GX runs
     spark.createDataFrame([("mine",)], "owner string").createOrReplaceTempView(GX_BATCH_VIEW)
@@ -475,7 +477,7 @@ def runs(spark, tmp_path_factory):
         in_soda = {cfg["name"] for header, items in comp.artifacts["soda"][table.model].items() for item in items
                    for cfg in item.values() if isinstance(cfg, dict) and "name" in cfg}
         print(f"{table.model}: gx {gx.seconds:.1f}s soda {soda.seconds:.1f}s", file=sys.stderr)
-        result[table.model] = Run(table, df, frames, checks, gx, soda, in_gx, in_soda, suite)
+        result[table.model] = Run(table, df, collected, checks, gx, soda, in_gx, in_soda, suite)
     yield result
     spark.catalog.dropTempView(GX_BATCH_VIEW)
 
@@ -490,7 +492,7 @@ def _frame(spark, table: Table):
 
 
 # ---------------------------------------------------------------------------------------------
-# the reference: the check IR evaluated with DataFrame operations
+# the reference: tests/reference.py, on the rows collected once per table
 
 
 def _col(name: str):
@@ -499,95 +501,12 @@ def _col(name: str):
     return F.col("`" + name.replace("`", "``") + "`")
 
 
-def reference(check, df, frames: dict, sql: dict) -> float | None:
-    """The check's metric as docs/mapping.md defines it, or None when it has none."""
-    from pyspark.sql import functions as F
-
-    p = check.params
-    total = _count(df)
-
-    def rows(condition) -> float:
-        n = df.filter(condition).count()
-        return 100.0 * n / total if check.unit == "percent" else float(n)
-
+def _expected(check, run: Run, sql: dict) -> float | None:
+    """The check's number: its SQL or custom check read here with DataFrame operations, else tests/reference.py."""
     if check.id in sql:
         value = sql[check.id]()
         return None if value is None else float(value)
-    if isinstance(p, c.NotNull):
-        column = _col(check.column)
-        return rows(column.isNull() | column.isin(list(p.missing_values))) if p.missing_values else rows(column.isNull())
-    if isinstance(p, c.Unique):
-        not_null = [_col(x).isNotNull() for x in check.columns]
-        condition = not_null[0]
-        for extra in not_null[1:]:
-            condition = condition & extra
-        groups = df.filter(condition).groupBy(*[_col(x) for x in check.columns]).count().filter(F.col("count") > 1)
-        n = groups.agg(F.sum("count")).first()[0] or 0
-        return 100.0 * n / total if check.unit == "percent" else float(n)
-    if isinstance(p, c.Regex):
-        column = _col(check.column)
-        return rows(column.isNotNull() & ~column.rlike(p.pattern))
-    if isinstance(p, c.InSet):
-        column = _col(check.column)
-        return rows(column.isNotNull() & ~column.isin(list(p.values)))
-    if isinstance(p, c.LengthBetween):
-        length = F.length(_col(check.column))
-        outside = F.lit(False)
-        if p.min_length is not None:
-            outside = outside | (length < p.min_length)
-        if p.max_length is not None:
-            outside = outside | (length > p.max_length)
-        return rows(_col(check.column).isNotNull() & outside)
-    if isinstance(p, c.ValueBetween):
-        column = _col(check.column)
-        outside = F.lit(False)
-        if p.min_value is not None:
-            outside = outside | ((column <= p.min_value) if p.strict_min else (column < p.min_value))
-        if p.max_value is not None:
-            outside = outside | ((column >= p.max_value) if p.strict_max else (column > p.max_value))
-        return rows(column.isNotNull() & outside)
-    if isinstance(p, c.RowCount):
-        return float(total)
-    if isinstance(p, c.Freshness):
-        newest = df.agg(F.max(_col(check.column))).first()[0]
-        if newest is not None and not isinstance(newest, datetime):  # a date: fresh until the day ends
-            newest = datetime.combine(newest, datetime.max.time())
-        return None if newest is None else (NOW - newest.astimezone()).total_seconds()
-    if isinstance(p, c.Frequency):
-        updates = sorted({_epoch(row[0]) for row in df.select(_col(check.column)).collect() if row[0] is not None})
-        return max((b - a for a, b in zip(updates, updates[1:])), default=None)
-    if isinstance(p, c.Latency):
-        processed, source = (_col(x) for x in check.columns)
-        return rows((F.unix_micros(processed) - F.unix_micros(source)) > p.max_latency.total_seconds() * 1_000_000)
-    if isinstance(p, c.Retention):
-        return rows(_col(check.column) < F.lit(NOW - p.period))
-    if isinstance(p, c.ForeignKey):
-        target = frames[p.to_model]
-        child = df.alias("child")
-        condition = None
-        for a, b in zip(check.columns, p.to_columns):
-            pair = F.col(f"child.`{a}`") == target.alias("parent")[f"`{b}`"]
-            condition = pair if condition is None else condition & pair
-        orphans = child.join(target.alias("parent"), condition, "left_anti")
-        for a in check.columns:
-            orphans = orphans.filter(F.col(f"`{a}`").isNotNull())
-        n = orphans.count()
-        return 100.0 * n / total if check.unit == "percent" else float(n)
-    return None
-
-
-def _epoch(value) -> float:
-    """Seconds since the epoch of a collected timestamp (naive local time) or date (its local midnight)."""
-    return (value if isinstance(value, datetime) else datetime.combine(value, datetime.min.time())).timestamp()
-
-
-_COUNTS: dict[int, int] = {}
-
-
-def _count(df) -> int:
-    if id(df) not in _COUNTS:
-        _COUNTS[id(df)] = df.count()
-    return _COUNTS[id(df)]
+    return reference(check, run.models[run.table.model], now=NOW, models=run.models)
 
 
 def _type_holds(check, df) -> bool:
@@ -596,12 +515,6 @@ def _type_holds(check, df) -> bool:
     p = check.params
     base = actual.split("(")[0]
     return actual == p.spark_type if p.exact else base in p.compatible
-
-
-def same(a: float | None, b: float | None) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
 
 
 # checks whose GX translation returns the metric value only when the threshold fails
@@ -656,7 +569,7 @@ def _compare(check, run: Run, gx, soda, sql: dict) -> list[str]:
         expected = "passed" if _type_holds(check, run.df) else "failed"
         return [f"{check.id}: {r.engine} {r.outcome} != {expected}" for r in engines if r.outcome != expected]
 
-    ref = reference(check, run.df, run.frames, sql)
+    ref = _expected(check, run, sql)
     if check.id in PLANTED and PLANTED[check.id] is not None and not same(ref, PLANTED[check.id]):
         problems.append(f"{check.id}: reference {ref} is not the planted {PLANTED[check.id]} (fix the test data)")
     if check.kind in ("custom_gx", "custom_soda"):
@@ -682,7 +595,7 @@ def _compare(check, run: Run, gx, soda, sql: dict) -> list[str]:
         if result.unexpected_count is not None and check.unit == "rows" and not same(float(result.unexpected_count), ref):
             problems.append(f"{check.id}: {result.engine} unexpected_count {result.unexpected_count} != {ref}")
         if result.unexpected_percent is not None and result.unexpected_count is not None and \
-                not same(result.unexpected_percent, 100.0 * result.unexpected_count / _count(run.df)):
+                not same(result.unexpected_percent, 100.0 * result.unexpected_count / len(run.models[run.table.model])):
             problems.append(f"{check.id}: {result.engine} unexpected_percent {result.unexpected_percent} is not of all rows")
     return problems
 
@@ -823,7 +736,7 @@ def _edge_rows():
     ]
 
 
-# exact counts, in Python with Decimal and re (the patterns need nothing Java-only): pinned, and checked against PySpark
+# exact counts (tests/reference.py: Decimal, and re where it agrees with Java): pinned, and each regex's checked against Spark's rlike
 EDGE_COUNTS = {
     "edges.quoted.pattern": 2,  # its, it\x27s
     "edges.quoted_backslash.pattern": 2,  # ab', a\\b'
@@ -864,30 +777,15 @@ def edge_runs(spark, tmp_path_factory):
     return compile_contract(loaded.contract), df, verdicts
 
 
-def _edge_reference(check, df) -> int:
-    """The count with plain PySpark: the values collected, compared in Python exactly (Decimal, Java-like regex)."""
-    import re
-    from decimal import Decimal
-
-    p = check.params
-    values = [row[0] for row in df.select(_col(check.column)).collect() if row[0] is not None]
-    if isinstance(p, c.Regex):
-        return sum(1 for v in values if not re.search(p.pattern.replace("\\Q", "").replace("\\E", "") if "\\Q" not in p.pattern
-                                                       else re.escape(p.pattern.split("\\Q")[1].split("\\E")[0]).join(
-                                                           (p.pattern.split("\\Q")[0], p.pattern.split("\\E")[-1])), v))
-    low, high = (None if b is None else Decimal(repr(b)) if isinstance(b, float) else Decimal(b) for b in (p.min_value, p.max_value))
-    return sum(1 for v in map(Decimal, values) if (low is not None and (v <= low if p.strict_min else v < low))
-               or (high is not None and (v >= high if p.strict_max else v > high)))
-
-
 @pytest.mark.parametrize("engine", ["gx", "soda", "spark"])
 def test_edge_values_count_exactly_in_each_engine_alone(edge_runs, engine):
     compiled, df, verdicts = edge_runs
     found = {check.check_id: check for check in verdicts[engine].checks()}
     problems = []
+    rows = Rows.of(df)
     for check in compiled.plan.checks:
         if check.id in EDGE_COUNTS:
-            ref = _edge_reference(check, df)
+            ref = reference(check, rows)
             if check.kind == "regex":  # the same count from Spark's own rlike
                 assert df.where(_col(check.column).isNotNull() & ~_col(check.column).rlike(check.params.pattern)).count() == ref, check.id
             if ref != EDGE_COUNTS[check.id]:

@@ -373,3 +373,12 @@ def test_html_marks_engines_that_disagree():
     row = re.search(r'<tr class="([^"]*)">(?:(?!</tr>).)*orders\.id\.unique', page, re.S)
     assert row and "disagree" in row.group(1).split()
     assert "disagreement: the engines measured different numbers" in page
+
+
+def test_soda_config_compares_with_what_compile_writes_when_a_check_is_left_out(tmp_path):
+    """A check-local lint error (an invalid regex) leaves the check out of what `compile` writes; `soda config`
+    compares the files on disk with that same compile, so freshly compiled files are not reported stale."""
+    contract = Path(__file__).parent / "broken" / "odcs_regex_invalid.yaml"
+    assert cli("compile", contract, "--out", tmp_path)[0] == 0
+    code, output = cli("soda", "config", contract, "--out", tmp_path, "--output-file", tmp_path / "soda.yml")
+    assert code == 0 and "stale" not in output.lower() and "missing" not in output.lower(), output

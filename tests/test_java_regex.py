@@ -17,16 +17,15 @@ PATTERNS = ["^[A-Za-z0-9]{8,14}$", "(a", "[z-a]", "a{2,1}", "*a", "\\", "a\nb(",
 @pytest.mark.skipif(shutil.which("java") is None, reason="needs java to launch RegexCheck.java")
 def test_the_session_jvm_judges_patterns_as_the_launched_java(spark):
     launched = java_regex.java_regex_errors(PATTERNS)
-    with java_regex.compiled_in(lambda: spark._jvm):
-        in_session = java_regex.java_regex_errors(PATTERNS)
+    in_session = java_regex.compiler_in(lambda: spark._jvm)(PATTERNS)
     assert in_session == launched
     assert in_session[0] is None and in_session[1] == "Unclosed group near index 2"
 
 
 def test_a_jvm_of_none_launches_java(monkeypatch):
     monkeypatch.setattr(java_regex, "_launched", lambda patterns: ["launched"] * len(patterns))
-    with java_regex.compiled_in(lambda: None):  # a Spark Connect session: no JVM in this process
-        assert java_regex.java_regex_errors(["a"]) == ["launched"]
+    # a Spark Connect session: no JVM in this process
+    assert java_regex.compiler_in(lambda: None)(["a"]) == ["launched"]
 
 
 def test_a_run_compiles_patterns_in_its_session(spark, tmp_path, monkeypatch):

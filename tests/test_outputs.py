@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from textwrap import dedent
 
@@ -77,6 +79,33 @@ def family(tmp_path) -> dict[str, Path]:
     }
 
 
+# The command line in a process of its own that file modes bind, for the tests of a folder without
+# write permission. CI runs the suite as root, whom modes do not bind (CAP_DAC_OVERRIDE): there the
+# process is root without that capability and CAP_DAC_READ_SEARCH (setpriv drops them from the
+# bounding set, so the new process never holds them), which still reads what root owns (the checkout,
+# the venv, tmp_path) and, like any owner, cannot write into its own folder of mode 0500. `nobody`
+# would need every file on the way readable by others (the venv's Python lies under /root here). Any
+# other user is bound already and runs it as itself. A run or a Spark session fails as in `no_spark`.
+REFUSING_CLI = """
+import sys
+import dc_bridge.runner.data, dc_bridge.runner.pipeline
+from dc_bridge.cli import main
+
+def fail(*args, **kwargs):
+    raise AssertionError("the command started its work before refusing its output")
+
+dc_bridge.runner.pipeline.run = dc_bridge.runner.data.get_session = fail
+main(sys.argv[1:], prog_name="dc-bridge")
+"""
+
+
+def cli_bound_by_file_modes(*args) -> tuple[int, str]:
+    unbound = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"] if os.geteuid() == 0 else []
+    done = subprocess.run([*unbound, sys.executable, "-c", REFUSING_CLI, *map(str, args)], capture_output=True, text=True,
+                          timeout=120, check=False)
+    return done.returncode, done.stdout + done.stderr
+
+
 @pytest.fixture
 def no_spark(monkeypatch):
     """Fail the test if a run or a Spark session starts: refusals come before both."""
@@ -87,6 +116,7 @@ def no_spark(monkeypatch):
         raise AssertionError("the command started its work before refusing its output")
 
     monkeypatch.setattr(dc_bridge.runner.pipeline, "run", fail)
+    monkeypatch.setattr(dc_bridge.runner.pipeline, "check", fail)
     monkeypatch.setattr(dc_bridge.runner.data, "get_session", fail)
 
 
@@ -141,13 +171,13 @@ def test_a_report_folder_that_cannot_be_created_is_refused(orders, tmp_path):
             "nothing was written. Choose a folder you can create or write to.") in output
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs a POSIX user whom permissions bind (not root)")
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
 def test_a_report_folder_without_write_permission_is_refused(orders, tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir()
     locked.chmod(0o500)
     try:
-        code, output = cli("lint", "--output-file", locked / "report.txt", orders)
+        code, output = cli_bound_by_file_modes("lint", "--output-file", locked / "report.txt", orders)
     finally:
         locked.chmod(0o700)
     assert code == 2 and "cannot be written (permission denied)" in output
@@ -299,13 +329,13 @@ def test_run_refuses_data_docs_in_a_folder_that_cannot_be_created(orders, tmp_pa
     assert f"dc-bridge run: --data-docs: cannot create {blocker / 'site'}: {blocker} is a file, not a folder" in output
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs a POSIX user whom permissions bind (not root)")
-def test_run_refuses_data_docs_in_an_unwritable_folder(orders, tmp_path, no_spark):
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
+def test_run_refuses_data_docs_in_an_unwritable_folder(orders, tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir()
     locked.chmod(0o500)
     try:
-        code, output = cli("run", orders, "--data-docs", locked)
+        code, output = cli_bound_by_file_modes("run", orders, "--data-docs", locked)
     finally:
         locked.chmod(0o700)
     assert code == 2 and "cannot be written (permission denied)" in output

@@ -8,7 +8,8 @@ counts, SQL metrics that return NaN, infinities, text or a full-precision decima
 random thresholds). Each example is ONE `dc_bridge.run` with every engine dc-bridge has (GX, Soda
 and the native Spark engine when present), and for every check:
 
-    each engine's number == a plain PySpark reference computed here from the check IR
+    each engine's number == the reference (tests/reference.py: Python over the collected rows,
+                            from docs/mapping.md and the check IR)
     the check's outcome  == its threshold judged on that reference (never `error`)
 
 Bounded for CI: a handful of examples (each costs an engine run), tiny frames, no example database.
@@ -32,6 +33,7 @@ import dc_bridge  # noqa: E402
 from dc_bridge.plan import checks as c  # noqa: E402
 from dc_bridge.contract.reading.load import load_contract  # noqa: E402
 from dc_bridge.engines.registry import ENGINES  # noqa: E402
+from reference import Rows, reference, same  # noqa: E402
 
 EXAMPLES = int(__import__("os").environ.get("DCB_PROPERTY_EXAMPLES", "12"))
 NAN, INF = float("nan"), float("inf")
@@ -131,63 +133,6 @@ def contracts(draw) -> dict:
             "schema": [table]}
 
 
-def _col(name: str):
-    from pyspark.sql import functions as F
-
-    return F.col(f"`{name}`")
-
-
-def reference(check, df, total: int) -> float | None:
-    """The check's number as docs/mapping.md defines it, with plain DataFrame operations."""
-    from pyspark.sql import functions as F
-
-    p = check.params
-
-    def rows_where(condition) -> float:
-        n = df.where(condition).count()
-        if check.unit == "percent":
-            return 100.0 * n / total if total else 0.0
-        return float(n)
-
-    if isinstance(p, c.NotNull):
-        column = _col(check.column)
-        return rows_where(column.isNull() | column.isin(list(p.missing_values)) if p.missing_values else column.isNull())
-    if isinstance(p, c.Unique):
-        present = df
-        for name in check.columns:
-            present = present.where(_col(name).isNotNull())
-        repeated = present.groupBy(*[_col(n) for n in check.columns]).count().where(F.col("count") > 1)
-        n = repeated.agg(F.sum("count")).first()[0] or 0
-        return (100.0 * n / total if total else 0.0) if check.unit == "percent" else float(n)
-    if isinstance(p, c.Regex):
-        column = _col(check.column)
-        return rows_where(column.isNotNull() & ~column.rlike(p.pattern))
-    if isinstance(p, c.InSet):
-        column = _col(check.column)
-        return rows_where(column.isNotNull() & ~column.isin(list(p.values)))
-    if isinstance(p, c.LengthBetween):
-        length = F.length(_col(check.column))
-        bad = F.lit(False)
-        if p.min_length is not None:
-            bad = bad | (length < p.min_length)
-        if p.max_length is not None:
-            bad = bad | (length > p.max_length)
-        return rows_where(length.isNotNull() & bad)
-    if isinstance(p, c.ValueBetween):
-        column = _col(check.column)
-        bad = F.lit(False)
-        # a bound as the decimal its text names (`0.1` is decimal(1,1)): exact against a decimal column
-        low, high = (F.lit(Decimal(repr(v))) if v is not None else None for v in (p.min_value, p.max_value))
-        if low is not None:
-            bad = bad | ((column <= low) if p.strict_min else (column < low))
-        if high is not None:
-            bad = bad | ((column >= high) if p.strict_max else (column > high))
-        return rows_where(column.isNotNull() & bad)
-    if isinstance(p, c.RowCount):
-        return float(total)
-    return None
-
-
 def _metric_problems(spark, check, found, df) -> list[str]:
     """A SQL metric against its value in plain Spark SQL: text or NULL is `error` in every engine, NaN
     `failed` with no number, any other number judged exactly (a decimal against the threshold's
@@ -210,7 +155,7 @@ def _metric_problems(spark, check, found, df) -> list[str]:
     for engine, result in found.engines.items():
         # GX's query returns the value only when the threshold fails: a pass has no number there
         unreported = engine == "gx" and outcome == "passed" and result.observed is None
-        if result.outcome != outcome or (observed is not None and not unreported and not _same(result.observed, observed)):
+        if result.outcome != outcome or (observed is not None and not unreported and not same(result.observed, observed)):
             problems.append(f"{check.id} [sql {written[0]}]: {engine} {result.outcome} {result.observed}, Spark SQL {value!r}")
     return problems
 
@@ -218,12 +163,6 @@ def _metric_problems(spark, check, found, df) -> list[str]:
 def _metric_text(query: str) -> str:
     """A metric query without its table (the plan writes the run's view where the contract wrote `t`)."""
     return query.split(" FROM ")[0].strip().upper()
-
-
-def _same(a, b) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
 
 
 @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=False, print_blob=True,
@@ -262,7 +201,7 @@ def test_engines_agree_with_pyspark(spark, data, contract):
         assert loaded.contract is not None and not loaded.errors, [f"{f.code} {f.path} {f.message}" for f in loaded.findings]
         df = spark.createDataFrame(data, "i int, s string, x double, d decimal(38,18)").localCheckpoint()
         verdict = dc_bridge.run(loaded.contract, dataframes={"t": df}, spark=spark, engines=list(ENGINES), samples=False)
-    total = df.count()
+    collected = Rows.of(df)
     plan = {check.id: check for check in dc_bridge.compiler.compile_contract(loaded.contract).plan.checks}
     problems = []
     for found in verdict.checks():
@@ -274,15 +213,15 @@ def test_engines_agree_with_pyspark(spark, data, contract):
         if isinstance(check.params, c.SqlMetric):
             problems += _metric_problems(spark, check, found, df)
             continue
-        expected = reference(check, df, total)
+        expected = reference(check, collected)
         if expected is None:
             continue
         outcome = "passed" if check.threshold.holds(expected) else "failed"
         if found.outcome != outcome:
             problems.append(f"{check.id} [{check.kind}]: {found.outcome}, expected {outcome} on {expected} ({found.reason})")
         for engine, result in found.engines.items():
-            if not _same(result.observed, expected):
-                problems.append(f"{check.id} [{check.kind}]: {engine} observed {result.observed}, PySpark {expected}")
+            if not same(result.observed, expected):
+                problems.append(f"{check.id} [{check.kind}]: {engine} observed {result.observed}, reference {expected}")
         if not found.engines:
             problems.append(f"{check.id}: no engine ran it")
     assert not problems, "\n".join(problems) + f"\nrows: {data}\ncontract: {contract}"

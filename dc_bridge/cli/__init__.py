@@ -30,12 +30,12 @@ def main() -> None:
 @click.option("--format", "output_format", type=click.Choice(sorted(FORMATTERS)), default="text", show_default=True,
               help="Output format; sarif is SARIF 2.1.0 for code-scanning tools.")
 @click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the report here instead of stdout.")
-def lint(contracts: tuple[str, ...], output_format: str, output_file: str | None) -> None:
+def lint(contracts: tuple[str, ...], output_format: str, output_file: str | None, variables: dict[str, str]) -> None:
     """Validate contracts against their standard's schema and dc-bridge's rules.
 
     Exit 0 when no errors (warnings allowed), 1 when errors were found, 2 when a file could not be read.
     """
-    results = [lint_file(path) for path in contracts]
+    results = [lint_file(path, variables) for path in contracts]
     findings = [f for result in results for f in result.findings]
     report = FORMATTERS[output_format](findings, list(contracts))
     if output_file:
@@ -56,7 +56,7 @@ def lint(contracts: tuple[str, ...], output_format: str, output_file: str | None
               help="Folder under which expectation_suites/ and soda_checks/ are written.")
 @click.option("--explain", is_flag=True, help="Also print, per contract element, the check ids produced in each engine.")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if a compiled file is missing or stale.")
-def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, check_only: bool) -> None:
+def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, check_only: bool, variables: dict[str, str]) -> None:
     """Compile contracts to GX expectation suites and SodaCL files.
 
     Exit 0 on success, 1 when --check finds stale files, 2 when a contract has errors that change what runs.
@@ -72,7 +72,7 @@ def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, che
     # models or contracts that would share a file, or a file that is an input stops the command first
     compiled_all, renders, inputs = [], [], []
     for path in contracts:
-        loaded, local_errors = _load_or_exit(path)
+        loaded, local_errors = _load_or_exit(path, variables)
         inputs += outputs.contract_inputs(path, loaded)
         if loaded.kind == "library":
             compiled_all.append((path, None))
@@ -118,13 +118,13 @@ def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, che
         sys.exit(EXIT_FINDINGS)
 
 
-def _load_or_exit(path: str):
+def _load_or_exit(path: str, variables: dict[str, str]):
     """Load a contract to compile, and its check-local errors. Errors that change what runs stop here, with the
     lint report; errors of conformance alone and check-local ones are reported and compile goes on without the
     checks they concern (compiler.py)."""
     from dc_bridge.compiler import split_errors
 
-    result = lint_file(path)
+    result = lint_file(path, variables)
     stopping, local = split_errors(result.findings)
     if result.contract is None or stopping:
         click.echo(FORMATTERS["text"](stopping or result.findings, [path]), err=True)
@@ -133,7 +133,7 @@ def _load_or_exit(path: str):
         click.echo(FORMATTERS["text"](local, [path]), err=True)
     conformance = sum(f.level == "error" for f in result.findings) - len(local)
     if conformance:
-        click.echo(f"{path}: {conformance} error(s) of conformance (the official schema, the contract's own examples) that change nothing that runs; "
+        click.echo(f"{path}: {conformance} error(s) of conformance (the official schema, the contract's own examples), which compile goes past; "
                    f"`dc-bridge lint` lists them", err=True)
     return result, local
 
@@ -187,8 +187,11 @@ class _TimeLimit(click.ParamType):
 @click.option("--history", type=click.Path(dir_okay=False), metavar="PATH",
               help="Append a record of each contract's run to this JSON Lines file (created if missing, never rewritten) "
                    "and judge availability and errorRate SLAs over the runs it records.")
+@click.option("--explain", is_flag=True,
+              help="Also print the run's phases (read, lint, plan, data, translate, each engine per model, fold, ...) "
+                   "and how long each took.")
 def run_command(contracts, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
-                data_docs, timeout, side_by_side, cache, history) -> None:
+                data_docs, timeout, side_by_side, cache, history, explain, variables) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
 
     Several contracts (files, or globs in quotes) are checked one after the other in one process and
@@ -197,6 +200,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     Exit 0 passed (warnings allowed unless --fail-on warning), 1 failed, 2 error, bad input, or
     nothing evaluated at all.
     """
+    import time
     from pathlib import Path
 
     from rich.console import Console
@@ -204,9 +208,10 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 
     from dc_bridge.report import verdict_formats
     from dc_bridge.compiler import ContractError
-    from dc_bridge.runner.pipeline import preload_engines, run
+    from dc_bridge.runner.pipeline import check, preload_engines, read_contract
     from dc_bridge.runner.data import DataError, get_session, parse_data_option
-    from dc_bridge.runner.history import read_history
+    from dc_bridge.runner.history import History
+    from dc_bridge.runner.options import RunOptions
     from dc_bridge.verdict import Verdict
 
     console = Console(stderr=output_format != "console" and not output_file)
@@ -225,12 +230,13 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             if not eq:
                 raise click.BadParameter(f"--conf {option!r} must be KEY=VALUE")
             conf[key] = value
-        # before Spark starts: a report or site that would replace an input, or could not be written
-        # after the run, stops here
-        for file in files:
-            _check_run_outputs(file, data, server, output_file if output_format != "console" else None, data_docs, history)
-        if history:
-            read_history(history)  # a file that is not a dc-bridge history stops the run here, not after the first contract
+        # each contract is read once, here: before Spark starts, a report or site that would replace one of
+        # the files it reads, or could not be written after the run, stops the command; the run lints what was read
+        reads = [read_contract(file, variables) for file in files]
+        for file, read in zip(files, reads):
+            _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs, history)
+        # read once for every contract: a file that is not a dc-bridge history stops the run here, not after the first contract
+        recorded = History(history) if history else None
         # several contracts share one session, started here and stopped at the end; one contract's run
         # starts (and stops) its own, after its contract has been read
         if several:
@@ -241,14 +247,15 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         sys.exit(EXIT_UNREADABLE)
     verdicts = []
     try:
-        for file in files:
+        for file, read in zip(files, reads):
             try:
                 with console.status("checking") as status:
                     say = (lambda message, file=file: status.update(Text(f"{file}: {message}" if several else message)))
-                    verdicts.append(run(file, engines=selected, server=server, data=data, where=where, spark=session,
-                                        master=None if several else master, conf=None if several else conf, samples=samples,
-                                        progress=say, data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
-                                        history=history))
+                    options = RunOptions(engines=tuple(selected), server=server, data=data, where=where,
+                                         master=None if several else master, conf=None if several else conf, samples=samples,
+                                         data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
+                                         vars=variables, history=history, progress=say)
+                    verdicts.append(check(read, options, spark=session, history=recorded))
             except ContractError as exc:
                 click.echo(FORMATTERS["text"](exc.findings, [file]), err=True)
                 if not several:
@@ -264,6 +271,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         if created:
             session.stop()
     shown = verdicts if several else verdicts[0]
+    began = time.perf_counter()
     if output_format == "console":
         _print_console(shown, console, fail_on)
     else:
@@ -277,6 +285,9 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             click.echo(text)
     if output_file and output_format != "console":
         _print_console(shown, Console(stderr=True), fail_on)
+    if explain:  # where the console report went; beside a JSON, JUnit or HTML report on stdout, to stderr
+        verdict_formats.print_phases(verdicts, console if output_format == "console" else Console(stderr=True),
+                                     report_seconds=time.perf_counter() - began)
     sys.exit(max(verdict.exit_code(fail_on) for verdict in verdicts))
 
 
@@ -311,13 +322,12 @@ def contract_files(arguments: tuple[str, ...]) -> list[str]:
 DATA_DOCS_OWNED = ("index.html", "static", "expectations", "validations")
 
 
-def _check_run_outputs(contract: str, data: dict, server: str | None, output_file: str | None, data_docs: str | None,
+def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, output_file: str | None, data_docs: str | None,
                        history: str | None = None) -> None:
     """The checks of outputs.py for `run`'s --output-file, --data-docs and --history (appended to: an
-    output too), and the suite names a Data Docs site stores."""
+    output too), and the suite names a Data Docs site stores; `loaded`: the contract's LoadResult as the run read it."""
     from pathlib import Path
 
-    from dc_bridge.contract.reading.load import load_contract
     from dc_bridge.engines.gx import suite_name, unstorable
 
     if not output_file and not data_docs and not history:
@@ -328,7 +338,6 @@ def _check_run_outputs(contract: str, data: dict, server: str | None, output_fil
     if output_file and data_docs and outputs.same_path(output_file, data_docs):
         raise outputs.OutputRefused(f"--output-file {output_file} is also the --data-docs folder; nothing was written. "
                                     f"Give the report a file of its own, e.g. {Path(data_docs) / 'report.html'}.")
-    loaded = load_contract(contract)
     inputs = outputs.contract_inputs(contract, loaded)
     if loaded.contract is not None:
         inputs += outputs.data_inputs(loaded.contract, data, server)

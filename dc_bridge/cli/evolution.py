@@ -46,11 +46,11 @@ def _check_output(output_file: str | None, versions) -> None:
         outputs.check_file("--output-file", output_file, inputs)
 
 
-def _load_both(old: str, new: str):
+def _load_both(old: str, new: str, variables: dict[str, str]):
     """Both versions, or exit 2 with the findings that keep either from being compared."""
     from dc_bridge.contract.evolution.versioning import load_version
 
-    versions = [load_version(old), load_version(new)]
+    versions = [load_version(old, variables=variables), load_version(new, variables=variables)]
     problems = [f for v in versions for f in v.result.findings if f.level == "error"]
     if problems or any(v.result.contract is None for v in versions):
         shown = problems or [f for v in versions for f in v.result.findings]
@@ -60,10 +60,10 @@ def _load_both(old: str, new: str):
     return versions
 
 
-def _compare(old: str, new: str):
+def _compare(old: str, new: str, variables: dict[str, str]):
     from dc_bridge.contract.evolution.diff import diff, notes
 
-    versions = _load_both(old, new)
+    versions = _load_both(old, new, variables)
     before, after = (v.result for v in versions)
     changes = diff(before.contract, after.contract, notes(before.documents + after.documents))
     return versions, changes
@@ -107,7 +107,8 @@ _OUTPUT_FILE = click.option("--output-file", type=click.Path(dir_okay=False, wri
 @_OUTPUT_FILE
 @click.option("--fail-on", type=click.Choice(["breaking", "non-breaking", "patch"]),
               help="Exit 1 when a change of this kind or a more serious one is found.")
-def diff_command(old: str, new: str, output_format: str, output_file: str | None, fail_on: str | None) -> None:
+def diff_command(old: str, new: str, output_format: str, output_file: str | None, fail_on: str | None,
+                 variables: dict[str, str]) -> None:
     """List every change from OLD to NEW, each breaking, non-breaking or patch.
 
     OLD and NEW are contract files (DCS or ODCS, in any mix); either may be REV:PATH to read it from
@@ -116,7 +117,7 @@ def diff_command(old: str, new: str, output_format: str, output_file: str | None
     """
     from dc_bridge.contract.evolution.diff import required_bump
 
-    versions, changes = _compare(old, new)
+    versions, changes = _compare(old, new, variables)
     _check_output(output_file, versions)
     findings = _relabel(versions, [c.finding() for c in changes])
     files = [v.label for v in versions]
@@ -134,7 +135,7 @@ def diff_command(old: str, new: str, output_format: str, output_file: str | None
 @click.argument("new")
 @_FORMAT
 @_OUTPUT_FILE
-def check_version_command(old: str, new: str, output_format: str, output_file: str | None) -> None:
+def check_version_command(old: str, new: str, output_format: str, output_file: str | None, variables: dict[str, str]) -> None:
     """Fail unless NEW's version bumps OLD's enough for the changes between them.
 
     Breaking changes need a MAJOR bump, non-breaking ones at least MINOR, documentation at least
@@ -144,7 +145,7 @@ def check_version_command(old: str, new: str, output_format: str, output_file: s
     from dc_bridge.contract.evolution.diff import required_bump
     from dc_bridge.contract.evolution.versioning import SemVer, bump_level, check_version
 
-    versions, changes = _compare(old, new)
+    versions, changes = _compare(old, new, variables)
     _check_output(output_file, versions)
     before, after = (v.result for v in versions)
     verdict = check_version(before, after, changes)
@@ -175,20 +176,23 @@ def check_version_command(old: str, new: str, output_format: str, output_file: s
 @_FORMAT
 @_OUTPUT_FILE
 def drift_command(contract: str, data_options: tuple[str, ...], server: str | None, strict: bool, master: str | None,
-                  conf_options: tuple[str, ...], output_format: str, output_file: str | None) -> None:
+                  conf_options: tuple[str, ...], output_format: str, output_file: str | None, variables: dict[str, str]) -> None:
     """Compare the contract's schema with the data's actual Spark schema, nested fields included.
 
     A missing column or a type the contract does not allow is an error; a column the contract does
     not describe is info (an error with --strict). Exit 0 without errors, 1 with, 2 on bad input.
     """
+    from dc_bridge.compiler import split_errors
     from dc_bridge.contract.lint import lint_file
     from dc_bridge.runner.drift import schema_drift
     from dc_bridge.runner.data import DataError, get_session, parse_data_option
 
-    loaded = lint_file(contract)
-    errors = [f for f in loaded.findings if f.level == "error"]
-    if loaded.contract is None or errors:
-        click.echo(FORMATTERS["text"](errors or loaded.findings, [contract]), err=True)
+    loaded = lint_file(contract, variables)
+    # the errors `run` refuses (compiler.split_errors): conformance alone (DCB100) and an error confined to one
+    # check (a bad regex) change nothing of the contract's columns and types, which is all drift compares
+    stopping, _ = split_errors(loaded.findings)
+    if loaded.contract is None or stopping:
+        click.echo(FORMATTERS["text"](stopping or loaded.findings, [contract]), err=True)
         sys.exit(EXIT_UNREADABLE)
     spark = created = None
     try:

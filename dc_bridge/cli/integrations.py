@@ -43,7 +43,7 @@ def gx_group() -> None:
 @click.option("--result-format", type=click.Choice(["summary", "complete"]), default="summary", show_default=True,
               help="Result format of new checkpoints: summary keeps no failing values; complete keeps them all "
                    "(and the value of a failed SQL metric check).")
-def gx_init(contract: str, project_dir: str, result_format: str) -> None:
+def gx_init(contract: str, project_dir: str, result_format: str, variables: dict[str, str]) -> None:
     """Create or update a GX file-context project for CONTRACT.
 
     Per model: a DataFrame asset of a Spark data source named like the contract, the compiled suite,
@@ -54,9 +54,9 @@ def gx_init(contract: str, project_dir: str, result_format: str) -> None:
     from dc_bridge.compiler import ContractError
 
     # GX keeps the project in <DIR>/gx and rewrites what is there: no input of this command may lie in it
-    outputs.check_folder("--project-dir", project_dir, outputs.contract_inputs(contract), owned=("gx",))
+    outputs.check_folder("--project-dir", project_dir, outputs.contract_inputs(contract, variables=variables), owned=("gx",))
     try:
-        report = init_project(contract, project_dir, result_format)
+        report = init_project(contract, project_dir, result_format, variables)
     except ContractError as exc:
         _contract_errors(contract, exc)
     except ProjectConflict as exc:
@@ -93,7 +93,7 @@ def soda_group() -> None:
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False, path_type=str),
               help="The folder `dc-bridge compile --out` wrote soda_checks/ under.")
 @click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the config here instead of stdout.")
-def soda_config_command(contract: str, out_dir: str, output_file: str | None) -> None:
+def soda_config_command(contract: str, out_dir: str, output_file: str | None, variables: dict[str, str]) -> None:
     """Print what a plain Soda scan of CONTRACT's SodaCL on a Spark session needs: the data source
     name and, per model, the temp view to register its DataFrame as and the SodaCL file.
 
@@ -105,7 +105,7 @@ def soda_config_command(contract: str, out_dir: str, output_file: str | None) ->
     from dc_bridge.compiler import OutputError
 
     try:
-        config, stale = soda_config(contract, out_dir)
+        config, stale = soda_config(contract, out_dir, variables)
     except ContractError as exc:
         _contract_errors(contract, exc)
     except OutputError as exc:
@@ -114,7 +114,7 @@ def soda_config_command(contract: str, out_dir: str, output_file: str | None) ->
     if output_file:
         # the contract's files and the compiled SodaCL this config names are inputs here
         read = [outputs.Input(model["sodacl"], f"the compiled SodaCL of model `{name}`") for name, model in config["models"].items()]
-        outputs.check_file("--output-file", output_file, outputs.contract_inputs(contract) + read, written="the config")
+        outputs.check_file("--output-file", output_file, outputs.contract_inputs(contract, variables=variables) + read, written="the config")
         outputs.write_text("--output-file", output_file, text)
     else:
         click.echo(text, nl=False)

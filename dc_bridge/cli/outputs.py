@@ -49,14 +49,14 @@ class Input:
     glob: bool = False
 
 
-def contract_inputs(contract: str, result=None) -> list[Input]:
+def contract_inputs(contract: str, result=None, variables: dict[str, str] | None = None) -> list[Input]:
     """The contract file and every file loading it reads: references and imports, and each parent
     contract (`x-dc-bridge-extends`) with the files it reads. `result`: the contract's LoadResult when
-    the command has loaded it already."""
+    the command has loaded it already; else it is loaded with the command's `variables` (`--var`)."""
     from dc_bridge.contract.evolution.inheritance import ancestors
     from dc_bridge.contract.reading.load import load_contract
 
-    result = result if result is not None else load_contract(contract)
+    result = result if result is not None else load_contract(contract, variables)
     found = [Input(contract, "the contract")]
     found += [Input(d.file, f"a file {contract} references or imports") for d in result.documents[1:]]
     if result.contract is not None and result.documents:

@@ -30,12 +30,14 @@ _CODES = [
     Code("DCB006", "error", "File too large", "Split the contract, or raise the limit with DC_BRIDGE_MAX_CONTRACT_BYTES."),
     # schema and shape
     Code("DCB100", "error", "Does not match the official JSON schema",
-         "Fix the value so it matches the standard; `compile` and `run` go on because it does not change which checks run."),
+         "Fix the key or value so it matches the standard. `compile` and `run` go on: nothing dc-bridge checks depends on it, "
+         "unless the message says it reads it (then the check runs as written); what would change a check is DCB101 or DCB104."),
     Code("DCB101", "error", "Wrong type for a field dc-bridge uses", "Give the field a value of the expected type; it changes what runs."),
     Code("DCB102", "error", "Missing required field", "Add the field."),
     Code("DCB103", "error", "Duplicate name", "Give each model and field a unique name within its parent."),
     Code("DCB104", "error", "Unknown key that would change what runs",
-         "Spell the key as the standard does (see the message); as written, dc-bridge ignores it and the check it names does not run."),
+         "Spell the key as the standard does (see the message); as written, dc-bridge ignores it and the check it names "
+         "would not run, so `run` refuses the contract."),
     Code("DCB105", "error", "YAML read a value as another type",
          "Quote the value (`'NO'`, `'010'`, `'1:20'`): YAML 1.1 reads unquoted yes/no/on/off as booleans, numbers with a leading 0 as octal, a:b as base 60, and any plain number as a number, not text."),
     Code("DCB106", "warning", "Library rule dc-bridge cannot run",
@@ -76,6 +78,9 @@ _CODES = [
          "Rename the model or field (or its physical name) without `${`; Spark replaces `${...}` in SQL before parsing it, also inside quoted names."),
     Code("DCB174", "error", "Unresolved variable",
          "Pass `--var NAME=VALUE` (or `vars=` to dc_bridge.run), set the environment variable, or give a default: `${NAME:-value}`; `$${NAME}` is the text itself."),
+    Code("DCB175", "warning", "Quality SQL names a column the model does not declare",
+         "Fix the name if it is misspelt (see the \"did you mean\"), or declare the column in the model; if the data does not "
+         "have it either, Spark fails the check when it runs."),
     Code("DCB180", "error", "Unknown custom engine", "Use `engine: great-expectations` or `engine: soda`."),
     Code("DCB181", "error", "Unknown Great Expectations expectation type", "Use a GX 1.x expectation type such as expect_column_values_to_not_be_null."),
     Code("DCB182", "warning", "camelCase GX argument", "Write GX kwargs in snake_case (min_value, not minValue); dc-bridge maps them for you."),

@@ -26,9 +26,8 @@ from typing import Any, Iterator
 
 from dc_bridge import __version__
 from dc_bridge.compiler import compile_contract, load_for_run, plan_for_run
-from dc_bridge.contract.lint import java_regex
+from dc_bridge.contract.lint.java_regex import compiler_in
 from dc_bridge.contract.model import Contract
-from dc_bridge.contract.reading import variables
 from dc_bridge.contract.sql import filter_expression, quote_identifier, view_name
 from dc_bridge.engines.columns import absent_references, missing_columns, missing_message, unrunnable
 from dc_bridge.engines.native import ENGINE as NATIVE, judge_rows
@@ -89,10 +88,10 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
     now = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
     spark = df.sparkSession
     where_filter = filter_expression(where) if where else None
-    with variables.given(vars), java_regex.compiled_in(lambda: None if is_connect(spark) else spark._jvm):
-        loaded, local_errors = load_for_run(contract)
-        plan, invalid = plan_for_run(loaded, local_errors)
-        compiled = compile_contract(loaded, invalid=invalid, plan=plan)
+    # lint compiles the contract's patterns in the session's own JVM, as a run does
+    loaded, local_errors = load_for_run(contract, vars, compiler_in(lambda: None if is_connect(spark) else spark._jvm))
+    plan, invalid = plan_for_run(loaded, local_errors)
+    compiled = compile_contract(loaded, invalid=invalid, plan=plan)
     if model not in plan.models:
         raise SplitError(f"{loaded.file} has no model named `{model}` (models: {', '.join(plan.models)})")
     if column in df.columns:

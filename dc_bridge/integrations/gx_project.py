@@ -9,6 +9,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 from dc_bridge.compiler import compile_for_run
 from dc_bridge.contract.model import Contract
@@ -26,9 +27,11 @@ class InitReport:
     left_out: dict[str, str] = field(default_factory=dict)        # check id -> why it has no expectation
 
 
-def init_project(contract: str | Path | Contract, project_dir: str | Path = ".", result_format: str = "summary") -> InitReport:
-    """Create or update the GX project under `project_dir` (GX puts it in `project_dir/gx`)."""
-    compiled = compile_for_run(contract)
+def init_project(contract: str | Path | Contract, project_dir: str | Path = ".", result_format: str = "summary",
+                 variables: Mapping[str, str] | None = None) -> InitReport:
+    """Create or update the GX project under `project_dir` (GX puts it in `project_dir/gx`); `variables`:
+    the contract's ODCS 3.2 `${NAME}` values (`--var`)."""
+    compiled = compile_for_run(contract, variables)
     suites = compiled.artifacts[gx.ENGINE.name]
     unfit = gx.unstorable(suite["name"] for suite in suites.values())
     if unfit:  # before GX creates anything: it would write such a suite outside the project, or raise

@@ -16,6 +16,7 @@ valid until the contract's id or models change.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping
 
 import yaml
 
@@ -26,11 +27,13 @@ from dc_bridge.contract.sql import view_name
 from dc_bridge.engines import soda
 
 
-def soda_config(contract: str | Path | Contract, out: str | Path = ".") -> tuple[dict, list[Path]]:
-    """(the config, compiled SodaCL files under `out` that are missing or stale)."""
-    compiled = compile_for_run(contract)
+def soda_config(contract: str | Path | Contract, out: str | Path = ".",
+                variables: Mapping[str, str] | None = None) -> tuple[dict, list[Path]]:
+    """(the config, compiled SodaCL files under `out` that are missing or stale); `variables`: the
+    contract's ODCS 3.2 `${NAME}` values (`--var`)."""
+    compiled = compile_for_run(contract, variables)
     # the files as `dc-bridge compile` writes them, so a stale one is caught here rather than by a wrong scan
-    compiled_files = compiler.rendered(compiler.compile_contract(compiled.contract), Path(out))
+    compiled_files = compiler.rendered(compiled, Path(out))
     paths = {path.stem: path for path in compiled_files if path.parts[-3] == soda.ENGINE.files.folder}
     models = {}
     for model in compiled.artifacts[soda.ENGINE.name]:

@@ -198,3 +198,25 @@ def print_console_many(verdicts: list[Verdict], console: Console, fail_on: str =
     code = max(v.exit_code(fail_on) for v in verdicts)
     console.print(f"{len(verdicts)} contracts, checks: " + (", ".join(f"{counts[o]} {o}" for o in ALL if counts[o]) or "none")
                   + f"; exit code {code}")
+
+
+def print_phases(verdicts: list[Verdict], console: Console, report_seconds: float | None = None) -> None:
+    """`run --explain`: each contract's phases in the order they ran, with their seconds (runner/phases.py),
+    then the command's own report (`report_seconds`: rendering and writing it, which no verdict can hold)."""
+    several = len(verdicts) > 1
+    table = Table(title="phases", title_justify="left")
+    if several:
+        table.add_column("contract")
+    for name in ("phase", "model", "engine"):
+        table.add_column(name)
+    table.add_column("seconds", justify="right")
+    for verdict in verdicts:
+        for phase in verdict.phases:
+            row = [phase.phase, Text(console_text(phase.model or "")), phase.engine or "", f"{phase.seconds:.3f}"]
+            table.add_row(*([Text(console_text(phase.contract))] if several else []), *row)
+    if report_seconds is not None:
+        table.add_row(*([""] if several else []), "report", "", "", f"{report_seconds:.3f}")
+    console.print(table)
+    total = sum(v.seconds or 0 for v in verdicts)
+    console.print(f"{total:.1f}s in {len(verdicts)} contract run(s), "
+                  f"{sum(p.seconds for v in verdicts for p in v.phases):.1f}s of it in the phases above")

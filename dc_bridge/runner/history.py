@@ -97,6 +97,23 @@ def _check_appendable(path: Path) -> None:
         raise HistoryError(f"history file {path} cannot be appended to (permission denied); name a file you can write")
 
 
+class History:
+    """The history file as one command uses it: read and checked once (`dc-bridge run` before its first
+    contract), then each contract's earlier runs taken from those records, and each record this command
+    appends kept beside them, so a later contract of the same run sees it as a second read would."""
+
+    def __init__(self, path: str | Path):
+        self.path = path
+        self.records = read_history(path)
+
+    def earlier_runs(self, contract_id: str, now: datetime) -> RunHistory:
+        return earlier_runs(self.records, self.path, contract_id, now)
+
+    def append(self, record: dict) -> None:
+        append_record(self.path, record)
+        self.records.append(record)
+
+
 def earlier_runs(records: Iterable[dict], path: str | Path, contract_id: str, now: datetime) -> RunHistory:
     """The records of this contract (any version: the data is the same product) within HISTORY_WINDOW before `now`."""
     runs = tuple(PastRun(data_read=all(r["read"].values()), evaluated=r["evaluated"], in_error=r["in_error"])

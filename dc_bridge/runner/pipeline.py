@@ -1,6 +1,12 @@
 """`dc_bridge.run`: contract -> plan -> suites and SodaCL -> both engines on Spark -> one verdict.
 
-The only module that wires the steps together; each step stays a function of its own module.
+The only module that wires the steps together; each step stays a function of its own module. One pass:
+each step runs once per contract, in this order, and is recorded as a phase (runner/phases.py):
+read, lint, plan, data (each model's DataFrame and temp view), references (checks the data keeps from
+running: runner/reads.py, engines/columns.py), translate (once, with every such check already known),
+each engine on each model, judge (each check from the engines' reports), evidence (what the fold needs
+from the data besides them: row counts, empty models, failing values), fold, then the history record,
+Data Docs and cleanup; `spark` when the run starts its own session.
 """
 
 from __future__ import annotations
@@ -8,29 +14,32 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
 from dc_bridge import __version__
-from dc_bridge.compiler import Compiled, compile_contract, load_for_run, plan_for_run
-from dc_bridge.contract.lint import java_regex
-from dc_bridge.contract.reading import variables
+from dc_bridge.compiler import Compiled, compile_contract, lint_for_run, plan_for_run
+from dc_bridge.contract.lint.java_regex import compiler_in
 from dc_bridge.contract.model import Contract
-from dc_bridge.contract.sql import filter_expression, view_name
+from dc_bridge.contract.reading.load import LoadResult, load_contract
+from dc_bridge.contract.sql import view_name
 from dc_bridge.engines.columns import absent_references, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, is_connect, model_dataframe
 from dc_bridge.runner.drift import schema_drift
-from dc_bridge.runner.history import append_record, earlier_runs, read_history, run_record, unread_record
+from dc_bridge.runner.history import History, run_record, unread_record
+from dc_bridge.runner.options import RunOptions
+from dc_bridge.runner.phases import Phases
 from dc_bridge.runner.reads import foreign_reads
 from dc_bridge.runner.rows import objective_row_counts
 from dc_bridge.runner.samples import gather_samples
 from dc_bridge.runner.threads import run_side_by_side
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS, within
 from dc_bridge.runner.vacuous import empty_models
-from dc_bridge.verdict import Evidence, Verdict, fold
+from dc_bridge.verdict import Evidence, Verdict, conclude, judge
 
 def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=None, engines: tuple[str, ...] | list[str] = DEFAULT_ENGINES,
         server: str | None = None, data: dict[str, DataLocation] | None = None, where: str | None = None,
@@ -59,101 +68,152 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     is not a dc-bridge history raises HistoryError, a ValueError), over which availability and errorRate
     SLAs are judged; this run's record is appended to it once the verdict exists, or when a model's data
     cannot be read (a run without data, as availability counts it).
+    The verdict's `phases` say how long each step of the run took (runner/phases.py).
     """
-    selected = tuple(e for e in ENGINES if e in engines)
-    unknown = set(engines) - set(ENGINES)
-    if unknown or not selected:
-        raise ValueError(f"unknown engine(s) {', '.join(sorted(unknown)) or '(none)'}; choose from {', '.join(ENGINES)}")
-    if timeout is not None and not 0 < timeout:  # also refuses NaN
-        raise ValueError(f"timeout={timeout!r}: give a positive number of seconds, or None for no limit")
-    say = progress or (lambda message: None)
-    # --where is SQL from the command line: one expression, held to the rules of quality SQL, before Spark starts
-    where_filter = filter_expression(where) if where else None
-    started = time.perf_counter()
+    options = RunOptions(engines=tuple(engines), server=server, data=data or {}, where=where, master=master, conf=conf,
+                         samples=samples, data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
+                         vars=vars or {}, history=history, progress=progress)
+    return check(contract, options, dataframes=dataframes, spark=spark)
+
+
+@dataclass(frozen=True)
+class ReadContract:
+    """A contract file read, with every file it references, and not yet linted: `dc-bridge run` reads each
+    contract once, checks its outputs against the files read, and hands the read contract to `check`."""
+    result: LoadResult
+    seconds: float
+
+
+def read_contract(file: str | Path, variables: dict[str, str] | None = None) -> ReadContract:
+    """Read a contract file as a run reads it (`variables`: `--var`, before the environment)."""
+    began = time.perf_counter()
+    result = load_contract(file, variables)
+    return ReadContract(result, time.perf_counter() - began)
+
+
+def check(contract: str | Path | Contract | ReadContract, options: RunOptions, dataframes: dict | None = None, spark=None,
+          history: History | None = None) -> Verdict:
+    """`run` with its options as one value. `contract` may be read already (`read_contract`) and the
+    history file too (`History`: a command that runs several contracts reads it once)."""
+    # the run's `seconds` count the reading of its contract, wherever it was read
+    started = time.perf_counter() - (contract.seconds if isinstance(contract, ReadContract) else 0.0)
     started_at = datetime.now(timezone.utc)
     # the user's history, checked before anything starts Spark: a file that is not one stops the run here
-    recorded = read_history(history) if history is not None else None
-    session = _SessionOnDemand(spark, master, conf, selected, say)
-    # lint compiles the contract's patterns in the run's own JVM (contract/lint/java_regex.py), not a second one
-    with session.stopped_on_error(), variables.given(vars), java_regex.compiled_in(session.jvm):
-        loaded, local_errors = load_for_run(contract)
-        plan, invalid = plan_for_run(loaded, local_errors)
-        compiled = compile_contract(loaded, invalid=invalid, plan=plan)
-    past = earlier_runs(recorded, history, loaded.id, started_at) if history is not None else None
+    if history is None and options.history is not None:
+        history = History(options.history)
+    phases = Phases(_label(contract))
+    session = _SessionOnDemand(spark, options, phases)
+    with session.stopped_on_error():
+        read = _read(contract, options, phases)
+        with phases.timed("lint"):
+            # lint compiles the contract's patterns in the run's own JVM (contract/lint/java_regex.py), not a second one
+            loaded, local_errors = lint_for_run(read, compiler_in(session.jvm))
+        with phases.timed("plan"):
+            plan, invalid = plan_for_run(loaded, local_errors)
+    past = history.earlier_runs(loaded.id, started_at) if history is not None else None
 
     spark, created = session.get()
     versions = _versions(spark.version)
     views: list[str] = []
     cached: list = []
     reports: dict[str, dict[str, EngineReport]] = {}
-    seconds = {engine: 0.0 for engine in selected}
+    seconds = {engine: 0.0 for engine in options.engines}
     try:
-        try:
-            frames, unfiltered = _model_frames(spark, loaded, dataframes or {}, data or {}, server, where, where_filter)
-        except _Unread as exc:
-            if history is not None:
-                models = [m.name for m in loaded.models]
-                read = {name: name != exc.model for name in models[:models.index(exc.model) + 1]}
-                append_record(history, unread_record(loaded.id, loaded.version, read, started_at, str(exc)))
-            raise
-        for model, frame in frames.items():
-            view = view_name(loaded.id, model)
-            frame.createOrReplaceTempView(view)
-            views.append(view)
-        # the second look at SQL checks: what Spark resolved their names to (runner/reads.py)
-        foreign = foreign_reads(spark, [c for c in compiled.plan.checks if c.id not in compiled.invalid],
-                                {model: view_name(loaded.id, model) for model in frames})
-        # checks that read a declared column the data lacks beyond their own (a foreign key's referenced
-        # column, a column a query names): failed before any engine, which would fail on the whole query
-        absent = absent_references(compiled.plan.checks, frames)
-        if foreign or absent:
-            compiled = compile_contract(loaded, invalid={**compiled.invalid, **foreign, **absent}, plan=plan)
-        if cache:
+        with phases.timed("data"):
+            try:
+                frames, unfiltered = _model_frames(spark, loaded, dataframes or {}, options.data, options.server, options.where,
+                                                   options.where_filter)
+            except _Unread as exc:
+                if history is not None:
+                    models = [m.name for m in loaded.models]
+                    was_read = {name: name != exc.model for name in models[:models.index(exc.model) + 1]}
+                    history.append(unread_record(loaded.id, loaded.version, was_read, started_at, str(exc)))
+                raise
+            for model, frame in frames.items():
+                view = view_name(loaded.id, model)
+                frame.createOrReplaceTempView(view)
+                views.append(view)
+        with phases.timed("references"):
+            # the second look at SQL checks: what Spark resolved their names to (runner/reads.py)
+            foreign = foreign_reads(spark, [c for c in plan.checks if c.id not in invalid],
+                                    {model: view_name(loaded.id, model) for model in frames})
+            # checks that read a declared column the data lacks beyond their own (a foreign key's referenced
+            # column, a column a query names): failed before any engine, which would fail on the whole query
+            absent = absent_references(plan.checks, frames)
+        with phases.timed("translate"):
+            # once, after the data is known: the checks it keeps from running get no engine artifact
+            compiled = compile_contract(loaded, invalid={**invalid, **foreign, **absent}, plan=plan)
+        if options.cache:
             cached = _persist(frames)
-        for model in compiled.plan.models:
+        for model in plan.models:
             reports[model] = {}
             if model not in frames:
                 continue
-            works = {engine: functools.partial(_timed_engine, engine, spark, frames, compiled, model, started_at, timeout, say)
-                     for engine in selected}
-            ran = run_side_by_side(works, spark) if side_by_side else {engine: work() for engine, work in works.items()}
+            works = {engine: functools.partial(_timed_engine, engine, spark, frames, compiled, model, started_at, options.timeout,
+                                               options.say)
+                     for engine in options.engines}
+            ran = run_side_by_side(works, spark) if options.side_by_side else {engine: work() for engine, work in works.items()}
             for engine, (report, took) in ran.items():
                 reports[model][engine] = report
                 seconds[engine] += took
-        drift = [finding.to_dict() for finding in schema_drift(loaded, frames)]  # reads schemas only: no Spark job
-        facts = dict(contract_file=loaded.file, where=where, where_not_applied=unfiltered, started_at=started_at.isoformat(),
+                phases.add("engine", took, model=model, engine=engine)
+        with phases.timed("judge"):
+            # the checks left out of the engines' artifacts are `error`, those reading an absent column `failed`
+            in_error = {check_id: why for check_id, why in compiled.invalid.items() if check_id not in absent}
+            judged = judge(plan, reports, compiled.coverage, options.engines, in_error, absent)
+        with phases.timed("evidence"):
+            drift = [finding.to_dict() for finding in schema_drift(loaded, frames)]  # reads schemas only: no Spark job
+            # the evidence beside the engines' reports (the rows dataQuality SLOs divide by, empty models,
+            # failing values), read for the checks the engines judged; after a timeout, a task Spark could
+            # not interrupt may still hold the cores: these extra jobs get the same limit, and on expiry the
+            # verdict goes without them
+            rows = within(options.timeout, spark, "row counts", lambda: objective_row_counts(plan, frames), on_timeout=lambda _: {})
+            empty = within(options.timeout, spark, "empty models", lambda: empty_models(judged, frames, rows),
+                           on_timeout=lambda _: frozenset())
+            found = {}
+            if options.samples and any(c.outcome in ("failed", "warning") for c in judged.checks()):
+                options.say("fetching failing values")
+                found = within(options.timeout, spark, "samples", lambda: gather_samples(judged, plan, frames, started_at),
+                               on_timeout=lambda _: {})
+        facts = dict(contract_file=loaded.file, where=options.where, where_not_applied=unfiltered, started_at=started_at.isoformat(),
                      engine_seconds={e: round(s, 3) for e, s in seconds.items()}, versions=versions, drift=drift)
-        invalid = {check_id: why for check_id, why in compiled.invalid.items() if check_id not in absent}
-        # what dataQuality SLOs divide by, read before the first fold so that it judges them already
-        rows = within(timeout, spark, "row counts", lambda: objective_row_counts(compiled.plan, frames), on_timeout=lambda _: {})
-        judged = fold(compiled.plan, reports, compiled.coverage, selected, invalid, Evidence(row_counts=rows, history=past),
-                      absent=absent, **facts)
-        # the evidence beside the engines' reports, read for the checks the engines judged; after a
-        # timeout, a task Spark could not interrupt may still hold the cores: these extra jobs get the
-        # same limit, and on expiry the verdict goes without them
-        empty = within(timeout, spark, "empty models", lambda: empty_models(judged, frames, rows), on_timeout=lambda _: frozenset())
-        found = {}
-        if samples and judged.outcome != "passed":
-            say("fetching failing values")
-            found = within(timeout, spark, "samples", lambda: gather_samples(judged, compiled.plan, frames, started_at),
-                           on_timeout=lambda _: {})
-        verdict = fold(compiled.plan, reports, compiled.coverage, selected, invalid,
-                       Evidence(empty_models=empty, samples=found, row_counts=rows, history=past), absent=absent, **facts)
+        with phases.timed("fold"):
+            verdict = conclude(plan, judged, options.engines, Evidence(empty_models=empty, samples=found, row_counts=rows, history=past),
+                               **facts)
         if history is not None:
-            append_record(history, run_record(verdict, compiled.plan.models, started_at))
-        if data_docs is not None:
+            with phases.timed("history"):
+                history.append(run_record(verdict, plan.models, started_at))
+        if options.data_docs is not None:
             from dc_bridge.report.data_docs import build_data_docs
 
-            say("gx: Data Docs")
-            build_data_docs(spark, frames, compiled, data_docs, started_at)
+            options.say("gx: Data Docs")
+            with phases.timed("data_docs"):
+                build_data_docs(spark, frames, compiled, options.data_docs, started_at)
     finally:
-        for frame in cached:
-            frame.unpersist()
-        for view in views:
-            spark.catalog.dropTempView(view)
-        if created:
-            spark.stop()
-    return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
+        with phases.timed("cleanup"):
+            for frame in cached:
+                frame.unpersist()
+            for view in views:
+                spark.catalog.dropTempView(view)
+            if created:
+                spark.stop()
+    return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3), "phases": phases.records})
+
+
+def _label(contract: str | Path | Contract | ReadContract) -> str:
+    """The contract as its phases name it: the file."""
+    return contract.result.file if isinstance(contract, ReadContract) else contract.file if isinstance(contract, Contract) else str(contract)
+
+
+def _read(contract: str | Path | Contract | ReadContract, options: RunOptions, phases: Phases) -> LoadResult | Contract:
+    """The contract read (a Contract object needs no reading: lint holds its rules over it all the same)."""
+    if isinstance(contract, Contract):
+        return contract
+    if isinstance(contract, ReadContract):
+        phases.add("read", contract.seconds)
+        return contract.result
+    with phases.timed("read"):
+        return load_contract(contract, options.vars)
 
 
 def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, DataLocation], server: str | None,
@@ -248,19 +308,20 @@ def _run_engine(engine: str, spark, frames: dict, compiled: Compiled, model: str
 
 class _SessionOnDemand:
     """The run's session: the caller's, else one started on first need, which is lint's when the
-    contract has patterns (compiled in Spark's JVM), else right after the contract is compiled."""
+    contract has patterns (compiled in Spark's JVM), else right after the contract is planned."""
 
-    def __init__(self, spark, master: str | None, conf: dict[str, str] | None, engines: tuple[str, ...], say: Callable[[str], None]):
+    def __init__(self, spark, options: RunOptions, phases: Phases):
         self._session = (spark, False) if spark is not None else None
-        self._start = (master, conf, engines, say)
+        self._options = options
+        self._phases = phases
 
     def get(self) -> tuple:
         """(session, created here)."""
         if self._session is None:
-            master, conf, engines, say = self._start
-            say("starting Spark")
-            preload_engines(engines)
-            self._session = get_session(master, conf)
+            self._options.say("starting Spark")
+            with self._phases.timed("spark"):
+                preload_engines(self._options.engines)
+                self._session = get_session(self._options.master, self._options.conf)
         return self._session
 
     def jvm(self):

@@ -34,12 +34,11 @@ import operator
 from datetime import datetime
 from typing import Any
 
-from dataclasses import replace
 
 from dc_bridge.engines.results import plain_value
 from dc_bridge.engines.spark_conditions import VIOLATIONS, aggregate, column, duplicates
 from dc_bridge.plan.checks import Check, CheckPlan, kind_of
-from dc_bridge.verdict import WITHHELD, Verdict
+from dc_bridge.verdict import WITHHELD, Judged
 
 SAMPLE_LIMIT = 5
 # failing rows read for the row-level samples of a model: enough for every check of a run with
@@ -93,7 +92,7 @@ def _orphans(frame, check: Check, frames: dict) -> list:
     return [row[0] if len(keys) == 1 else list(row) for row in rows]
 
 
-def gather_samples(verdict: Verdict, plan: CheckPlan, frames: dict, now: datetime) -> dict[str, dict[str, Any]]:
+def gather_samples(verdict: Judged, plan: CheckPlan, frames: dict, now: datetime) -> dict[str, dict[str, Any]]:
     """Failing values (and distinct duplicate counts) of the failed and warning checks of `verdict`:
     check id -> the fields of its CheckVerdict to set."""
     by_id = {check.id: check for check in plan.checks}

@@ -10,10 +10,10 @@ freshness) need no note: an empty table fails `rowCount > 0` and is not fresh.
 from __future__ import annotations
 
 from dc_bridge.plan.checks import KINDS
-from dc_bridge.verdict import Verdict
+from dc_bridge.verdict import Judged
 
 
-def empty_models(verdict: Verdict, frames: dict, row_counts: dict[str, int] | None = None) -> frozenset[str]:
+def empty_models(verdict: Judged, frames: dict, row_counts: dict[str, int] | None = None) -> frozenset[str]:
     """The models with a passed value check whose DataFrame has no rows. A model the run already counted
     (`row_counts`, for dataQuality SLOs), or one an engine found a violating row in, costs nothing; any
     other one small Spark job (`isEmpty` reads at most one row)."""

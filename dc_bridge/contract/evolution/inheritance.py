@@ -108,7 +108,7 @@ def ancestors(result: LoadResult) -> tuple[list[Ancestor], list[Finding]]:
                 findings.append(Finding("DCB244", document.file, format_path(path), f"parent contract {reference} does not exist",
                                         expected="an existing contract file, relative to this one", found=str(target), **where))
                 continue
-            parent = load_contract(str(target))
+            parent = load_contract(str(target), variables=result.variables)
             problem = _unusable(parent)
             if problem:
                 findings.append(Finding("DCB244", document.file, format_path(path), f"parent contract {reference} {problem}",

@@ -23,7 +23,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import semver
 import yaml
@@ -149,10 +149,11 @@ class GitError(Exception):
     """git could not produce the file; the message is git's own first line."""
 
 
-def load_version(spec: str, cwd: str | Path | None = None) -> Version:
-    """Load `spec`: a contract file, or `REV:PATH` read from git when no such file exists."""
+def load_version(spec: str, cwd: str | Path | None = None, variables: Mapping[str, str] | None = None) -> Version:
+    """Load `spec`: a contract file, or `REV:PATH` read from git when no such file exists; `variables`
+    as for `load_contract`."""
     if Path(spec).exists() or ":" not in spec or re.match(r"^[A-Za-z]:[\\/]", spec):
-        return Version(spec, load_contract(spec))
+        return Version(spec, load_contract(spec, variables))
     rev, _, path = spec.partition(":")
     with tempfile.TemporaryDirectory(prefix="dc-bridge-git-") as temp:
         try:
@@ -161,7 +162,7 @@ def load_version(spec: str, cwd: str | Path | None = None) -> Version:
             finding = Finding("DCB232", spec, "", f"cannot read {path} at revision {rev}: {exc}",
                               expected="REV:PATH of a contract committed at REV", found=str(exc))
             return Version(spec, LoadResult(spec, None, [finding]), problems=[finding])
-        result = load_contract(str(main_file))
+        result = load_contract(str(main_file), variables)
         labels = {str(main_file): spec}
         for document in result.documents:
             relative = posixpath.normpath(Path(os.path.relpath(document.file, temp)).as_posix())

@@ -7,20 +7,28 @@ the JSON-schema findings and the rules that need the whole normalised contract.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping
 
 from dc_bridge.contract.evolution.inheritance import inheritance_findings
 from dc_bridge.contract.findings import Finding
 from dc_bridge.contract.reading.load import LoadResult, load_contract
 from dc_bridge.contract.lint.examples import example_findings
+from dc_bridge.contract.lint.java_regex import RegexCompiler, java_regex_errors
 from dc_bridge.contract.lint.rules import semantic_findings
 from dc_bridge.contract.lint.schema import _said_already, referenced_key_findings, validate_schema
 
-__all__ = ["lint_file", "semantic_findings"]
+__all__ = ["lint_file", "lint_loaded", "semantic_findings"]
 
 
-def lint_file(path: str | Path) -> LoadResult:
-    """Load one contract and add every lint finding to the result."""
-    result = load_contract(path)
+def lint_file(path: str | Path, variables: Mapping[str, str] | None = None,
+              regex_compiler: RegexCompiler = java_regex_errors) -> LoadResult:
+    """Load one contract (with the caller's `variables`, contract/reading/variables.py) and add every
+    lint finding to the result; `regex_compiler` judges its patterns as Java does (java_regex.py)."""
+    return lint_loaded(load_contract(path, variables), regex_compiler)
+
+
+def lint_loaded(result: LoadResult, regex_compiler: RegexCompiler = java_regex_errors) -> LoadResult:
+    """Add every lint finding to a contract load's result (in place; returned for convenience)."""
     if result.contract is None and not result.documents:
         return result
     main = result.documents[0] if result.documents else None
@@ -33,7 +41,7 @@ def lint_file(path: str | Path) -> LoadResult:
     if result.contract is not None:
         # a name still holding an unresolved variable is DCB174's: DCB173 would say to rename it
         unresolved = {(f.file, f.path) for f in result.findings if f.code == "DCB174"}
-        result.findings.extend(f for f in semantic_findings(result.contract) if f.code != "DCB173" or not
+        result.findings.extend(f for f in semantic_findings(result.contract, regex_compiler) if f.code != "DCB173" or not
                                {(f.file, f"{f.path}.{key}") for key in ("name", "physicalName")} & unresolved)
         result.findings.extend(inheritance_findings(result))
         result.findings.extend(example_findings(result))

@@ -446,26 +446,28 @@ def _field_examples(field: Field, documents: dict[str, Document]) -> Iterator[_E
 
 def _examples_of(documents: dict[str, Document], document: Document, node: Any, path: str, seen: frozenset) -> Iterator[_Example]:
     """A field's `examples` (and DCS's deprecated `example`), else those of the definition its `$ref` names,
-    as the reader merges them: the field's own keys win."""
-    if not isinstance(node, dict):
-        return
-    examples = node.get("examples")
-    if isinstance(examples, list):
-        lines = getattr(examples, "item_lines", [])
-        for index, value in enumerate(examples):
-            yield _Example(value, getattr(examples, "plain_texts", {}).get(index), document.file, f"{path}.examples[{index}]",
-                           lines[index] if index < len(lines) else None, "example")
-    if "example" in node:
-        yield _Example(node["example"], getattr(node, "plain_texts", {}).get("example"), document.file, f"{path}.example",
-                       getattr(node, "key_lines", {}).get("example"), "example")
-    ref = node.get("$ref")
-    if "examples" in node or "example" in node or not isinstance(ref, str) or ref.startswith(("http://", "https://")):
-        return
-    file, pointer = split_reference(ref, document.file)
-    target = documents.get(os.path.normpath(file))
-    found = navigate_pointer(target.data, pointer) if target is not None else None
-    if found is not None and (target.file, pointer) not in seen:  # a cycle is the loader's DCB122
-        yield from _examples_of(documents, target, found[0], format_path(found[1]), seen | {(target.file, pointer)})
+    as the reader merges them: the field's own keys win. A loop, not recursion: a `$ref` chain may be long."""
+    seen = set(seen)
+    while isinstance(node, dict):
+        examples = node.get("examples")
+        if isinstance(examples, list):
+            lines = getattr(examples, "item_lines", [])
+            for index, value in enumerate(examples):
+                yield _Example(value, getattr(examples, "plain_texts", {}).get(index), document.file, f"{path}.examples[{index}]",
+                               lines[index] if index < len(lines) else None, "example")
+        if "example" in node:
+            yield _Example(node["example"], getattr(node, "plain_texts", {}).get("example"), document.file, f"{path}.example",
+                           getattr(node, "key_lines", {}).get("example"), "example")
+        ref = node.get("$ref")
+        if "examples" in node or "example" in node or not isinstance(ref, str) or ref.startswith(("http://", "https://")):
+            return
+        file, pointer = split_reference(ref, document.file)
+        target = documents.get(os.path.normpath(file))
+        found = navigate_pointer(target.data, pointer) if target is not None else None
+        if found is None or (target.file, pointer) in seen:  # a cycle is the loader's DCB122
+            return
+        seen.add((target.file, pointer))
+        document, node, path = target, found[0], format_path(found[1])
 
 
 # ---- model examples: rows

@@ -3,41 +3,38 @@ refuses what Spark would.
 
 Two ways to reach a JVM. `dc-bridge lint` has none and launches `java` on RegexCheck.java: a JVM of
 its own that compiles a class before it runs (seconds, every lint of a contract with a pattern). A
-run has Spark's: within `compiled_in(jvm)` patterns are compiled there through py4j, milliseconds.
+run has Spark's: it hands lint `compiler_in(jvm)`, which compiles patterns there through py4j, milliseconds.
+Lint takes its compiler as a parameter (`lint_file(..., regex_compiler=...)`, `semantic_findings`);
+`java_regex_errors` is the default.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import shutil
 import subprocess
-from contextlib import contextmanager
-from contextvars import ContextVar
 from importlib import resources
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
-# a function giving the JVM view (py4j's `spark._jvm`) to compile in, or None to launch java
-_JVM: ContextVar[Callable[[], Any] | None] = ContextVar("dc_bridge_regex_jvm", default=None)
-
-
-@contextmanager
-def compiled_in(jvm: Callable[[], Any]) -> Iterator[None]:
-    """Within: patterns are compiled in the JVM `jvm()` returns, or by launching java where it
-    returns None (a Spark Connect session has no JVM in this process). `jvm` is called only for a
-    contract with patterns, so a run may start its session there and no earlier."""
-    token = _JVM.set(jvm)
-    try:
-        yield
-    finally:
-        _JVM.reset(token)
+# patterns -> each one's compile error (None when it compiles), or None when no Java could judge them
+RegexCompiler = Callable[[list[str]], "list[str | None] | None"]
 
 
-def java_regex_errors(patterns: list[str]) -> list[str | None] | None:
-    """Each pattern's compile error (None when it compiles); None when Java is not installed."""
-    jvm = _JVM.get()
+def java_regex_errors(patterns: list[str], jvm: Callable[[], Any] | None = None) -> list[str | None] | None:
+    """Each pattern's compile error (None when it compiles); None when Java is not installed.
+    `jvm`: a function giving the JVM view (py4j's `spark._jvm`) to compile in, or None (also what
+    it may return) to launch java."""
     view = jvm() if jvm is not None else None
     in_jvm = _in_jvm(view, patterns) if view is not None else None
     return in_jvm if in_jvm is not None else _launched(patterns)
+
+
+def compiler_in(jvm: Callable[[], Any]) -> RegexCompiler:
+    """Lint's regex compiler for a run: patterns compiled in the JVM `jvm()` returns, or by launching java
+    where it returns None (a Spark Connect session has no JVM in this process). `jvm` is called only for a
+    contract with patterns, so a run may start its session there and no earlier."""
+    return functools.partial(java_regex_errors, jvm=jvm)
 
 
 def _in_jvm(jvm: Any, patterns: list[str]) -> list[str | None] | None:

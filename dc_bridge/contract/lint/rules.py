@@ -3,15 +3,19 @@ limits, quality rules and their SQL, custom engine checks, patterns, service lev
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Iterable
 
+import sqlglot
 import yaml
+from sqlglot import exp
 
 from dc_bridge.contract.lint.gx_catalog import EXPECTATION_TYPES, to_snake_case
-from dc_bridge.contract.lint.java_regex import java_regex_errors
+from dc_bridge.contract.lint.java_regex import RegexCompiler, java_regex_errors
 from dc_bridge.contract.limits import (
     LENGTH_RANGE, MAX_PRECISION, NUMBER_RANGE, PRECISION_RANGE, length_problem, number_problem, shown,
 )
@@ -22,11 +26,12 @@ from dc_bridge.contract.formats import format_regex
 from dc_bridge.contract.lint.schema import shortened
 from dc_bridge.contract.sql import (
     FIELD_STAND_IN, TABLE_MARKER, TOO_DEEP, SqlProblem, allowed_tables_text, check_expression, check_read_only, custom_placeholders,
-    model_tables, substitute, unknown_placeholders, view_tables,
+    model_tables, substitute, unknown_placeholders, view_name, view_tables,
 )
 
 # (standard, version or version prefix) -> bundled official schema; the packages carry the newest ones. ODCS 3.0's
-def semantic_findings(contract: Contract) -> list[Finding]:
+def semantic_findings(contract: Contract, regex_compiler: RegexCompiler = java_regex_errors) -> list[Finding]:
+    """The rules over a normalised contract; `regex_compiler` judges its patterns as Java does (java_regex.py)."""
     findings: list[Finding] = []
     patterns: list[tuple[str, Source, str]] = []  # (pattern, where, path suffix)
     # where a field's constraints are written: DCS on the field, ODCS under logicalTypeOptions
@@ -44,10 +49,13 @@ def semantic_findings(contract: Contract) -> list[Finding]:
                 patterns.append((field.pattern, field.source, options + "pattern"))
         allowed = allowed_tables_text(contract, model) if tables else None
         for _, field, rule in rules:
-            findings += _rule_findings(rule, field, tables, allowed, views)
+            said = _rule_findings(rule, field, tables, allowed, views)
+            findings += said
+            if rule.type == "sql" and rule.query and not said:
+                findings += _column_findings(contract, model, rule, field is not None, tables)
             if rule.metric == "invalidValues" and isinstance(rule.arguments.get("pattern"), str):
                 patterns.append((rule.arguments["pattern"], rule.source, "arguments.pattern"))
-    findings += _regex_findings(patterns)
+    findings += _regex_findings(patterns, regex_compiler)
     findings += _service_level_findings(contract)
     return findings
 
@@ -245,7 +253,8 @@ def _rule_findings(rule: QualityRule, field: Field | None, tables: tuple[tuple[s
                                 expected="{model} {table} {field} {column} {object} {property} (optionally with $)", found=placeholder))
         problem = None if findings else _sql_problem(rule.query, field is not None, tables, allowed)
         if problem is not None:
-            findings.append(_at(rule.source, problem.code, str(problem), "query", expected="one read-only SELECT",
+            findings.append(_at(rule.source, problem.code, str(problem) + _table_meant(str(problem), tables), "query",
+                                expected="one read-only SELECT",
                                 found=rule.query.strip().splitlines()[0][:80] if rule.query.strip() else "empty"))
     if rule.type == "custom":
         findings += _custom_findings(rule, views)
@@ -257,6 +266,100 @@ def _rule_findings(rule: QualityRule, field: Field | None, tables: tuple[tuple[s
     if rule.metric == "invalidValues" and not ({"validValues", "pattern"} & set(rule.arguments)):
         findings.append(_at(rule.source, "DCB106", "invalidValues needs `arguments.validValues` or `arguments.pattern`; the rule is not run", "arguments",
                             expected="validValues: [...] or pattern: '...'", found=", ".join(rule.arguments) or "no arguments"))
+    return findings
+
+
+_NOT_ALLOWED = re.compile(r"the SQL reads `([^`]+)`, which is not a table it may read")
+
+
+def _table_meant(message: str, tables: tuple[tuple[str, str], ...]) -> str:
+    """"; did you mean `orders`?" for a table the query may not read whose name is close to one it may."""
+    refused = _NOT_ALLOWED.search(message)
+    names = [name for name, _ in tables if not name.startswith("dcb_")]
+    close = difflib.get_close_matches(refused[1].lower(), names, n=1, cutoff=0.6) if refused else []
+    return f"; did you mean `{close[0]}`?" if close else ""
+
+
+def _declared_columns(model: Model) -> set[str]:
+    """The top-level columns a model declares, lower case (Spark resolves names ignoring case): each field's
+    physical name and its name."""
+    return {name.lower() for f in model.fields for name in (f.name, f.physical_name) if name}
+
+
+@dataclass(frozen=True)
+class _QueryNames:
+    """What a quality query names, read once per text (contracts repeat one query on many fields)."""
+    # each table or alias it reads from (lower case) -> the table's name, or None for its own rows (a CTE's,
+    # a subquery's, an UNNEST's)
+    sources: dict[str, str | None]
+    own: frozenset[str]  # names it defines itself: aliases, CTE column lists, lambda variables
+    columns: tuple[tuple[str, ...], ...]  # each column reference, as its parts (`o.order_id`: ("o", "order_id"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _query_names(text: str) -> _QueryNames | None:
+    try:
+        tree = sqlglot.parse_one(text, read="spark")
+    except Exception:  # `_sql_problem` has read it already; a text sqlglot cannot read again names nothing here
+        return None
+    sources: dict[str, str | None] = {}
+    for table in tree.find_all(exp.Table):
+        name = ".".join(part.name for part in table.parts).lower()
+        sources.setdefault(name, name)
+        if table.alias:
+            sources[table.alias.lower()] = name
+    for alias in tree.find_all(exp.TableAlias):
+        if alias.name and not isinstance(alias.parent, exp.Table):
+            sources.setdefault(alias.name.lower(), None)
+    own = {node.alias.lower() for node in tree.find_all(exp.Alias) if node.alias}
+    own |= {column.name.lower() for alias in tree.find_all(exp.TableAlias) for column in alias.columns}
+    own |= {variable.name.lower() for lam in tree.find_all(exp.Lambda) for variable in lam.expressions
+            if isinstance(variable, exp.Identifier)}
+    columns = tuple(dict.fromkeys(tuple(part.name for part in column.parts) for column in tree.find_all(exp.Column)))
+    return _QueryNames(sources, frozenset(own | {FIELD_STAND_IN.lower()}), columns)
+
+
+@functools.lru_cache(maxsize=64)
+def _targets(tables: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    return dict(tables)
+
+
+def _column_findings(contract: Contract, model: Model, rule: QualityRule, has_field: bool,
+                     tables: tuple[tuple[str, str], ...]) -> list[Finding]:
+    """DCB175: a column the query names that no model it reads declares, with a "did you mean". A warning: a
+    contract need not declare every column of the data, and the column may be there; if it is not, Spark fails
+    the check when it runs. Names the query itself defines (aliases, CTEs, lambda variables) are its own, and a
+    column read through a CTE or subquery is left to Spark."""
+    names = _query_names(substitute(rule.query, table=TABLE_MARKER, column=FIELD_STAND_IN if has_field else None))
+    if names is None:
+        return []
+    targets = _targets(tables)
+    views = {view_name(contract.id, m.name): m for m in contract.models} if any(
+        targets.get(table, TABLE_MARKER) != TABLE_MARKER for table in names.sources.values() if table) else {}
+    read: dict[str, Model | None] = {}  # table or alias -> the model it reads (None: the query's own rows)
+    for alias, table in names.sources.items():
+        target = targets.get(table, TABLE_MARKER if table == TABLE_MARKER else None) if table else None
+        read[alias] = model if target == TABLE_MARKER else views.get(target) if target else None
+    models_read = list({m.name: m for m in read.values() if m is not None}.values())
+    unknown: dict[str, list[Model]] = {}  # column as written -> the models it could be a column of
+    for parts in names.columns:
+        at = next((i for i, part in enumerate(parts[:-1]) if part.lower() in read), None)
+        if at is None:  # unqualified, or `struct.field` of a column
+            name, among = parts[0], models_read
+        elif read[parts[at].lower()] is None:
+            continue  # a CTE's or a subquery's column: what it holds is the query's own business
+        else:
+            name, among = parts[at + 1], [read[parts[at].lower()]]
+        if among and name and name.lower() not in names.own and not any(name.lower() in _declared_columns(m) for m in among):
+            unknown.setdefault(name, []).extend(among)
+    findings = []
+    for name, among in unknown.items():
+        shown = list(dict.fromkeys(f"`{m.name}`" for m in among))
+        close = difflib.get_close_matches(name.lower(), sorted(set().union(*(_declared_columns(m) for m in among))), n=1, cutoff=0.6)
+        meant = f"; did you mean `{close[0]}`?" if close else ""
+        which = f"which {shown[0]} does not declare" if len(shown) == 1 else f"which none of {', '.join(shown)} declares"
+        findings.append(_at(rule.source, "DCB175", f"the query names the column `{name}`, {which}{meant}", "query",
+                            expected=f"`{close[0]}`" if close else f"a column of {' or '.join(shown)}", found=f"`{name}`"))
     return findings
 
 
@@ -366,11 +469,11 @@ def _custom_shape_findings(rule: QualityRule) -> list[Finding]:
 # regular expressions, compiled by Java as Spark will
 
 
-def _regex_findings(patterns: list[tuple[str, Source, str]]) -> list[Finding]:
+def _regex_findings(patterns: list[tuple[str, Source, str]], regex_compiler: RegexCompiler) -> list[Finding]:
     if not patterns:
         return []
     distinct = sorted({p for p, _, _ in patterns})
-    compiled = java_regex_errors(distinct)
+    compiled = regex_compiler(distinct)
     errors = None if compiled is None else [dict(zip(distinct, compiled))[p] for p, _, _ in patterns]
     return _catastrophic_findings(patterns, errors) + _compile_findings(patterns, errors)
 

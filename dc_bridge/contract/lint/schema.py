@@ -13,6 +13,7 @@ from typing import Any, Iterable
 
 import jsonschema_rs
 
+from dc_bridge.contract.reading import dcs as dcs_reader, odcs as odcs_reader
 from dc_bridge.contract.reading.document import Document, format_path
 from dc_bridge.contract.reading.quality import THRESHOLD_KEYS
 from dc_bridge.contract.findings import CODES, Finding
@@ -61,6 +62,93 @@ RUN_KEYS = frozenset({
     "location", "path", "delimiter", "server",
 })
 
+
+
+# standard -> place -> the keys its reader turns into checks (or into what a check reads), in every version
+CHECKED_KEYS = {"odcs": odcs_reader.CHECKED_KEYS, "dcs": dcs_reader.CHECKED_KEYS}
+_NAMES = {"odcs": "ODCS", "dcs": "DCS"}
+_OTHER = {"odcs": "dcs", "dcs": "odcs"}
+# (standard, place) -> the places of the other standard whose keys stand there when a contract mixes the two
+# (a DCS field holds what ODCS writes on a property and under its logicalTypeOptions)
+_OTHER_PLACES = {("dcs", "field"): ("field", "options"), ("odcs", "options"): ()}
+_OPTION = "`logicalTypeOptions.{}`"
+# (standard, place, key of the other standard or of no standard) -> how this standard writes it
+SPELLINGS: dict[tuple[str, str, str], str] = {
+    ("odcs", "contract", "info"): "`name`, `version` and `description` at the top level (`info.title` -> `name`, `info.version` -> `version`)",
+    ("odcs", "contract", "models"): "`schema` (a list of objects, each with a `name` and `properties`)",
+    ("odcs", "contract", "servicelevels"): "`slaProperties` (a list of `{property, value, unit, element}`)",
+    ("odcs", "contract", "definitions"): "properties imported through `relationships` of `type: imports`",
+    ("odcs", "model", "fields"): "`properties` (a list of properties, each with a `name`)",
+    ("odcs", "model", "primaryKey"): "`primaryKey: true` (and `primaryKeyPosition`) on each key property",
+    ("odcs", "field", "type"): "`logicalType` (or `physicalType` for the type in the data)",
+    ("odcs", "field", "config"): "`physicalType` (the type in the data)",
+    ("odcs", "field", "primary"): "`primaryKey`",
+    ("odcs", "field", "fields"): "`properties`",
+    ("odcs", "field", "keys"): "`map.key` (ODCS v3.2.0)",
+    ("odcs", "field", "values"): "`map.value` (ODCS v3.2.0)",
+    ("odcs", "field", "references"): "`relationships: [{to: <object>.<property>}]` (ODCS v3.1.0 and later)",
+    ("odcs", "field", "$ref"): "`relationships: [{type: imports, to: <file>#properties.<id>}]`",
+    ("odcs", "field", "pii"): "`classification: pii`",
+    **{("odcs", "field", key): _OPTION.format(key) for key in (
+        "pattern", "format", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+        "precision", "scale")},
+    ("odcs", "quality", "specification"): "`implementation`",
+    ("odcs", "sla", "threshold"): "`value` and `unit` (`value: 1`, `unit: d`)",
+    ("odcs", "sla", "period"): "`value` and `unit` (`value: 1`, `unit: y`)",
+    ("odcs", "sla", "timestampField"): "`element: <object>.<property>`",
+    ("odcs", "sla", "processedTimestampField"): "`element: <object>.<property>`",
+    ("odcs", "sla", "sourceTimestampField"): "`element: <object>.<property>`",
+    ("dcs", "contract", "schema"): "`models` (a mapping of model names to models)",
+    ("dcs", "contract", "slaProperties"): "`servicelevels` (a mapping: `freshness`, `latency`, `retention`)",
+    ("dcs", "contract", "slaDefaultElement"): "`timestampField` in each of `servicelevels`",
+    ("dcs", "contract", "version"): "`info.version`",
+    ("dcs", "model", "properties"): "`fields` (a mapping of field names to fields)",
+    ("dcs", "model", "physicalName"): "the model's key under `models:`, which is the table's name",
+    ("dcs", "model", "relationships"): "`references: <model>.<field>` on the field",
+    ("dcs", "field", "logicalType"): "`type`",
+    ("dcs", "field", "logicalTypeOptions"): "its keys on the field itself (`minLength: 1`, not `logicalTypeOptions: {minLength: 1}`)",
+    ("dcs", "field", "physicalName"): "the field's key under `fields:`, which is the column's name",
+    ("dcs", "field", "physicalType"): "`config.sparkType`",
+    ("dcs", "field", "primaryKeyPosition"): "the model's `primaryKey: [<field>, ...]` in key order",
+    ("dcs", "field", "properties"): "`fields`",
+    ("dcs", "field", "map"): "`keys` and `values`",
+    ("dcs", "field", "relationships"): "`references: <model>.<field>`",
+    ("dcs", "field", "semanticType"): "nothing: DCS has no measures or dimensions (leave the field out, or describe it)",
+    ("dcs", "quality", "validValues"): "`metric: invalidValues` with `arguments: {validValues: [...]}` (DCS 1.2.0)",
+    ("dcs", "sla", "value"): "`threshold` (freshness, latency) or `period` (retention), e.g. `threshold: 25h`",
+    ("dcs", "sla", "unit"): "the unit inside `threshold` or `period` (`25h`, `P1Y`)",
+    ("dcs", "sla", "element"): "`timestampField` (latency: `processedTimestampField` and `sourceTimestampField`)",
+    ("dcs", "sla", "property"): "the service level's key under `servicelevels:` (`freshness`, `latency`, `retention`)",
+}
+# (standard, missing required key) -> where the other standard keeps it: an ODCS contract with a DCS `info:` block
+_MOVED = {("odcs", "version"): ("info", "version"), ("odcs", "status"): ("info", "status")}
+# a field's bounds may be quoted to keep a decimal's digits (docs/contracts.md): the schema sees the number
+_BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+_DECIMAL = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+
+
+# what a mapping of a document is, by the list or mapping that holds it, else by its own key
+_HELD_IN = {"odcs": {"schema": "model", "properties": "field", "map": "field", "quality": "quality", "slaProperties": "sla",
+                     "servers": "server"},
+            "dcs": {"models": "model", "fields": "field", "definitions": "field", "quality": "quality", "servicelevels": "sla",
+                    "servers": "server"}}
+_OWN_KEY = {"odcs": {"items": "field", "logicalTypeOptions": "options"}, "dcs": {"items": "field", "keys": "field", "values": "field"}}
+
+
+def place_kind(standard: str, path: tuple) -> str | None:
+    """What stands at `path`: `contract`, `model`, `field`, `options` (ODCS logicalTypeOptions), `quality`,
+    `sla`, `server`, or None (anywhere else). Also for the nodes of a library or definitions file."""
+    if not path:
+        return "contract"
+    holder = path[-2] if len(path) > 1 else None
+    return _HELD_IN[standard].get(holder) or _OWN_KEY[standard].get(path[-1])
+
+
+def _other_standard_keys(standard: str, place: str | None) -> frozenset[str]:
+    """The keys the other standard's reader turns into checks at the place that corresponds to `place`."""
+    other = _OTHER[standard]
+    places = _OTHER_PLACES.get((standard, place), (place,))
+    return frozenset().union(*(CHECKED_KEYS[other].get(p, frozenset()) for p in places))
 
 
 _MISSING_KEY = re.compile(r"schema: '(.+)' is a required property$")
@@ -216,6 +304,13 @@ def _types(value) -> str:
     return ", ".join(repr(t) for t in ([value] if isinstance(value, str) else value))
 
 
+def _shown(value: Any) -> str:
+    """A value as a schema message quotes it: its repr, cut to 60 characters (the finding's path and line say
+    where the whole of it is: a `team` object is not printed in full)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 # keyword -> the message the Python `jsonschema` writes for (instance, keyword value, jsonschema-rs error kind)
 _MESSAGES: dict[str, Any] = {
     "type": lambda i, v, k: f"{i!r} is not of type {_types(v)}",
@@ -285,7 +380,7 @@ def validate_schema(document: Document, kind: str, spec_version: str) -> list[Fi
     by_place: dict[tuple, dict[str, UnknownKey]] = {}
     for item in unknown:
         by_place.setdefault(item.parent, {})[item.key] = item
-    findings = _unknown_key_findings(document, unknown)
+    findings = _unknown_key_findings(document, unknown, standard, spec_version, data)
     seen = set()  # the same error can come from several branches of a schema (allOf, if/then)
     errors = sorted(schema_errors(*key, data), key=lambda e: list(map(str, e.absolute_path)))
     # a key the schema does not know can fail both `additionalProperties` (one branch of the schema) and
@@ -297,7 +392,8 @@ def validate_schema(document: Document, kind: str, spec_version: str) -> list[Fi
         if error.validator == "unevaluatedProperties" and (path, error.message.partition("(")[2]) in additional:
             continue
         finding = _without_run_keys(Finding("DCB100", document.file, format_path(path), f"schema: {_schema_message(error)}",
-                                            line=document.line_of(path), expected=_expected(error), found=shortened(error.instance)),
+                                            line=document.line_of(path), expected=_expected(error), found=shortened(error.instance),
+                                            hint=_value_hint(error, standard, document.data)),
                                     error, by_place)
         if finding is not None and (finding.path, finding.message) not in seen:
             seen.add((finding.path, finding.message))
@@ -315,10 +411,33 @@ class UnknownKey:
     key: str
     suggestion: str | None  # the nearest allowed key at that place
     forbidden: bool  # the official schema itself forbids extra keys there (it reports them as DCB100)
+    beyond: bool = False  # a key dc-bridge documents reading beyond the schemas (`_READ_BEYOND_SCHEMA`)
+    # what dc-bridge does with it (`_verdict`): `read` (its check runs), `other` (the other standard's key, not
+    # read here: DCB104), `typo` (a near miss of a key that changes what runs: DCB104), `plain` (changes nothing)
+    verdict: str = "plain"
 
     @property
     def changes_run(self) -> bool:
-        return self.suggestion in RUN_KEYS
+        return self.verdict in ("other", "typo")
+
+    @property
+    def own_finding(self) -> bool:
+        """Said by a finding of its own (DCB104, or DCB100 saying the check still runs), not the schema's."""
+        return self.changes_run or (self.verdict == "read" and (self.forbidden or not self.beyond))
+
+
+# keys that name what they stand on, which each standard does its own way (a DCS field is named by its key
+# under `fields:`): the other standard's `name` or `id` renames nothing, so it is never DCB104 for that
+_IDENTITY = frozenset({"name", "id"})
+
+
+def _verdict(item: UnknownKey, standard: str) -> str:
+    place = place_kind(standard, item.parent)
+    if item.key in CHECKED_KEYS[standard].get(place, ()):
+        return "read"
+    if item.key not in _IDENTITY and (item.key in _other_standard_keys(standard, place) or (standard, place, item.key) in SPELLINGS):
+        return "other"
+    return "typo" if not item.beyond and item.suggestion in RUN_KEYS else "plain"
 
 
 class _SchemaPlaces:
@@ -405,8 +524,9 @@ class _SchemaPlaces:
                 self.walk(value, subs, path + (key,), found)
             elif place.open_place:
                 self.walk(value, place.open_schemas, path + (key,), found)
-            elif key not in place.allowed:
-                found.append(UnknownKey(path, key, nearest_key(key, place.allowed), place.forbidden))
+            elif key not in place.named:
+                beyond = key in self.extras
+                found.append(UnknownKey(path, key, None if beyond else nearest_key(key, place.allowed), place.forbidden, beyond))
 
 
 class _Place:
@@ -449,7 +569,7 @@ def unknown_keys(document: Document, kind: str, spec_version: str, data: Any = N
     found: list[UnknownKey] = []
     data = _for_schema(document.data, standard) if data is None else data
     _places(*key).walk(data, [_schema(*key)], (), found)
-    return found
+    return [replace(item, verdict=_verdict(item, standard)) for item in found]
 
 
 # what a node reached by a `$ref` (DCS) or an import (ODCS) is read as -> its schemas in the standard
@@ -482,7 +602,8 @@ def referenced_key_findings(main: Document, kind: str, definitions: list[tuple[D
         node = navigate_path(document.data, path)
         for item_path, item in (zip((path + (i,) for i in range(len(node))), node) if isinstance(node, list) else [(path, node)]):
             places.walk(_for_schema(item, standard), schemas, item_path, unknown)
-        findings += _unknown_key_findings(document, unknown)
+        findings += _unknown_key_findings(document, [replace(item, verdict=_verdict(item, standard)) for item in unknown],
+                                          standard, spec_version, None)
     return findings
 
 
@@ -497,25 +618,95 @@ def _places(standard: str, prefix: str) -> _SchemaPlaces:
     return _SchemaPlaces(_schema(standard, prefix), _READ_BEYOND_SCHEMA[standard])
 
 
-def _unknown_key_findings(document: Document, unknown: list[UnknownKey]) -> list[Finding]:
-    """DCB104 for keys that would change what runs; DCB100 for the rest where the schema does not say it itself."""
+def _unknown_key_findings(document: Document, unknown: list[UnknownKey], standard: str, spec_version: str,
+                          data: Any) -> list[Finding]:
+    """DCB104 for keys that would change what runs but are not read (the other standard's, a near miss); DCB100
+    saying the check still runs for keys dc-bridge reads although the declared version's schema lacks them;
+    DCB100 for the rest where the schema does not say it itself. `data`: the document as the schema sees it
+    (`_for_schema`), to look a key up in the other versions' schemas; None where the nodes are not a contract's."""
     findings = []
     for item in unknown:
         path = item.parent + (item.key,)
-        meant = f"; did you mean `{item.suggestion}`?" if item.suggestion else ""
-        if item.changes_run:
-            findings.append(Finding("DCB104", document.file, format_path(path), f"`{item.key}` is not a field of the standard{meant}",
-                                    line=document.line_of(path), expected=f"`{item.suggestion}`", found=repr(item.key),
-                                    hint=f"Rename `{item.key}` to `{item.suggestion}`; as written, dc-bridge ignores it, so what it says is not checked."))
-        elif not item.forbidden:
-            findings.append(Finding("DCB100", document.file, format_path(path), f"'{item.key}' is not a field of the standard{meant}",
-                                    line=document.line_of(path), expected=f"`{item.suggestion}`" if item.suggestion else "a key of the standard",
-                                    found=repr(item.key), hint=_unknown_hint(item.key, item.suggestion)))
+        place = place_kind(standard, item.parent)
+        spelled = SPELLINGS.get((standard, place, item.key))
+        where = dict(file=document.file, path=format_path(path), line=document.line_of(path), found=repr(item.key))
+        if item.verdict == "other":
+            other = _NAMES[_OTHER[standard]]
+            findings.append(Finding("DCB104", message=f"`{item.key}` is a key of {other}, not of {_NAMES[standard]}, and dc-bridge "
+                                    f"does not read it here; did you mean {spelled or 'a key of ' + _NAMES[standard]}?",
+                                    expected=spelled or f"a key of {_NAMES[standard]}",
+                                    hint=f"Write it as {_NAMES[standard]} does: {spelled or 'see docs/contracts.md'}. As written, what "
+                                         f"`{item.key}` says is not checked, so `run` refuses the contract.", **where))
+        elif item.verdict == "typo":
+            meant = f"; did you mean `{item.suggestion}`?" if item.suggestion else ""
+            findings.append(Finding("DCB104", message=f"`{item.key}` is not a field of the standard{meant}", expected=f"`{item.suggestion}`",
+                                    hint=f"Rename `{item.key}` to `{item.suggestion}`; as written, dc-bridge ignores it, so what it says "
+                                         "is not checked and `run` refuses the contract.", **where))
+        elif item.own_finding:
+            releases = _releases_with(standard, data, item.parent, item.key) if data is not None else []
+            findings.append(_read_finding(item, standard, spec_version, spelled, releases, where))
+        elif not item.forbidden and not item.beyond:
+            meant = f"; did you mean `{item.suggestion}`?" if item.suggestion else ""
+            expected = spelled or (f"`{item.suggestion}`" if item.suggestion else "a key of the standard")
+            findings.append(Finding("DCB100", message=f"'{item.key}' is not a field of the standard{meant}", expected=expected,
+                                    hint=_unknown_hint(item.key, item.suggestion, spelled), **where))
     return findings
 
 
-def _unknown_hint(key: str, suggestion: str | None) -> str:
-    fix = f"Rename `{key}` to `{suggestion}`, remove it" if suggestion else "Remove it"
+# (standard, version prefix of `_SCHEMAS`) -> the release its schema is, for "the standard has it in version ..."
+_RELEASES = {("odcs", "3.0.0"): "v3.0.0", ("odcs", "3.0.1"): "v3.0.1", ("odcs", "3.0.2"): "v3.0.2", ("odcs", "3.1"): "v3.1.0",
+             ("odcs", "3.2"): "v3.2.0", ("dcs", "1.1"): "1.1.0", ("dcs", "1.2"): "1.2.0"}
+_VERSION_KEY = {"odcs": "apiVersion", "dcs": "dataContractSpecification"}
+
+
+def _read_finding(item: UnknownKey, standard: str, spec_version: str, spelled: str | None, releases: list[str],
+                  where: dict) -> Finding:
+    """DCB100 for a key dc-bridge reads where the declared version's schema lacks it: the check still runs; the
+    releases of the standard that have it there, or how the standard spells it."""
+    name = _NAMES[standard]
+    has = f" ({name} {', '.join(releases)} {'has' if len(releases) == 1 else 'have'} it)" if releases else ""
+    if releases:
+        fix = f"To conform, declare `{_VERSION_KEY[standard]}: {releases[-1]}`, whose schema has `{item.key}` here"
+        fix += f", or write it as {spelled}" if spelled else ""
+    elif spelled:
+        fix = f"{name} spells this {spelled}; dc-bridge reads `{item.key}` too"
+    else:
+        fix = f"{name} has no such key; dc-bridge reads it beyond the standard (docs/contracts.md)"
+    return Finding("DCB100", message=f"`{item.key}` is not a field of {name} {_release(standard, spec_version)} here{has}; "
+                   "dc-bridge reads it, so the check still runs", expected=spelled or f"a key of {name} {_release(standard, spec_version)}",
+                   hint=f"{fix}. `compile` and `run` go on and check what it says.", **where)
+
+
+def _release(standard: str, spec_version: str) -> str:
+    version = spec_version.lstrip("v")
+    return f"v{version}" if standard == "odcs" else version
+
+
+def _releases_with(standard: str, data: Any, parent: tuple, key: str) -> list[str]:
+    """The releases of the standard whose schema names `key` in the mapping at `parent` of `data`."""
+    return [release for (std, prefix), release in _RELEASES.items() if std == standard and key in _named_at((std, prefix), data, parent)]
+
+
+def _named_at(schema: tuple[str, str], data: Any, path: tuple) -> frozenset[str]:
+    """The keys one schema names for the mapping at `path` of `data` (empty where the path leaves the schema)."""
+    places, schemas, node = _places(*schema), [_schema(*schema)], data
+    for step in path:
+        here = places.place(schemas)
+        if isinstance(node, list):
+            schemas = here.items
+        else:
+            schemas = here.subs(step) or here.open_schemas
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            return frozenset()
+        if not schemas:
+            return frozenset()
+    return frozenset(places.place(schemas).named)
+
+
+def _unknown_hint(key: str, suggestion: str | None, spelled: str | None = None) -> str:
+    fix = f"Write it as {spelled}, remove it" if spelled else f"Rename `{key}` to `{suggestion}`, remove it" if suggestion else "Remove it"
     return f"{fix}, or write it as `x-{key}` to mark an extension; dc-bridge went on because it does not change which checks run."
 
 
@@ -523,13 +714,14 @@ _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 
 
 def _without_run_keys(finding: Finding, error: SchemaError, unknown: dict[tuple, dict[str, UnknownKey]]) -> Finding | None:
-    """A schema finding about unknown keys, without the keys DCB104 reports (its hint says it does not change
-    what runs, which is only true of the others), and with a did-you-mean for the others; None if none is left."""
+    """A schema finding about unknown keys, without the keys a finding of their own reports (DCB104; DCB100
+    saying the check still runs), since its hint says nothing runs differently, which is only true of the others;
+    with a did-you-mean for the others; None if none is left."""
     if error.validator not in ("additionalProperties", "unevaluatedProperties"):
         return finding
     here = unknown.get(tuple(error.absolute_path), {})
     named = _QUOTED.findall(error.message.partition("(")[2])
-    left = [k for k in named if not (k in here and here[k].changes_run)]
+    left = [k for k in named if not (k in here and here[k].own_finding)]
     if named and not left:
         return None
     meant = [f"`{k}` -> `{here[k].suggestion}`" for k in left if k in here and here[k].suggestion]
@@ -538,6 +730,28 @@ def _without_run_keys(finding: Finding, error: SchemaError, unknown: dict[tuple,
         return replace(finding, hint=hint) if hint else finding
     listed = ", ".join(f"'{k}'" for k in left)
     return replace(finding, message=f"schema: {listed} {'is not a field' if len(left) == 1 else 'are not fields'} of the standard", hint=hint)
+
+
+def _value_hint(error: SchemaError, standard: str, data: Any) -> str | None:
+    """What a schema error on a value means for what runs: a value dc-bridge reads is checked as written (a wrong
+    type of it would be DCB101); a required key a DCS `info:` block holds belongs at the top level in ODCS."""
+    path = tuple(error.absolute_path)
+    if error.validator in ("additionalProperties", "unevaluatedProperties"):
+        return None  # unknown keys: each has its own finding, or the default hint holds for the rest
+    if error.validator == "required":
+        missing = _MISSING_KEY.match(f"schema: {error.message}")
+        moved = _MOVED.get((standard, missing[1])) if missing else None
+        holder = _at_path(data, path)
+        if moved and isinstance(holder, dict) and isinstance(holder.get(moved[0]), dict) and moved[1] in holder[moved[0]]:
+            return (f"{_NAMES[standard]} writes `{missing[1]}` at the top level, not under `{moved[0]}` as DCS does: move "
+                    f"`{moved[0]}.{moved[1]}` to `{missing[1]}` (and `{moved[0]}.title` to `name`). Until then dc-bridge reads "
+                    f"no `{missing[1]}`.")
+        return None
+    key = path[-1] if path and isinstance(path[-1], str) else None
+    if key is not None and key in CHECKED_KEYS[standard].get(place_kind(standard, path[:-1]), ()):
+        return (f"Fix the value so it matches the standard. dc-bridge reads `{key}` as written, so its check still runs: "
+                "`compile` and `run` go on.")
+    return None
 
 
 def _for_schema(data: Any, standard: str) -> Any:
@@ -549,6 +763,8 @@ def _for_schema(data: Any, standard: str) -> Any:
                 value = [r for r in value if not (isinstance(r, dict) and isinstance(r.get("type"), str) and r["type"] in _RFC_RELATIONSHIPS)]
                 if not value:
                     continue
+            if key in _BOUNDS and isinstance(value, str) and _DECIMAL.match(value.strip()):
+                value = float(value)  # `minimum: "0.01"`, quoted to keep its digits, is the number it names
             copy[key] = _for_schema(value, standard)
         if standard == "dcs" and "dataContractSpecification" in copy and str(copy["dataContractSpecification"]).startswith("1.0"):
             copy["dataContractSpecification"] = "1.1.0"  # 1.0 has no schema of its own; 1.1 only added fields
@@ -563,7 +779,12 @@ def _schema_message(error: SchemaError) -> str:
         return error.message.replace("were unexpected", "are not fields of the standard").replace("was unexpected", "is not a field of the standard")
     if error.validator in ("oneOf", "anyOf"):
         return "the value matches none of the allowed forms"
-    return error.message
+    message = error.message
+    for value in (error.instance, error.validator_value):  # a `team` object is not printed whole
+        written = repr(value)
+        if len(written) > 60 and written in message:
+            message = message.replace(written, _shown(value))
+    return message
 
 
 def _expected(error: SchemaError) -> str:
@@ -571,6 +792,8 @@ def _expected(error: SchemaError) -> str:
         return "one of " + ", ".join(map(str, error.validator_value))
     if error.validator == "type":
         return f"type {error.validator_value}"
+    if error.validator in ("oneOf", "anyOf"):
+        return f"one of the {len(error.validator_value)} forms the standard's schema allows here"
     return f"{error.validator} {shortened(error.validator_value)}"
 
 

@@ -8,7 +8,7 @@ from dc_bridge.contract.reading.document import Document, format_path
 from dc_bridge.contract.durations import DurationOutOfRange, parse_duration
 from dc_bridge.contract.limits import DURATION_RANGE
 from dc_bridge.contract.model import Contract, Field, ForeignKey, Model, Server, ServiceLevel
-from dc_bridge.contract.reading.quality import read_quality_rule
+from dc_bridge.contract.reading.quality import THRESHOLD_KEYS, read_quality_rule
 from dc_bridge.contract.reading.reader import Reader, describe
 from dc_bridge.contract.types import DCS_TYPES
 from dc_bridge.contract.reading.workspace import Workspace, navigate_pointer, split_reference
@@ -40,6 +40,19 @@ _SERVICE_LEVELS: dict[str, tuple[str, tuple[str, ...]]] = {
     "freshness": ("threshold", ("timestampField",)),
     "latency": ("threshold", ("processedTimestampField", "sourceTimestampField")),
     "retention": ("period", ("timestampField",)),
+}
+
+# the keys whose values this module turns into checks (or into what a check reads), by where they stand; read in
+# every 1.x version (lint/schema.py says so of a key the declared version's schema lacks: `physicalType`, 1.2's `metric`)
+CHECKED_KEYS: dict[str, frozenset[str]] = {
+    "contract": frozenset({"id", "info", "models", "servicelevels", "definitions"}),
+    "model": frozenset({"fields", "primaryKey", "quality"}),
+    "field": frozenset(_FIELD_VALUES) - {"description"} | {
+        "type", "config", "primary", "enum", "quality", "fields", "items", "keys", "values", "references", "$ref"},
+    "quality": frozenset(THRESHOLD_KEYS) | {"type", "metric", "rule", "arguments", "query", "engine", "implementation",
+                                            "specification", "severity", "unit"},
+    "sla": frozenset({threshold for threshold, _ in _SERVICE_LEVELS.values()} |
+                     {field for _, fields in _SERVICE_LEVELS.values() for field in fields}),
 }
 
 

@@ -267,7 +267,11 @@ def _shape_problem(text: str) -> tuple[str, int | None] | None:
                 open_nodes[-1][1] += size
             elif kind is yaml.AliasEvent:
                 open_nodes[-1][1] += sizes.get(event.anchor, 1)
-    except yaml.YAMLError:
+    except yaml.YAMLError as exc:
+        # libyaml 0.2.5's own depth limit (PyYAML 6.0.3+ wheels) stops the parser before ours does: the same refusal
+        if "maximum nesting depth" in str(getattr(exc, "problem", "")):
+            mark = getattr(exc, "problem_mark", None)
+            return f"it nests deeper than {MAX_NESTING} levels", mark.line + 1 if mark else None
         return None
     finally:
         loader.dispose()

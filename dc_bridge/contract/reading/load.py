@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 from dc_bridge.contract.reading import dcs
 from dc_bridge.contract.reading import odcs
@@ -31,6 +32,8 @@ class LoadResult:
     documents: list[Document] = field(default_factory=list)
     # the nodes `$ref`s and imports led to: (document, path, what it is read as), for lint's check of their keys
     definitions: list[tuple[Document, tuple, str]] = field(default_factory=list)
+    # the caller's variable values the files were read with: a parent contract is read with the same
+    variables: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Finding]:
@@ -70,23 +73,25 @@ def detect_format(document: Document, findings: list[Finding]) -> tuple[str, str
     return None
 
 
-def load_contract(path: str | Path) -> LoadResult:
-    """Load and normalise one contract file."""
+def load_contract(path: str | Path, variables: Mapping[str, str] | None = None) -> LoadResult:
+    """Load and normalise one contract file; `variables`: values of ODCS 3.2 `${NAME}` variables
+    (`--var`, `vars=`), before the environment (variables.py)."""
     file = str(path)
     findings: list[Finding] = []
-    workspace = Workspace(findings)
+    workspace = Workspace(findings, variables)
     document = workspace.document(file)
     if document is None:
-        return LoadResult(file, None, findings)
+        return LoadResult(file, None, findings, variables=workspace.variables)
     detected = detect_format(document, findings)
     if detected is None:
-        return LoadResult(file, None, findings, documents=[document])
+        return LoadResult(file, None, findings, documents=[document], variables=workspace.variables)
     kind, version = detected
     normalise = {"dcs": dcs.read_contract, "odcs": odcs.read_contract, "library": odcs.read_library}[kind]
     workspace.enter(str(Path(file).resolve()) + "#", Finding("DCB122", file, "", ""))
     contract = normalise(document, version, workspace)
     documents = [d for d in workspace.documents.values() if d is not None]
-    return LoadResult(file, contract, findings, kind=kind, documents=documents, definitions=workspace.definitions)
+    return LoadResult(file, contract, findings, kind=kind, documents=documents, definitions=workspace.definitions,
+                      variables=workspace.variables)
 
 
 __all__ = ["LoadResult", "load_contract"]

@@ -20,7 +20,7 @@ from dc_bridge.contract.limits import DURATION_RANGE
 from dc_bridge.contract.model import (
     Contract, Field, ForeignKey, Model, QualityObjective, QualityRule, RelatesTo, Server, ServiceLevel,
 )
-from dc_bridge.contract.reading.quality import read_quality_rule
+from dc_bridge.contract.reading.quality import THRESHOLD_KEYS, read_quality_rule
 from dc_bridge.contract.reading.reader import Reader, describe
 from dc_bridge.contract.types import ODCS_TYPES
 from dc_bridge.contract.reading.workspace import Workspace, split_reference
@@ -62,6 +62,20 @@ _ELEMENT_SLAS = _TIMED_SLAS + ("timeOfAvailability",)
 # a timeOfAvailability value: a time of day and its offset from UTC (ODCS's example `09:00-08:00`; none: UTC)
 _TIME_OF_DAY = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?$")
 _SECTIONS = {"sla": "slaProperties"}
+# the keys whose values this module turns into checks (or into what a check reads: a column's name, its
+# sensitivity), by where they stand; read in every 3.x version, so lint (lint/schema.py) can say of a key the
+# declared version's schema lacks that the check still runs, and of the other standard's key that it does not
+CHECKED_KEYS: dict[str, frozenset[str]] = {
+    "contract": frozenset({"id", "version", "name", "schema", "slaProperties", "slaDefaultElement"}),
+    "model": frozenset({"name", "physicalName", "properties", "quality", "relationships"}),
+    "field": frozenset(_PROPERTY_VALUES) - {"description"} | {
+        "name", "logicalType", "logicalTypeOptions", "enum", "pii", "quality", "relationships", "properties", "items", "map"},
+    "options": frozenset(_TYPE_OPTIONS),
+    "quality": frozenset(THRESHOLD_KEYS) | {"type", "metric", "rule", "arguments", "validValues", "query", "engine",
+                                            "implementation", "severity", "unit"},
+    "sla": frozenset({"property", "value", "unit", "element"}),
+}
+
 _REFERENCE_SEPARATORS = re.compile(r"[./]")
 
 

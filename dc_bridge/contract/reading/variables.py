@@ -9,17 +9,15 @@ never reads, where the standard's own examples name properties as `${name}`). Th
 meaning, so those names are not variables. `$${NAME}` is the text `${NAME}` itself. A value is always
 text: `port: ${DB_PORT}` reads as the text `5432`, as the standard's `Port` allows.
 
-The caller's values are set once per command or run with `given(...)` and hold for every file that load
-reads (imports, parents), so no signature between the caller and the YAML needs to carry them.
+The caller's values are passed to `load_contract(path, variables=...)`, which keeps them on its result
+(`LoadResult.variables`) so that every file read for it (imports, parents) is filled in with the same.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import os
 import re
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 from dc_bridge.contract.reading.document import Document, format_path
 from dc_bridge.contract.findings import Finding
@@ -31,19 +29,6 @@ _REFERENCE = re.compile(r"\$\$\{|\$\{([^{}]*?)(?::-([^{}]*))?\}")
 _RESERVED = frozenset(PLACEHOLDERS) | {"now"}
 _UNREAD = frozenset({"context"})
 _VERSIONS = re.compile(r"^v?3\.(?:[2-9]|\d{2,})\.\d+$")
-
-_GIVEN: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar("dc_bridge_variables", default={})
-
-
-@contextlib.contextmanager
-def given(values: Mapping[str, str] | None) -> Iterator[None]:
-    """The caller's variables for the loads inside the block (they win over the environment, and over
-    those of an enclosing block: `run --var` calls dc_bridge.run, which takes its own `vars`)."""
-    token = _GIVEN.set({**_GIVEN.get(), **(values or {})})
-    try:
-        yield
-    finally:
-        _GIVEN.reset(token)
 
 
 def parse_assignment(text: str) -> tuple[str, str]:
@@ -59,9 +44,10 @@ def applies(data: Any) -> bool:
     return isinstance(data, dict) and "apiVersion" in data and bool(_VERSIONS.match(str(data.get("apiVersion"))))
 
 
-def resolve(document: Document, findings: list[Finding]) -> None:
-    """Fill in every variable of `document` in place (lines and plain texts stay), reporting unresolved ones."""
-    values = {**os.environ, **_GIVEN.get()}
+def resolve(document: Document, findings: list[Finding], given: Mapping[str, str]) -> None:
+    """Fill in every variable of `document` in place (lines and plain texts stay), reporting unresolved ones;
+    `given` (the caller's values) wins over the environment."""
+    values = {**os.environ, **given}
     _walk(document, document.data, (), values, findings)
 
 

@@ -6,7 +6,7 @@ The normalisers (dcs.py, odcs.py) resolve references through it; load.py starts 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from dc_bridge.contract.reading import variables
 from dc_bridge.contract.reading.document import MAX_NESTING, Document, format_path, read_document
@@ -16,8 +16,10 @@ from dc_bridge.contract.findings import FatalFinding, Finding
 class Workspace:
     """The files one load touches: read once, cached, with cycle detection for `$ref` and `imports`."""
 
-    def __init__(self, findings: list[Finding]):
+    def __init__(self, findings: list[Finding], variables: Mapping[str, str] | None = None):
         self.findings = findings
+        # the caller's values of ODCS 3.2 `${NAME}` variables, for every file of the load (variables.py)
+        self.variables: Mapping[str, str] = dict(variables or {})
         self.documents: dict[str, Document | None] = {}
         # where each `$ref` or import led: (document, path of the node, what it is read as: `field`
         # (DCS), `quality`, `properties`, `schema` (ODCS)); lint checks the keys of those in other files
@@ -41,7 +43,7 @@ class Workspace:
             else:
                 document = self.documents[key]
                 if variables.applies(document.data):
-                    variables.resolve(document, self.findings)
+                    variables.resolve(document, self.findings, self.variables)
                 for key_name, line in document.duplicate_keys:
                     path = format_path(document.path_of_key(key_name, line))
                     self.findings.append(Finding("DCB003", file, path, f"key `{key_name}` appears twice in the same mapping",

@@ -17,7 +17,7 @@ from dc_bridge.engines.compiled_text import indented_json
 from dc_bridge.engines.engine import Unsupported, from_history, not_executable, unsupported
 from dc_bridge.contract.lint.gx_catalog import to_snake_case
 from dc_bridge.contract.model import Threshold
-from dc_bridge.contract.thresholds import Syntax, render
+from dc_bridge.contract.thresholds import Syntax
 from dc_bridge.contract.sql import TABLE_MARKER, epoch_seconds, quote_identifier, sql_literal, view_name
 from dc_bridge.engines.queries import NUMERIC_TYPEOF, foreign_key_query, number_text, outside_range, threshold_holds_sql
 from dc_bridge.engines.nested_types import needs_query, nested_type_query

@@ -1,0 +1,51 @@
+"""The options of one run as one value: what `dc-bridge run` and `dc_bridge.run(...)` choose, checked once
+when the value is made, before anything is read or Spark starts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping
+
+from dc_bridge.contract.sql import filter_expression
+from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
+from dc_bridge.runner.data import DataLocation
+from dc_bridge.runner.timeouts import DEFAULT_SECONDS
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What a run is asked to do; each field is the `dc_bridge.run` keyword of the same name (its
+    docstring says what each means). `engines` is kept in verdict order (engines/registry.py)."""
+    engines: tuple[str, ...] = DEFAULT_ENGINES
+    server: str | None = None
+    data: Mapping[str, DataLocation] = field(default_factory=dict)
+    where: str | None = None
+    master: str | None = None
+    conf: Mapping[str, str] | None = None
+    samples: bool = True
+    data_docs: str | Path | None = None
+    timeout: float | None = DEFAULT_SECONDS
+    side_by_side: bool = True
+    cache: bool = False
+    vars: Mapping[str, str] = field(default_factory=dict)
+    history: str | Path | None = None
+    progress: Callable[[str], None] | None = None
+    # `where` as Spark is given it and the columns it names (contract/sql.py `filter_expression`)
+    where_filter: tuple[str, frozenset[str]] | None = field(init=False, default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        selected = tuple(e for e in ENGINES if e in self.engines)
+        unknown = set(self.engines) - set(ENGINES)
+        if unknown or not selected:
+            raise ValueError(f"unknown engine(s) {', '.join(sorted(unknown)) or '(none)'}; choose from {', '.join(ENGINES)}")
+        if self.timeout is not None and not 0 < self.timeout:  # also refuses NaN
+            raise ValueError(f"timeout={self.timeout!r}: give a positive number of seconds, or None for no limit")
+        object.__setattr__(self, "engines", selected)
+        # --where is SQL from the command line: one expression, held to the rules of quality SQL, before Spark starts
+        object.__setattr__(self, "where_filter", filter_expression(self.where) if self.where else None)
+
+    def say(self, message: str) -> None:
+        """Tell the caller's `progress` what the run is doing."""
+        if self.progress is not None:
+            self.progress(message)
