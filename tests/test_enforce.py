@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import textwrap
 from datetime import datetime, timezone
 
@@ -203,7 +204,10 @@ def _stream(spark, tmp_path, batches, on_failure, checkpoint=None, **outputs):
         names = SCHEMA.split(", ")
         for number, rows in enumerate(batches):
             lines = [j.dumps(dict(zip([n.split()[0] for n in names], row))) for row in rows]
-            (source / f"{number:03d}.json").write_text("\n".join(lines) + "\n")
+            file = source / f"{number:03d}.json"
+            file.write_text("\n".join(lines) + "\n")
+            # the file source orders files by modification time: one batch per file, in this order
+            os.utime(file, (1_700_000_000 + number * 60, 1_700_000_000 + number * 60))
     return (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source)).writeStream
             .foreachBatch(dc_bridge.streaming.guard(tmp_path / "c.yaml", "orders", on_failure=on_failure,
                                                     frames={"customers": outputs.pop("customers")}, **outputs))
