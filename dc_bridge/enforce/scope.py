@@ -12,8 +12,9 @@ docs/enforcing.md "Scope"). No key reaches the driver: every comparison is a Spa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from dc_bridge.engines.spark_conditions import VIOLATIONS, column
 from dc_bridge.plan.checks import Check, kind_of

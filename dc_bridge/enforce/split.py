@@ -19,21 +19,28 @@ valid and quarantined rows, with the verdict of the same call (DESIGN section 9,
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from dc_bridge import __version__
 from dc_bridge.compiler import compile_contract, load_for_run, plan_for_run
 from dc_bridge.contract.lint.java_regex import compiler_in
 from dc_bridge.contract.model import Contract
 from dc_bridge.contract.sql import filter_expression, quote_identifier, view_name
-from dc_bridge.engines.columns import absent_references, missing_columns, missing_message, unrunnable
-from dc_bridge.engines.native import ENGINE as NATIVE, judge_rows
+from dc_bridge.enforce.scope import FLAG, flagged
+from dc_bridge.engines.columns import (
+    absent_references,
+    missing_columns,
+    missing_message,
+    unrunnable,
+)
+from dc_bridge.engines.native import ENGINE as NATIVE
+from dc_bridge.engines.native import judge_rows
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.engines.views import temp_views
-from dc_bridge.enforce.scope import FLAG, flagged
 from dc_bridge.plan.checks import Check, kind_of
 from dc_bridge.runner.data import is_connect
 from dc_bridge.runner.reads import foreign_reads

@@ -20,8 +20,9 @@ any file system Spark writes to is served.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from dc_bridge.contract.model import Contract
 from dc_bridge.enforce.split import split
