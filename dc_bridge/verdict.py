@@ -29,7 +29,7 @@ import operator
 from decimal import Decimal
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -104,6 +104,9 @@ class CheckVerdict(BaseModel):
     samples_note: str | None = None
     duplicated_values: int | None = None
     engines: dict[str, CheckResult] = Field(default_factory=dict)
+    # what the check judged when the contract is enforced on a slice (dc_bridge/enforce, docs/enforcing.md):
+    # `slice` the rows of the slice, `table` the whole model; None in a run, which judges what it reads
+    scope: Literal["slice", "table"] | None = None
 
 
 class ObjectiveRule(BaseModel):

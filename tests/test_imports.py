@@ -23,6 +23,7 @@ LAYERS: list[set[str]] = [
     # the history store reads runner/history.py's records; the runner will write through it (same layer, no cycle)
     {"dc_bridge.runner", "dc_bridge.history"},
     {"dc_bridge.catalog", "dc_bridge.generate"},
+    {"dc_bridge.enforce"},
     {"dc_bridge.integrations"},
     {"dc_bridge.cli"},
 ]

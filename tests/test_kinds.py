@@ -209,3 +209,12 @@ if outcome == "not_executable": pass
 if kind_of(check).measure == "rows": pass
 """
     assert sorted({line for line, _ in kind_literals(ast.parse(source))}) == [2, 3, 4, 5, 6, 7, 8]
+
+
+def test_row_level_kinds_are_exactly_those_a_row_can_be_judged_by():
+    # a row is judged by its own violating condition, or by its key against other rows (dc_bridge/enforce)
+    from dc_bridge.engines import spark_conditions
+    from dc_bridge.enforce.scope import KEYED
+
+    judged = {name for name, kind in KINDS.items() if name in spark_conditions.VIOLATIONS or kind.samples in KEYED}
+    assert sorted(name for name, kind in KINDS.items() if kind.row_level) == sorted(judged)

@@ -227,6 +227,10 @@ class Kind:
     # False: the plan could not build a check from the element (the params say why); its verdict is
     # `not_executable` with that reason, whatever else a run knows about it
     executable: bool = True
+    # each row is judged on its own or against a key (its value, its key's repeats, its key's match):
+    # a violating row can be sent aside (dc_bridge/enforce: the split, a slice, a stream's batches);
+    # the other kinds judge the table as a whole and stay in the verdict only (DESIGN section 9)
+    row_level: bool = False
 
     @property
     def judged_by_threshold(self) -> bool:
@@ -239,13 +243,13 @@ class Kind:
 
 
 _ALL = (
-    Kind("not_null", NotNull, "rows", local_lint_codes=frozenset({"DCB160"})),
-    Kind("unique", Unique, "rows", samples="duplicate_keys", local_lint_codes=frozenset({"DCB160"})),
-    Kind("unique_combination", Unique, "rows", samples="duplicate_keys", local_lint_codes=frozenset({"DCB160"})),
-    Kind("regex", Regex, "rows", single_value=True, samples="failing_rows", local_lint_codes=frozenset({"DCB140", "DCB160"})),
-    Kind("in_set", InSet, "rows", single_value=True, samples="failing_rows", local_lint_codes=frozenset({"DCB160"})),
-    Kind("length_between", LengthBetween, "rows", single_value=True, samples="failing_rows"),
-    Kind("value_between", ValueBetween, "rows", single_value=True, samples="failing_rows"),
+    Kind("not_null", NotNull, "rows", local_lint_codes=frozenset({"DCB160"}), row_level=True),
+    Kind("unique", Unique, "rows", samples="duplicate_keys", local_lint_codes=frozenset({"DCB160"}), row_level=True),
+    Kind("unique_combination", Unique, "rows", samples="duplicate_keys", local_lint_codes=frozenset({"DCB160"}), row_level=True),
+    Kind("regex", Regex, "rows", single_value=True, samples="failing_rows", local_lint_codes=frozenset({"DCB140", "DCB160"}), row_level=True),
+    Kind("in_set", InSet, "rows", single_value=True, samples="failing_rows", local_lint_codes=frozenset({"DCB160"}), row_level=True),
+    Kind("length_between", LengthBetween, "rows", single_value=True, samples="failing_rows", row_level=True),
+    Kind("value_between", ValueBetween, "rows", single_value=True, samples="failing_rows", row_level=True),
     Kind("row_count", RowCount, "value", local_lint_codes=frozenset({"DCB160", "DCB161"})),
     Kind("column_exists", ColumnExists, "outcome", presence=True),
     Kind("column_type", ColumnType, "outcome"),
@@ -253,9 +257,9 @@ _ALL = (
     Kind("sql_metric", SqlMetric, "value", local_lint_codes=_SQL_CODES | _SLA_CODES, sql_query=True),
     Kind("freshness", Freshness, "seconds", local_lint_codes=_SLA_CODES, in_seconds=True, clock=True),
     Kind("frequency", Frequency, "value", local_lint_codes=_SLA_CODES, sql_query=True, in_seconds=True),
-    Kind("latency", Latency, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES),
-    Kind("retention", Retention, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES, clock=True),
-    Kind("foreign_key", ForeignKey, "rows", samples="orphan_keys", local_lint_codes=_REFERENCE_CODES),
+    Kind("latency", Latency, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES, row_level=True),
+    Kind("retention", Retention, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES, clock=True, row_level=True),
+    Kind("foreign_key", ForeignKey, "rows", samples="orphan_keys", local_lint_codes=_REFERENCE_CODES, row_level=True),
     Kind("custom_gx", CustomGx, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB181"}), custom=True),
     Kind("custom_soda", CustomSoda, "outcome", local_lint_codes=frozenset({"DCB170", "DCB171", "DCB184"}), custom=True),
     # service levels over a history of runs: no engine runs them, the fold judges them

@@ -18,4 +18,13 @@ def _run(spark, frames, compiled, model, now):
                      view=view_name(compiled.plan.contract_id, model), frames=frames)
 
 
+def judge_rows(check, count: int, rows: int):
+    """A row-level check judged on its count of violating rows among `rows`, exactly as this engine
+    judges the counts of its fused aggregation: the split counts them while it partitions the rows
+    (dc_bridge/enforce), so its verdict cannot differ from this engine's."""
+    from dc_bridge.engines.native.run import _judge
+
+    return _judge(check, count=count, rows=rows, native="count_if")
+
+
 ENGINE = Engine(name="spark", translate=translate_check, assemble=None, files=None, run=_run)

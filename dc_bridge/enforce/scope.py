@@ -1,0 +1,86 @@
+"""What a row-level check judges a row against: the row alone, or a key compared with the table.
+
+A check whose violating rows have a condition of their own (engines/spark_conditions.py `VIOLATIONS`,
+the condition the native engine counts) is judged on the row. Uniqueness and foreign keys need the
+other rows: each adds one join to the rows being judged (the slice), built from the whole table or
+the whole referenced model, so that a slice cannot hide a key that repeats in history (DESIGN section 9,
+docs/enforcing.md "Scope"). No key reaches the driver: every comparison is a Spark join.
+
+`flagged(slice, table, checks, frames, now)` returns the slice with one boolean column per check
+(`FLAG.format(index)`): True where the row violates the check, never NULL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from dc_bridge.engines.spark_conditions import VIOLATIONS, column
+from dc_bridge.plan.checks import Check, kind_of
+
+# the split's own columns while it judges; dropped before any output
+FLAG = "__dc_bridge_flag_{}"
+_KEY = "__dc_bridge_key_{}_{}"
+_MATCH = "__dc_bridge_match_{}"
+
+
+def _keys_present(names: tuple[str, ...]):
+    """All key columns non-null: a key with a null part is never a duplicate nor an orphan (docs/mapping.md)."""
+    condition = column(names[0]).isNotNull()
+    for name in names[1:]:
+        condition = condition & column(name).isNotNull()
+    return condition
+
+
+def _repeated_keys(index: int, check: Check, table, frames: dict):
+    """The keys that occur more than once in the whole table: one grouping. A row of the slice whose
+    key is among them is a duplicate, whether its twin is in the slice or in history."""
+    from pyspark.sql import functions as F
+
+    keys = [column(name).alias(_KEY.format(index, j)) for j, name in enumerate(check.columns)]
+    return (table.where(_keys_present(check.columns)).groupBy(*keys).count()
+            .where(F.col("count") > 1).select(*[F.col(_KEY.format(index, j)) for j in range(len(keys))],
+                                               F.lit(True).alias(_MATCH.format(index))))
+
+
+def _referenced_keys(index: int, check: Check, table, frames: dict):
+    """The distinct non-null keys of the whole referenced model. A row of the slice whose non-null key
+    is not among them is an orphan."""
+    from pyspark.sql import functions as F
+
+    target = frames[check.params.to_model]
+    keys = [column(name).alias(_KEY.format(index, j)) for j, name in enumerate(check.params.to_columns)]
+    return (target.where(_keys_present(check.params.to_columns)).select(*keys).distinct()
+            .withColumn(_MATCH.format(index), F.lit(True)))
+
+
+# where a keyed row-level kind's failing rows come from (the registry's `samples`) -> the rows its
+# row is looked up in, and whether a match (a repeat) or no match (an orphan) violates
+KEYED: dict[str, tuple[Callable[..., Any], bool]] = {
+    "duplicate_keys": (_repeated_keys, True),
+    "orphan_keys": (_referenced_keys, False),
+}
+
+
+def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime):
+    """`slice_df` with one violation flag per check of `checks` (all row-level)."""
+    from pyspark.sql import functions as F
+
+    flags = {}
+    frame = slice_df
+    for index, check in enumerate(checks):
+        if check.kind in VIOLATIONS:
+            flags[index] = F.coalesce(VIOLATIONS[check.kind](check, check.params, now), F.lit(False))
+            continue
+        lookup, violated_on_match = KEYED[kind_of(check).samples]
+        looked_up = lookup(index, check, table, frames)
+        on = [column(name) == F.col(_KEY.format(index, j)) for j, name in enumerate(check.columns)]
+        condition = on[0]
+        for part in on[1:]:
+            condition = condition & part
+        frame = frame.join(looked_up, condition, "left").drop(*[_KEY.format(index, j) for j in range(len(check.columns))])
+        matched = F.col(_MATCH.format(index)).isNotNull()
+        flags[index] = (_keys_present(check.columns) & (matched if violated_on_match else ~matched))
+    frame = frame.select("*", *[flag.alias(FLAG.format(index)) for index, flag in flags.items()])
+    return frame.drop(*[_MATCH.format(index) for index in flags])

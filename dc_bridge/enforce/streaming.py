@@ -1,0 +1,125 @@
+"""`dc_bridge.streaming.guard`: the contract enforced on every micro-batch of a Structured Streaming
+query, as the function of `writeStream.foreachBatch` (DESIGN section 9, docs/enforcing.md "Streaming").
+
+Each batch is judged by the split (split.py: the same checks, the native engine's semantics), and
+its verdict appended to `log` as one JSON line. Then, by `on_failure`:
+- `stop`: a batch with a failed or errored check raises `GuardStopped` naming the batch id and the
+  failing checks, before any of its rows is written: the query stops with that error;
+- `quarantine`: the rows of a violated `error`-severity row-level check go to `quarantine`, the rest
+  to `sink`;
+- `continue`: every row goes to `sink`; the verdict is only logged.
+
+Exactly once per batch id: a batch's files are written to a staging folder and then moved into the
+output under names carrying the batch id (`part-batch-<id>-...`), after any files of the same batch id
+are removed; once the log records the batch as written, a re-delivered batch (the same id after a
+restart from the checkpoint) is skipped. A crash between the move and the log line therefore
+re-writes that batch's files in place, never beside them. Paths go through Hadoop's FileSystem, so
+any file system Spark writes to is served.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from dc_bridge.contract.model import Contract
+from dc_bridge.enforce.split import split
+
+OnFailure = Literal["stop", "quarantine", "continue"]
+ON_FAILURE = ("stop", "quarantine", "continue")
+# check outcomes that stop a batch under `stop`
+FAILING = ("failed", "error")
+_STAGING = "_dc_bridge_staging"
+
+
+class GuardStopped(RuntimeError):
+    """A micro-batch failed the contract under `on_failure="stop"`: none of its rows was written."""
+
+
+def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, on_failure: OnFailure = "stop",
+          quarantine: str | None = None, frames: dict | None = None, format: str = "parquet",
+          vars: dict[str, str] | None = None) -> Callable[[Any, int], None]:
+    """The `foreachBatch` function that judges each micro-batch of `model` and writes it to `sink`
+    (a folder, in `format`), its quarantined rows to `quarantine` (with `on_failure="quarantine"`),
+    and its verdict as one JSON line to `log`. `frames`: DataFrames of the models foreign keys reference."""
+    if on_failure not in ON_FAILURE:
+        raise ValueError(f"on_failure={on_failure!r}: choose one of {', '.join(ON_FAILURE)}")
+    if on_failure == "quarantine" and quarantine is None:
+        raise ValueError("on_failure='quarantine' needs quarantine=PATH, where the violating rows go")
+    if Path(log).exists() and not Path(log).is_file():
+        raise ValueError(f"log={log!r} is not a file")
+
+    def judge(batch, batch_id: int) -> None:
+        logged = _logged(log).get(int(batch_id))
+        if logged is not None and logged["action"] == "written":
+            return  # re-delivered after a restart: written once already
+        if logged is not None and logged["action"] == "stopped":
+            raise GuardStopped(_stopped_message(batch_id, logged["failing"]))
+        result = split(contract, model, batch, frames=frames, vars=vars)
+        try:
+            failing = [c.check_id for c in result.verdict.checks() if c.outcome in FAILING]
+            source = [name for name in result.valid.columns if name in batch.columns]
+            record = {"batch_id": int(batch_id), "outcome": result.verdict.outcome, "failing": failing, "rows": result.rows,
+                      "verdict": result.verdict.model_dump(mode="json")}
+            if on_failure == "stop" and failing:
+                _append(log, {**record, "action": "stopped"})
+                raise GuardStopped(_stopped_message(batch_id, failing))
+            if on_failure == "quarantine":
+                _write_batch(result.quarantined, quarantine, batch_id, format)
+                _write_batch(result.valid.select(*source), sink, batch_id, format)
+            else:
+                _write_batch(result.valid.select(*source).unionByName(result.quarantined.select(*source)), sink, batch_id, format)
+            _append(log, {**record, "action": "written"})
+        finally:
+            result.release()
+
+    return judge
+
+
+def _stopped_message(batch_id: int, failing: list[str]) -> str:
+    return f"batch {batch_id} failed the contract, nothing of it was written: failing checks {', '.join(failing)}"
+
+
+def _logged(log: str) -> dict[int, dict]:
+    """batch id -> its last record in the log."""
+    path = Path(log)
+    if not path.exists():
+        return {}
+    found = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            found[int(record["batch_id"])] = record
+    return found
+
+
+def _append(log: str, record: dict) -> None:
+    path = Path(log)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record, sort_keys=True) + "\n")
+
+
+def _write_batch(df, path: str, batch_id: int, format: str) -> None:
+    """The batch's rows into folder `path`, as files named by the batch id: staged, then moved in
+    after the files of an earlier delivery of the same batch id are removed."""
+    spark = df.sparkSession
+    hadoop = spark._jvm.org.apache.hadoop.fs
+    target = hadoop.Path(path)
+    fs = target.getFileSystem(spark._jsc.hadoopConfiguration())
+    staging = hadoop.Path(f"{path.rstrip('/')}/{_STAGING}/batch-{int(batch_id)}")
+    fs.delete(staging, True)
+    df.write.format(format).save(staging.toString())
+    fs.mkdirs(target)
+    prefix = f"part-batch-{int(batch_id)}-"
+    for status in fs.listStatus(target) or []:
+        if status.getPath().getName().startswith(prefix):
+            fs.delete(status.getPath(), False)
+    for status in fs.listStatus(staging) or []:
+        name = status.getPath().getName()
+        if name.startswith("part-"):
+            if not fs.rename(status.getPath(), hadoop.Path(target, prefix + name[len("part-"):])):
+                raise OSError(f"could not move {status.getPath().toString()} into {path}")
+    fs.delete(staging, True)

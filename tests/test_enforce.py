@@ -1,0 +1,256 @@
+"""The contract enforced inside a pipeline (dc_bridge/enforce, docs/enforcing.md), on real Spark with
+planted violations: the split partitions the rows exactly (by id and by a checksum of every column),
+quarantines exactly the rows that violate an error-severity row-level check, keeps warning rows valid
+and annotated, and counts each check as the native engine's batch verdict does on the same data."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import textwrap
+from datetime import datetime, timezone
+
+import pytest
+
+import dc_bridge
+from dc_bridge.enforce.split import VIOLATIONS_COLUMN, SplitError
+
+NOW = datetime(2024, 6, 1, tzinfo=timezone.utc)
+
+CONTRACT = textwrap.dedent("""\
+    apiVersion: v3.0.2
+    kind: DataContract
+    id: urn:test:enforce
+    version: 1.0.0
+    status: active
+    schema:
+      - name: orders
+        properties:
+          - {name: order_id, logicalType: integer, physicalType: bigint, primaryKey: true}
+          - {name: email, logicalType: string, required: true, logicalTypeOptions: {pattern: '^[a-z]+@[a-z]+$'}}
+          - {name: status, logicalType: string, enum: [new, paid]}
+          - name: amount
+            logicalType: number
+            physicalType: double
+            logicalTypeOptions: {minimum: 0, maximum: 1000}
+          - name: customer_id
+            logicalType: string
+            relationships:
+              - {type: foreignKey, to: customers.customer_id}
+          - name: note
+            logicalType: string
+            quality:
+              - {id: note_known, metric: invalidValues, arguments: {validValues: [a, b]}, mustBe: 0, severity: warning}
+          - {name: region, logicalType: string}
+          - {name: line_no, logicalType: integer, physicalType: bigint}
+        quality:
+          - {id: orders_rows, metric: rowCount, mustBeGreaterOrEqualTo: 1}
+          - {id: region_line_dups, metric: duplicateValues, arguments: {properties: [region, line_no]}, mustBe: 0}
+          - {id: max_amount, type: sql, query: SELECT MAX(amount) FROM orders, mustBeLessThan: 100000}
+      - name: customers
+        properties:
+          - {name: customer_id, logicalType: string, primaryKey: true}
+    """)
+
+SCHEMA = "order_id bigint, email string, status string, amount double, customer_id string, note string, region string, line_no bigint"
+NAN = float("nan")
+# id -> row; planted violations per row, the error-severity ones make the row quarantined
+ROWS = [
+    (1, "ann@x", "new", 10.0, "c1", "a", "eu", 1),       # clean
+    (2, "bob@x", "paid", 20.0, "c2", "zzz", "eu", 2),    # warning only (note): valid, annotated
+    (3, None, "new", 30.0, "c1", "a", "eu", 3),          # email null (required)
+    (4, "BAD", "new", 40.0, "c1", "a", "eu", 4),         # email pattern
+    (5, "eve@x", "lost", 50.0, "c1", "a", "eu", 5),      # status not in set
+    (6, "fay@x", None, None, None, None, None, None),    # nulls only where allowed: clean
+    (7, "gus@x", "new", NAN, "c1", "a", "us", 1),        # NaN amount: above the maximum (Spark orders NaN last)
+    (8, "hal@x", "new", 2000.0, "c9", "a", "us", 2),     # amount range and orphan customer
+    (8, "ian@x", "new", 5.0, "c2", "b", "us", 3),        # order_id 8 repeats: both rows are duplicates
+    (10, "jan@x", "new", 5.0, "c2", "a", "ap", 7),       # composite key (ap, 7) repeats
+    (11, "kim@x", "new", 5.0, "c2", "a", "ap", 7),
+    (12, "lou@x", "new", 5.0, "c2", "a", None, 7),       # a key with a null part is no duplicate
+    (13, "max@x", "new", 5.0, "c2", "a", None, 7),
+    (None, "ned@x", "new", 5.0, "c2", "a", "sa", 1),     # null primary key: not_null, not a duplicate
+]
+QUARANTINED = {3, 4, 5, 7, 8, 10, 11, None}
+CUSTOMERS = [("c1",), ("c2",), (None,)]
+
+
+@pytest.fixture(scope="module")
+def contract(tmp_path_factory):
+    path = tmp_path_factory.mktemp("enforce") / "enforce.odcs.yaml"
+    path.write_text(CONTRACT)
+    return path
+
+
+@pytest.fixture(scope="module")
+def frames(spark):
+    return spark.createDataFrame(ROWS, SCHEMA), spark.createDataFrame(CUSTOMERS, "customer_id string")
+
+
+def _key(row):
+    return (row["order_id"] is None, row["order_id"] or 0, row["email"] or "")
+
+
+def _checksum(df, columns):
+    """A checksum of every column of every row, order-free: the sum of each row's hash."""
+    from pyspark.sql import functions as F
+
+    return df.select(F.sum(F.xxhash64(*[F.col(c) for c in columns]).cast("decimal(38,0)")).alias("s")).first()["s"]
+
+
+def test_the_split_partitions_the_rows_exactly(contract, frames):
+    orders, customers = frames
+    valid, quarantined, verdict = dc_bridge.split(contract, "orders", orders, frames={"customers": customers}, now=NOW)
+    assert {r["order_id"] for r in quarantined.collect()} == QUARANTINED
+    assert {r["order_id"] for r in valid.collect()} == {1, 2, 6, 12, 13}
+    # nothing lost, nothing doubled: ids and a checksum of all source columns
+    source = orders.columns
+    both = valid.select(*source).unionByName(quarantined.select(*source))
+    assert sorted(map(_key, both.collect())) == sorted(map(_key, orders.collect()))
+    assert _checksum(both, source) == _checksum(orders, source)
+    assert valid.columns == source + [VIOLATIONS_COLUMN] == quarantined.columns
+
+
+def test_each_row_lists_every_violated_check(contract, frames):
+    orders, customers = frames
+    valid, quarantined, _ = dc_bridge.split(contract, "orders", orders, frames={"customers": customers}, now=NOW)
+    listed = {(r["order_id"], r["email"]): {(v["id"], v["kind"], v["severity"]) for v in r[VIOLATIONS_COLUMN]}
+              for r in valid.unionByName(quarantined).collect()}
+    assert listed[(1, "ann@x")] == set()
+    assert listed[(2, "bob@x")] == {("note_known", "in_set", "warning")}
+    kinds = {kind for _, kind, _ in listed[(8, "hal@x")]}
+    assert kinds == {"value_between", "foreign_key", "unique"}
+    assert {kind for _, kind, _ in listed[(10, "jan@x")]} == {"unique_combination"}
+    assert {kind for _, kind, _ in listed[(None, "ned@x")]} == {"not_null"}
+    assert all(v["reason"] for vs in [r[VIOLATIONS_COLUMN] for r in quarantined.collect()] for v in vs)
+
+
+def test_counts_equal_the_batch_verdict(contract, frames, spark):
+    orders, customers = frames
+    split = dc_bridge.split(contract, "orders", orders, frames={"customers": customers}, now=NOW)
+    batch = dc_bridge.run(contract, dataframes={"orders": orders, "customers": customers}, spark=spark,
+                          engines=("spark",), samples=False)
+    ran = {c.check_id: c for c in batch.checks() if c.model == "orders"}
+    split_checks = {c.check_id: c for c in split.verdict.checks()}
+    assert set(split_checks) == set(ran)
+    for check_id, check in ran.items():
+        assert (split_checks[check_id].outcome, split_checks[check_id].observed) == (check.outcome, check.observed) or \
+            (check.observed is not None and math.isclose(split_checks[check_id].observed, check.observed)), check_id
+        assert split_checks[check_id].scope == "table"
+    assert split.verdict.outcome == batch.models[0].outcome == "failed"
+    assert split.rows == {"table": len(ROWS)}
+
+
+def test_refusals_name_what_is_wrong(contract, frames):
+    orders, customers = frames
+    with pytest.raises(SplitError, match="no model named `payments`"):
+        dc_bridge.split(contract, "payments", orders)
+    with pytest.raises(SplitError, match="`email`"):
+        dc_bridge.split(contract, "orders", orders.drop("email"), frames={"customers": customers})
+    with pytest.raises(SplitError, match="frames="):
+        dc_bridge.split(contract, "orders", orders)
+    with pytest.raises(SplitError, match="already has a column"):
+        dc_bridge.split(contract, "orders", orders.withColumn(VIOLATIONS_COLUMN, orders.email), frames={"customers": customers})
+
+
+def test_a_clean_slice_repeating_a_key_of_history_fails_uniqueness(contract, frames, spark):
+    orders, customers = frames
+    history = [(1, "ann@x", "new", 10.0, "c1", "a", "eu", 1), (2, "bob@x", "paid", 20.0, "c2", "a", "eu", 2)]
+    today = [(2, "cat@x", "new", 5.0, "c1", "a", "us", 9), (3, "dan@x", "new", 5.0, "c2", "a", "us", 8)]
+    table = spark.createDataFrame([r + ("old",) for r in history] + [r + ("new",) for r in today], SCHEMA + ", day string")
+    split = dc_bridge.split(contract, "orders", table, where="day = 'new'", frames={"customers": customers}, now=NOW)
+    valid, quarantined, verdict = split
+    assert [r["email"] for r in quarantined.collect()] == ["cat@x"]  # its key 2 occurs in history
+    assert sorted(r["email"] for r in valid.collect()) == ["dan@x"]  # only the slice's rows are output
+    checks = {c.check_id: c for c in verdict.checks()}
+    unique = next(c for c in checks.values() if c.kind == "unique")
+    assert (unique.outcome, unique.observed, unique.scope) == ("failed", 1.0, "slice")  # only the slice's row counted
+    rows = next(c for c in checks.values() if c.kind == "row_count")
+    assert rows.scope == "table" and rows.observed == 4 and "slice 2" in rows.reason
+    assert split.rows == {"slice": 2, "table": 4}
+
+
+def test_a_slice_with_orphans_against_the_whole_referenced_model_fails_the_foreign_key(contract, frames, spark):
+    orders, customers = frames
+    table = spark.createDataFrame([(1, "ann@x", "new", 1.0, "c1", "a", "eu", 1, "old"),
+                                   (2, "bob@x", "new", 1.0, "c7", "a", "eu", 2, "new"),
+                                   (3, "cat@x", "new", 1.0, "c2", "a", "eu", 3, "new")], SCHEMA + ", day string")
+    valid, quarantined, verdict = dc_bridge.split(contract, "orders", table, where="day = 'new'",
+                                                  frames={"customers": customers}, now=NOW)
+    assert [r["email"] for r in quarantined.collect()] == ["bob@x"]
+    fk = next(c for c in verdict.checks() if c.kind == "foreign_key")
+    assert (fk.outcome, fk.observed, fk.scope) == ("failed", 1.0, "slice")
+
+
+def test_a_slice_filter_on_a_column_the_rows_lack_is_refused(contract, frames):
+    orders, customers = frames
+    with pytest.raises(SplitError, match="`day`"):
+        dc_bridge.split(contract, "orders", orders, where="day = 'new'", frames={"customers": customers})
+
+
+# --- streaming: a file source read with trigger(availableNow=True), one file per micro-batch
+
+CLEAN = [(1, "ann@x", "new", 1.0, "c1", "a", "eu", 1), (2, "bob@x", "paid", 2.0, "c2", "a", "eu", 2)]
+BAD = [(3, "cat@x", "new", 3.0, "c1", "a", "eu", 3), (4, "BAD", "new", 4.0, "c9", "a", "eu", 4)]
+
+
+def _stream(spark, tmp_path, batches, on_failure, checkpoint=None, **outputs):
+    import json as j
+
+    source = tmp_path / "in"
+    if not source.exists():
+        source.mkdir()
+        names = SCHEMA.split(", ")
+        for number, rows in enumerate(batches):
+            lines = [j.dumps(dict(zip([n.split()[0] for n in names], row))) for row in rows]
+            file = source / f"{number:03d}.json"
+            file.write_text("\n".join(lines) + "\n")
+            # the file source orders files by modification time: one batch per file, in this order
+            os.utime(file, (1_700_000_000 + number * 60, 1_700_000_000 + number * 60))
+    return (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source)).writeStream
+            .foreachBatch(dc_bridge.streaming.guard(tmp_path / "c.yaml", "orders", on_failure=on_failure,
+                                                    frames={"customers": outputs.pop("customers")}, **outputs))
+            .option("checkpointLocation", str(checkpoint or tmp_path / "checkpoint")).trigger(availableNow=True).start())
+
+
+def _ids(spark, path):
+    return sorted(r["order_id"] for r in spark.read.parquet(str(path)).collect())
+
+
+def test_stop_ends_the_query_before_a_bad_batch_reaches_the_sink(spark, tmp_path, frames):
+    from pyspark.errors import StreamingQueryException
+
+    (tmp_path / "c.yaml").write_text(CONTRACT)
+    query = _stream(spark, tmp_path, [CLEAN, BAD], "stop", sink=str(tmp_path / "sink"), log=str(tmp_path / "log.jsonl"),
+                    customers=frames[1])
+    with pytest.raises(StreamingQueryException, match=r"batch 1 failed the contract.*orders\.email"):
+        query.awaitTermination()
+    assert _ids(spark, tmp_path / "sink") == [1, 2]
+    lines = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert [(r["batch_id"], r["action"], r["outcome"]) for r in lines] == [(0, "written", "passed"), (1, "stopped", "failed")]
+
+
+def test_quarantine_sends_bad_rows_aside_and_a_restart_writes_nothing_twice(spark, tmp_path, frames):
+    (tmp_path / "c.yaml").write_text(CONTRACT)
+    outputs = dict(sink=str(tmp_path / "sink"), quarantine=str(tmp_path / "q"), log=str(tmp_path / "log.jsonl"), customers=frames[1])
+    _stream(spark, tmp_path, [CLEAN, BAD], "quarantine", **dict(outputs)).awaitTermination()
+    assert _ids(spark, tmp_path / "sink") == [1, 2, 3]
+    quarantined = spark.read.parquet(str(tmp_path / "q")).collect()
+    assert [r["order_id"] for r in quarantined] == [4] and {v["kind"] for v in quarantined[0][VIOLATIONS_COLUMN]} == {"regex", "foreign_key"}
+    assert len((tmp_path / "log.jsonl").read_text().splitlines()) == 2
+    # the last batch is delivered again: its commit is forgotten, as after a crash before the commit
+    for name in ("1", ".1.crc"):
+        (tmp_path / "checkpoint" / "commits" / name).unlink(missing_ok=True)
+    _stream(spark, tmp_path, [], "quarantine", **dict(outputs)).awaitTermination()
+    assert _ids(spark, tmp_path / "sink") == [1, 2, 3]
+    assert [r["order_id"] for r in spark.read.parquet(str(tmp_path / "q")).collect()] == [4]
+    assert len((tmp_path / "log.jsonl").read_text().splitlines()) == 2
+    # and a batch written but not logged (a crash between the two) replaces its own files
+    guard = dc_bridge.streaming.guard(tmp_path / "c.yaml", "orders", on_failure="continue", sink=str(tmp_path / "sink"),
+                                      log=str(tmp_path / "other.jsonl"), frames={"customers": frames[1]})
+    batch = spark.createDataFrame(CLEAN, SCHEMA)
+    guard(batch, 0)
+    (tmp_path / "other.jsonl").unlink()
+    guard(batch, 0)
+    assert _ids(spark, tmp_path / "sink") == [1, 2, 3]
