@@ -346,9 +346,6 @@ def test_odcs_variables_in_every_form(tmp_path, monkeypatch, text, values, expec
         monkeypatch.delenv(name, raising=False)
     path = tmp_path / "contract.yaml"
     path.write_text(yaml.safe_dump({**BASE, "apiVersion": "v3.2.0", "schema": [{"name": "t", "description": text}]}), encoding="utf-8")
-    from dc_bridge.contract.reading import variables
-
-    with variables.given(values):
-        found = lint_file(path)
+    found = lint_file(path, values)
     assert not [f for f in found.findings if f.code == "DCB174"], [f.message for f in found.findings]
     assert found.contract.models[0].description == expected
