@@ -98,3 +98,16 @@ def test_a_run_leaves_the_callers_session_as_found(spark, contract, callers_sess
     assert spark.table(view_name("urn:test:session-guard", "things")).collect() == [tuple(r) for r in CALLER_VIEW_ROWS]
     if cache:
         things.unpersist()
+
+
+def test_cache_reads_a_callers_cached_dataframe_as_it_is(spark):
+    """--cache persists no second copy of a DataFrame the caller cached: the run's own plan over it
+    (runner/pipeline.py `_model_frames`) is not a cached plan to Spark, the caller's is."""
+    from dc_bridge.runner.pipeline import _persist
+
+    things = spark.createDataFrame([(1, "a")], "id int, name string")
+    things.cache()
+    try:
+        assert _persist({"things": things.where("true")}, {"things": things}) == []
+    finally:
+        things.unpersist()

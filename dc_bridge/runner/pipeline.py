@@ -149,7 +149,7 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             # once, after the data is known: the checks it keeps from running get no engine artifact
             compiled = compile_contract(loaded, invalid={**invalid, **foreign, **absent}, plan=plan)
         if options.cache:
-            cached = _persist(frames)
+            cached = _persist(frames, dataframes or {})
         for model in plan.models:
             reports[model] = {}
             if model not in frames:
@@ -276,16 +276,19 @@ class _Unread(DataError):
         self.model = model
 
 
-def _persist(frames: dict) -> list:
+def _persist(frames: dict, given: dict) -> list:
     """Persist every model's DataFrame that is not cached yet, so that the engines, the empty-model
     notes and the samples read the source once; the frames persisted here, for the caller to release.
-    A DataFrame the caller cached already is left as it is."""
+    A DataFrame the caller cached already (`given`, model -> the caller's DataFrame) is read from its
+    cache as it is: the run's own plan over it (`_model_frames`) is not a cached plan to Spark, and
+    persisting that would build a second copy of the caller's data."""
     from pyspark import StorageLevel
 
     persisted = []
-    for frame in frames.values():
+    for model, frame in frames.items():
         try:
-            if not frame.storageLevel.useMemory and not frame.storageLevel.useDisk:
+            level = given[model].storageLevel if model in given else None
+            if level is None or not (level.useMemory or level.useDisk):
                 persisted.append(frame.persist(StorageLevel.MEMORY_AND_DISK))
         except Exception:  # a session that refuses persisting (Databricks serverless): the run reads the source as without --cache
             return persisted
