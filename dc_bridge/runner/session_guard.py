@@ -16,8 +16,8 @@ through a plan of the run's own, runner/pipeline.py `_model_frames`) and release
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from dc_bridge.engines.views import existing_temp_view
 
@@ -35,7 +35,7 @@ class SessionGuard:
     tags: frozenset[str] | None     # the thread's operation tags, Spark Connect only
 
     @classmethod
-    def record(cls, spark, views: Iterable[str]) -> "SessionGuard":
+    def record(cls, spark, views: Iterable[str]) -> SessionGuard:
         from dc_bridge.runner.data import is_connect
 
         connect = is_connect(spark)
