@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import Iterable, Iterator, Mapping
 
 
-def _existing_temp_view(spark, name: str):
+def existing_temp_view(spark, name: str):
     """The DataFrame behind an existing temp view `name`, or None when there is none."""
     try:
         table = spark.catalog.getTable(name)
@@ -34,7 +34,7 @@ def temp_views(spark, views: Mapping[str, object], *, protect: Iterable[str] = (
     ones, they are dropped afterwards, or restored when they existed before.
     """
     names = list(dict.fromkeys([*views, *protect]))
-    before = {name: _existing_temp_view(spark, name) for name in names}
+    before = {name: existing_temp_view(spark, name) for name in names}
     try:
         for name, df in views.items():
             df.createOrReplaceTempView(name)

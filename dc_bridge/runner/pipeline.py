@@ -38,6 +38,7 @@ from dc_bridge.runner.phases import Phases
 from dc_bridge.runner.reads import foreign_reads
 from dc_bridge.runner.rows import objective_row_counts
 from dc_bridge.runner.samples import gather_samples
+from dc_bridge.runner.session_guard import SessionGuard
 from dc_bridge.runner.threads import run_side_by_side
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS, within
 from dc_bridge.runner.vacuous import empty_models
@@ -118,7 +119,8 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
 
     spark, created = session.get()
     versions = _versions(spark.version)
-    views: list[str] = []
+    # a session the caller gave is put back as the run found it (views under the run's names included)
+    guard = None if created else SessionGuard.record(spark, [view_name(loaded.id, model.name) for model in loaded.models])
     cached: list = []
     reports: dict[str, dict[str, EngineReport]] = {}
     seconds = {engine: 0.0 for engine in options.engines}
@@ -136,7 +138,6 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             for model, frame in frames.items():
                 view = view_name(loaded.id, model)
                 frame.createOrReplaceTempView(view)
-                views.append(view)
         with phases.timed("references"):
             # the second look at SQL checks: what Spark resolved their names to (runner/reads.py)
             foreign = foreign_reads(spark, [c for c in plan.checks if c.id not in invalid],
@@ -148,7 +149,7 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             # once, after the data is known: the checks it keeps from running get no engine artifact
             compiled = compile_contract(loaded, invalid={**invalid, **foreign, **absent}, plan=plan)
         if options.cache:
-            cached = _persist(frames)
+            cached = _persist(frames, dataframes or {})
         for model in plan.models:
             reports[model] = {}
             if model not in frames:
@@ -198,8 +199,8 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
         with phases.timed("cleanup"):
             for frame in cached:
                 frame.unpersist()
-            for view in views:
-                spark.catalog.dropTempView(view)
+            if guard is not None:
+                guard.restore()
             if created:
                 spark.stop()
     return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3), "phases": phases.records})
@@ -275,16 +276,19 @@ class _Unread(DataError):
         self.model = model
 
 
-def _persist(frames: dict) -> list:
+def _persist(frames: dict, given: dict) -> list:
     """Persist every model's DataFrame that is not cached yet, so that the engines, the empty-model
     notes and the samples read the source once; the frames persisted here, for the caller to release.
-    A DataFrame the caller cached already is left as it is."""
+    A DataFrame the caller cached already (`given`, model -> the caller's DataFrame) is read from its
+    cache as it is: the run's own plan over it (`_model_frames`) is not a cached plan to Spark, and
+    persisting that would build a second copy of the caller's data."""
     from pyspark import StorageLevel
 
     persisted = []
-    for frame in frames.values():
+    for model, frame in frames.items():
         try:
-            if not frame.storageLevel.useMemory and not frame.storageLevel.useDisk:
+            level = given[model].storageLevel if model in given else None
+            if level is None or not (level.useMemory or level.useDisk):
                 persisted.append(frame.persist(StorageLevel.MEMORY_AND_DISK))
         except Exception:  # a session that refuses persisting (Databricks serverless): the run reads the source as without --cache
             return persisted
