@@ -11,7 +11,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 
 from dc_bridge.history.spark_store import COLUMNS
 

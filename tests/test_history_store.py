@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import re
 import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -19,7 +18,7 @@ from click.testing import CliRunner
 import dc_bridge
 from dc_bridge.cli import main
 from dc_bridge.history import SCHEMA_VERSION, HistoryStore, StoreError, is_jsonl, open_store
-from dc_bridge.runner.history import HistoryError, append_record, earlier_runs, read_history, run_record, unread_record
+from dc_bridge.runner.history import HistoryError, append_record, earlier_runs, read_history, unread_record
 from dc_bridge.verdict import PastRun, judge_history
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "history.md"

@@ -20,7 +20,6 @@ Whatever the input: no traceback, and never exit 0 when something was not evalua
 from __future__ import annotations
 
 import math
-import os
 import subprocess
 import sys
 import textwrap

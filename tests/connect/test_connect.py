@@ -10,7 +10,6 @@ nowhere, so it cannot have started a JVM of its own: whatever it computed, the s
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
