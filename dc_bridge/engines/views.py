@@ -31,10 +31,13 @@ def temp_views(spark, views: Mapping[str, object], *, protect: Iterable[str] = (
     """Register `views` (name -> DataFrame) for the duration of the block.
 
     `protect` names views the engine itself may (re)create during the block; like the registered
-    ones, they are dropped afterwards, or restored when they existed before.
+    ones, they are dropped afterwards, or restored when they existed before. A view lives in the session
+    of the DataFrame that registers it, which need not be `spark` (a streaming micro-batch has a session
+    of its own beside the caller's): each name is looked up, dropped or restored in that session.
     """
     names = list(dict.fromkeys([*views, *protect]))
-    before = {name: existing_temp_view(spark, name) for name in names}
+    sessions = {name: getattr(views[name], "sparkSession", spark) if name in views else spark for name in names}
+    before = {name: existing_temp_view(sessions[name], name) for name in names}
     try:
         for name, df in views.items():
             df.createOrReplaceTempView(name)
@@ -46,6 +49,8 @@ def temp_views(spark, views: Mapping[str, object], *, protect: Iterable[str] = (
                 if previous is not None:
                     previous.createOrReplaceTempView(name)
                 else:
-                    spark.catalog.dropTempView(name)
+                    sessions[name].catalog.dropTempView(name)
+                    if sessions[name] is not spark:
+                        spark.catalog.dropTempView(name)
             except Exception:  # the session may be gone; nothing left to clean up then
                 pass
