@@ -113,8 +113,7 @@ def floor(spark, frame, plan, view):
     from pyspark.sql import functions as F
 
     from dc_bridge.contract.sql import TABLE_MARKER
-    from dc_bridge.engines.native.run import aggregate
-    from dc_bridge.engines.native.translate import VIOLATIONS, column
+    from dc_bridge.engines.spark_conditions import VIOLATIONS, aggregate, column
 
     now = datetime.now(timezone.utc)
     row_level = [k for k in plan.checks if k.kind in VIOLATIONS]
@@ -140,9 +139,9 @@ def gx_alone(spark, frame, compiled, model):
 
     context = gx.get_context(mode="ephemeral")
     batch = context.data_sources.add_spark("bench").add_dataframe_asset("orders").add_batch_definition_whole_dataframe("all")
-    suite = context.suites.add(gx.ExpectationSuite(**{k: v for k, v in compiled.suites[model].items() if k != "meta"}))
+    suite = context.suites.add(gx.ExpectationSuite(**{k: v for k, v in compiled.artifacts["gx"][model].items() if k != "meta"}))
     definition = context.validation_definitions.add(gx.ValidationDefinition(name="bench", data=batch, suite=suite))
-    params = {name: datetime(2000, 1, 1) for name in re.findall(r'"\$PARAMETER": "([^"]+)"', json.dumps(compiled.suites[model]))}
+    params = {name: datetime(2000, 1, 1) for name in re.findall(r'"\$PARAMETER": "([^"]+)"', json.dumps(compiled.artifacts["gx"][model]))}
     result = definition.run(batch_parameters={"dataframe": frame}, expectation_parameters=params)
     frame.unpersist()
     return {r.expectation_config.meta["dc_bridge"]["check_id"]: (r.result or {}).get("unexpected_count") for r in result.results}
@@ -156,7 +155,7 @@ def soda_alone(spark, frame, compiled, model, view):
     disable_soda_telemetry()
     from soda.scan import Scan
 
-    text = "\n".join(line for line in sodacl_text(compiled.sodacl[model], compiled.meta).splitlines()
+    text = "\n".join(line for line in sodacl_text(compiled.artifacts["soda"][model], compiled.meta).splitlines()
                      if "samples limit" not in line)
     frame.createOrReplaceTempView(view)
     scan = Scan()
