@@ -11,7 +11,7 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 from dc_bridge import __version__
 from dc_bridge.cli import catalog, evolution, integrations, outputs
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
-from dc_bridge.cli.options import default_engines, with_settings, with_variables
+from dc_bridge.cli.options import conf_pairs, default_engines, with_settings, with_variables
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
@@ -226,12 +226,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             raise click.UsageError(f"{option} belongs to one contract, and {len(files)} were given; run each contract "
                                    f"that needs {option} on its own.")
         data = dict(parse_data_option(option, Path(files[0]).parent) for option in data_options)
-        conf = {}
-        for option in conf_options:
-            key, eq, value = option.partition("=")
-            if not eq:
-                raise click.BadParameter(f"--conf {option!r} must be KEY=VALUE")
-            conf[key] = value
+        conf = conf_pairs(conf_options)
         # each contract is read once, here: before Spark starts, a report or site that would replace one of
         # the files it reads, or could not be written after the run, stops the command; the run lints what was read
         reads = [read_contract(file, variables) for file in files]

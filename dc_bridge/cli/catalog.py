@@ -18,7 +18,7 @@ from typing import Iterator
 import click
 
 from dc_bridge import config
-from dc_bridge.cli.options import with_settings, with_variables
+from dc_bridge.cli.options import conf_pairs, with_settings, with_variables
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 from dc_bridge.report.finding_formats import FORMATTERS
 
@@ -70,13 +70,7 @@ def open_catalog(spec: str, master: str | None = None, conf_options: tuple[str, 
         if parse(spec)[0] == "spark":
             from dc_bridge.runner.data import get_session
 
-            conf = {}
-            for option in conf_options:
-                key, eq, value = option.partition("=")
-                if not eq:
-                    raise click.BadParameter(f"--conf {option!r} must be KEY=VALUE")
-                conf[key] = value
-            session, created = get_session(master, conf)
+            session, created = get_session(master, conf_pairs(conf_options))
         yield open_store(spec, root, session)
     finally:
         if created:

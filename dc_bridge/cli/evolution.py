@@ -20,7 +20,7 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 import dc_bridge.cli.outputs as outputs
 from dc_bridge import config
 from dc_bridge.cli.catalog import CATALOG, NAMESPACE, registered_baseline
-from dc_bridge.cli.options import with_settings, with_variables
+from dc_bridge.cli.options import conf_pairs, with_settings, with_variables
 from dc_bridge.contract.findings import Finding
 from dc_bridge.report.finding_formats import FORMATTERS
 
@@ -232,7 +232,7 @@ def drift_command(contract: str, data_options: tuple[str, ...], server: str | No
     spark = created = None
     try:
         data = dict(parse_data_option(option, Path(contract).parent) for option in data_options)
-        conf = dict(_pair(option) for option in conf_options)
+        conf = conf_pairs(conf_options)
         sources = _drift_sources(loaded.contract, data, server)
         if output_file:  # before Spark starts
             inputs = outputs.contract_inputs(contract, loaded) + outputs.data_inputs(loaded.contract, data, server, every_model=False)
@@ -258,13 +258,6 @@ def _skip_if_off(validator: str, command: str) -> None:
     if settings.level(validator) == "off":
         click.echo(f"dc-bridge {command}: skipped ({settings.source(validator)})")
         sys.exit(EXIT_OK)
-
-
-def _pair(option: str) -> tuple[str, str]:
-    key, eq, value = option.partition("=")
-    if not eq:
-        raise click.BadParameter(f"--conf {option!r} must be KEY=VALUE")
-    return key, value
 
 
 def _drift_sources(contract, data: dict, server_name: str | None) -> dict:

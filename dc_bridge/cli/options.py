@@ -76,3 +76,14 @@ def default_engines() -> str:
         click.echo(f"dc-bridge: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
     return ",".join(engines or ("gx", "soda"))
+
+
+def conf_pairs(conf_options) -> dict[str, str]:
+    """`--conf KEY=VALUE` options (repeatable) as Spark configuration; the last of a key wins."""
+    conf = {}
+    for option in conf_options:
+        key, eq, value = option.partition("=")
+        if not eq:
+            raise click.BadParameter(f"--conf {option!r} must be KEY=VALUE")
+        conf[key] = value
+    return conf
