@@ -147,11 +147,7 @@ def _read_field(reader: Reader, workspace: Workspace, name: str, node: dict, pat
     ref = reader.get(node, "$ref", path, "string")
     if ref is not None:
         node = _merge_definition(reader, workspace, ref, node, path)
-    values: dict[str, Any] = {}
-    for key, (attribute, kind) in _FIELD_VALUES.items():
-        value = reader.get(node, key, path, kind)
-        if value is not None:
-            values[attribute] = value
+    values = reader.values(node, _FIELD_VALUES, path)
     raw_type = reader.get(node, "type", path, "string")
     if raw_type is not None:
         logical = DCS_TYPES.get(raw_type.lower())

@@ -220,11 +220,7 @@ def _read_object(reader: Reader, workspace: Workspace, index: _Index, node: dict
 
 def _read_property(reader: Reader, workspace: Workspace, index: _Index, node: dict, path: tuple, *, imported_from: str | None = None) -> Field:
     # a property imported from another file is read with that file's reader, so its sources point there
-    values: dict[str, Any] = {}
-    for key, (attribute, kind) in _PROPERTY_VALUES.items():
-        value = reader.get(node, key, path, kind)
-        if value is not None:
-            values[attribute] = value
+    values = reader.values(node, _PROPERTY_VALUES, path)
     logical = reader.get(node, "logicalType", path, "string")
     if logical is not None:
         canonical = ODCS_TYPES.get(logical.lower())

@@ -100,6 +100,15 @@ class Reader:
                     expected=expected, found=found, hint=hint, severity=severity)
         )
 
+    def values(self, node: dict, table: dict[str, tuple[str, str]], path: tuple) -> dict[str, Any]:
+        """Each key of `table` (key -> (attribute, kind)) that `node` holds, read as `get` reads it, by attribute."""
+        found = {}
+        for key, (attribute, kind) in table.items():
+            value = self.get(node, key, path, kind)
+            if value is not None:
+                found[attribute] = value
+        return found
+
     def get(self, node: dict, key: str, path: tuple, kind: str, default: Any = None) -> Any:
         """`node[key]` if it has the expected kind; otherwise report DCB101 and return the default."""
         if not isinstance(node, dict) or key not in node or node[key] is None:
