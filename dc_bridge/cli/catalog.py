@@ -18,7 +18,7 @@ from typing import Iterator
 import click
 
 from dc_bridge import config
-from dc_bridge.cli.options import conf_pairs, with_settings, with_variables
+from dc_bridge.cli.options import spark_session, with_settings, with_variables
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 from dc_bridge.report.finding_formats import FORMATTERS
 
@@ -59,22 +59,25 @@ def resolve(catalog_spec: str | None, namespace: str | None) -> tuple[str, str]:
 
 @contextlib.contextmanager
 def open_catalog(spec: str, master: str | None = None, conf_options: tuple[str, ...] = ()) -> Iterator:
-    """The catalog's Store; for `spark` a session (stopped on leaving when created here). CatalogUnavailable
-    when it cannot be reached."""
-    from dc_bridge.catalog import open_store, parse
+    """The catalog's Store; for `spark` the session `--master` and `--conf` ask for (cli/options.spark_session,
+    as `run` starts it). CatalogUnavailable when it cannot be reached, a session that cannot start included:
+    the Spark catalog is reached through it."""
+    from dc_bridge.catalog import CatalogUnavailable, open_store, parse
 
     settings = config.current()
     root = Path(settings.file).parent if settings.file else Path.cwd()
-    session = created = None
-    try:
+    with contextlib.ExitStack() as stack:
+        session = None
         if parse(spec)[0] == "spark":
-            from dc_bridge.runner.data import get_session
+            try:
+                session = stack.enter_context(spark_session(master, conf_options))
+            except click.BadParameter:  # a malformed --conf is bad input, not an unreachable catalog
+                raise
+            except Exception as exc:  # a master that cannot be parsed or reached, another session already running
+                from dc_bridge.runner.data import root_cause
 
-            session, created = get_session(master, conf_pairs(conf_options))
+                raise CatalogUnavailable(f"spark: the session could not start: {root_cause(exc)}") from None
         yield open_store(spec, root, session)
-    finally:
-        if created:
-            session.stop()
 
 
 def load_clean(contract: str, variables: dict[str, str] | None = None):
@@ -187,7 +190,8 @@ def registrations_command(catalog_spec: str | None, namespace: str | None, maste
             click.echo(f"  {mark} {version['version']}  {version['registered_at']}  owner {version['owner']}  {version['schema_hash']}")
 
 
-def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str | None, variables: dict[str, str] | None = None):
+def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str | None, variables: dict[str, str] | None = None,
+                        master: str | None = None, conf_options: tuple[str, ...] = ()):
     """(the registered version, NEW) for `check-version --against-registered`, as versioning.Version objects
     whose files are named `CATALOG:NAMESPACE/ID@VERSION`. Exits 0 when nothing is registered (the first
     version is always valid), 2 when the baseline cannot be read or its digest does not match: a version
@@ -206,7 +210,7 @@ def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str 
         return new, new  # check-version reports why NEW cannot be read
     contract_id = new.result.contract.id
     try:
-        with open_catalog(spec) as store:
+        with open_catalog(spec, master, conf_options) as store:
             found = registered(store, namespace, contract_id)
     except (CatalogUnavailable, DigestMismatch, ValueError) as exc:
         click.echo(f"dc-bridge check-version: the registered version of {contract_id} cannot be used as the baseline: {exc}", err=True)
@@ -292,7 +296,7 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
     from dc_bridge.generate import contract_document
     from dc_bridge.generate.merge import lost_keys, merge
     from dc_bridge.generate.profile import add_proposals
-    from dc_bridge.generate.sources import iceberg_schema, parse_source, read_frame
+    from dc_bridge.generate.sources import iceberg_sample, iceberg_schema, parse_source, read_frame
     from dc_bridge.runner.data import DataError
 
     if Path(out).exists() and not overwrite:
@@ -302,8 +306,16 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
         click.echo(f"dc-bridge init: --out {out} is the --merge contract; write the result to another file", err=True)
         sys.exit(EXIT_UNREADABLE)
     spec = catalog_spec or (config.current().catalog if (config.current().catalog or "").startswith("iceberg") else None) or "iceberg"
-    session = created = None
     try:
+        from dc_bridge.catalog import parse
+
+        try:
+            kind = parse(spec)[0]
+        except ValueError as exc:
+            raise click.BadParameter(str(exc)) from None
+        if kind != "iceberg":
+            raise click.BadParameter(f"--catalog {spec}: init's --catalog is the Iceberg catalog of iceberg: sources; "
+                                     f"a Spark catalog table is --from table:DB.TABLE (with --master and --conf for its session)")
         parsed = [parse_source(source) for source in sources]
         models = [source.model for source in parsed]
         if len(set(models)) != len(models):
@@ -312,32 +324,25 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
             merged_over = yaml.safe_load(Path(explicit).read_text(encoding="utf-8"))
             if not isinstance(merged_over, dict) or "apiVersion" not in merged_over:
                 raise DataError(f"--merge {explicit}: not an ODCS contract (a mapping with apiVersion)")
-        schemas, frames = {}, {}
-        for source in parsed:
-            if source.kind == "iceberg":
-                with open_catalog(spec) as store:
-                    schemas[source.model], table = iceberg_schema(source, lambda: store)
+        with contextlib.ExitStack() as stack:
+            # one session, as `run` starts it, for every source Spark reads and for profiling; an Iceberg table's
+            # schema alone needs none
+            spark = (stack.enter_context(spark_session(master, conf_options))
+                     if profile or any(source.kind != "iceberg" for source in parsed) else None)
+            schemas, frames = {}, {}
+            for source in parsed:
+                if source.kind == "iceberg":
+                    with open_catalog(spec) as store:
+                        schemas[source.model], table = iceberg_schema(source, lambda: store)
                     if profile:
-                        frames[source.model] = ("iceberg", table)
-                continue
-            if session is None:
-                from dc_bridge.runner.data import get_session
-
-                session, created = get_session(master, dict(option.partition("=")[::2] for option in conf_options))
-            frame = read_frame(source, session)
-            schemas[source.model], frames[source.model] = frame.schema, frame
-        document = contract_document(schemas, id=contract_id or name or models[0], name=name, version=version, standard=standard,
-                                     sources={source.model: source.spec for source in parsed})
-        if profile:
-            for model, frame in list(frames.items()):
-                if isinstance(frame, tuple):  # an Iceberg table: its bounded sample into Spark through Arrow
-                    if session is None:
-                        from dc_bridge.runner.data import get_session
-
-                        session, created = get_session(master, {})
-                    scan = frame[1].scan(limit=sample_rows) if sample_rows else frame[1].scan()
-                    frames[model] = session.createDataFrame(scan.to_pandas(), schema=schemas[model])
-            add_proposals(document, frames, sample_rows)
+                        frames[source.model] = iceberg_sample(table, schemas[source.model], sample_rows, spark)
+                    continue
+                frame = read_frame(source, spark)
+                schemas[source.model], frames[source.model] = frame.schema, frame
+            document = contract_document(schemas, id=contract_id or name or models[0], name=name, version=version, standard=standard,
+                                         sources={source.model: source.spec for source in parsed})
+            if profile:
+                add_proposals(document, frames, sample_rows)
     except (DataError, click.BadParameter) as exc:
         click.echo(f"dc-bridge init: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -349,9 +354,6 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
             raise
         click.echo(f"dc-bridge init: {root_cause(exc)}", err=True)
         sys.exit(EXIT_UNREADABLE)
-    finally:
-        if created:
-            session.stop()
     if explicit:
         result = merge(document, merged_over)
         missing = lost_keys(merged_over, result)

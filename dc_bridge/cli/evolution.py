@@ -19,7 +19,7 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 import dc_bridge.cli.outputs as outputs
 from dc_bridge import config
-from dc_bridge.cli.catalog import CATALOG, NAMESPACE, registered_baseline
+from dc_bridge.cli.catalog import CATALOG, CONF, MASTER, NAMESPACE, registered_baseline
 from dc_bridge.cli.options import conf_pairs, with_settings, with_variables
 from dc_bridge.contract.findings import Finding
 from dc_bridge.report.finding_formats import FORMATTERS
@@ -143,8 +143,11 @@ def diff_command(old: str, new: str, output_format: str, output_file: str | None
               help="OLD is the version registered in --catalog --namespace (`dc-bridge register`); give NEW only.")
 @CATALOG
 @NAMESPACE
+@MASTER
+@CONF
 def check_version_command(old: str, new: str | None, output_format: str, output_file: str | None, against_registered: bool = False,
-                          catalog_spec: str | None = None, namespace: str | None = None, variables: dict[str, str] | None = None) -> None:
+                          catalog_spec: str | None = None, namespace: str | None = None, master: str | None = None,
+                          conf_options: tuple[str, ...] = (), variables: dict[str, str] | None = None) -> None:
     """Fail unless NEW's version bumps OLD's enough for the changes between them.
 
     Breaking changes need a MAJOR bump, non-breaking ones at least MINOR, documentation at least
@@ -159,7 +162,7 @@ def check_version_command(old: str, new: str | None, output_format: str, output_
     if against_registered:
         if new is not None:
             raise click.UsageError("with --against-registered give NEW only: the registered version is OLD")
-        old, new = registered_baseline(old, catalog_spec, namespace, variables)
+        old, new = registered_baseline(old, catalog_spec, namespace, variables, master, conf_options)
     elif new is None:
         raise click.UsageError("give OLD and NEW, or NEW with --against-registered")
     versions, changes = _compare(old, new, variables or {})

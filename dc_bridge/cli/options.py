@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
+from typing import Iterator
 
 import click
 
@@ -87,3 +89,17 @@ def conf_pairs(conf_options) -> dict[str, str]:
             raise click.BadParameter(f"--conf {option!r} must be KEY=VALUE")
         conf[key] = value
     return conf
+
+
+@contextlib.contextmanager
+def spark_session(master: str | None, conf_options) -> Iterator:
+    """The Spark session a command's `--master` and `--conf` ask for, started as `run` starts it
+    (runner/data.get_session: the active session when there is one), and stopped on leaving when started here."""
+    from dc_bridge.runner.data import get_session
+
+    session, created = get_session(master, conf_pairs(conf_options))
+    try:
+        yield session
+    finally:
+        if created:
+            session.stop()
