@@ -85,16 +85,24 @@ def test_from_a_spark_table_required_from_non_nullability(tmp_path, spark):
     assert lint_errors(out) == []
 
 
-def test_from_an_iceberg_table_with_nested_types(tmp_path, monkeypatch):
+def embedded_iceberg(folder: Path):
+    """The embedded catalog `init --from iceberg:...` opens in `folder` (a real pyiceberg SQL catalog on SQLite), with
+    a namespace `sales`."""
     from pyiceberg.catalog.sql import SqlCatalog
+
+    base = folder / ".dc-bridge" / "iceberg"
+    (base / "warehouse").mkdir(parents=True)
+    lake = SqlCatalog("dc-bridge", uri=f"sqlite:///{base / 'catalog.db'}", warehouse=(base / "warehouse").as_uri())
+    lake.create_namespace("sales")
+    return lake
+
+
+def test_from_an_iceberg_table_with_nested_types(tmp_path, monkeypatch):
     from pyiceberg.schema import Schema
     from pyiceberg.types import DoubleType, ListType, LongType, MapType, NestedField, StringType, StructType, TimestamptzType
 
     monkeypatch.chdir(tmp_path)
-    base = tmp_path / ".dc-bridge" / "iceberg"
-    (base / "warehouse").mkdir(parents=True)
-    lake = SqlCatalog("dc-bridge", uri=f"sqlite:///{base / 'catalog.db'}", warehouse=(base / "warehouse").as_uri())
-    lake.create_namespace("sales")
+    lake = embedded_iceberg(tmp_path)
     lake.create_table("sales.customers", schema=Schema(
         NestedField(1, "customer_id", LongType(), required=True),
         NestedField(2, "address", StructType(NestedField(5, "city", StringType(), required=True))),
@@ -232,6 +240,73 @@ def test_profiled_contract_lints_clean_and_its_rules_pass_on_the_data(tmp_path, 
     assert "proposed rule(s) from every row; lint: clean" in result.output
     run = invoke("run", str(out), "--data", f"planted={path}", "--engines", "spark", "--output", "json")
     assert run.exit_code == 0, run.output
+
+
+def test_profile_of_an_iceberg_table_matches_plain_pyspark_counts_lints_clean_and_run_passes(tmp_path, monkeypatch, spark):
+    """`init --from iceberg:NS.TABLE --profile` on planted rows appended through pyiceberg (nested columns kept in the
+    schema, not profiled): each proposed rule's evidence is what plain PySpark counts on the table's data files, the
+    contract lints clean, and `run` on those files passes."""
+    import pyarrow as pa
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import (
+        DateType, DoubleType, ListType, LongType, MapType, NestedField, StringType, StructType,
+    )
+    from pyspark.sql import functions as F
+
+    monkeypatch.chdir(tmp_path)
+    table = embedded_iceberg(tmp_path).create_table("sales.planted", schema=Schema(
+        NestedField(1, "key", LongType(), required=True), NestedField(2, "tier", StringType()), NestedField(3, "score", DoubleType()),
+        NestedField(4, "day", DateType()), NestedField(5, "note", StringType()),
+        NestedField(6, "address", StructType(NestedField(7, "city", StringType(), required=True))),
+        NestedField(8, "tags", ListType(9, StringType(), element_required=True)),
+        NestedField(10, "scores", MapType(11, StringType(), 12, DoubleType(), value_required=False))))
+    # key: distinct (a candidate key); tier: 3 values, 2% nulls; score: 7% nulls, 0.5 to 499.5; day: 40 dates; note: 37 values
+    table.append(pa.Table.from_pylist([
+        {"key": i, "tier": None if i % 50 == 0 else ("gold", "silver", "bronze")[i % 3], "score": None if i % 100 < 7 else i / 2,
+         "day": datetime.date(2024, 1, 1) + datetime.timedelta(days=i % 40), "note": f"note {i % 37}", "address": {"city": f"c{i % 4}"},
+         "tags": ["a"] * (i % 3), "scores": {"k": float(i)}} for i in range(1, PLANTED_ROWS + 1)], schema=table.schema().as_arrow()))
+    result = invoke("init", "--from", "iceberg:sales.planted", "--out", "planted.yaml", "--profile", "--sample-rows", "all")
+    assert result.exit_code == 0, result.output
+    assert "proposed rule(s) from every row; lint: clean" in result.output
+    assert lint_errors(Path("planted.yaml")) == []
+    rules = {p["name"]: p.get("quality", []) for p in yaml.safe_load(Path("planted.yaml").read_text(encoding="utf-8"))["schema"][0]["properties"]}
+
+    # the oracle: plain PySpark over the table's data files
+    data = Path(table.location().removeprefix("file://")) / "data"
+    frame = spark.read.parquet(str(data))
+    rows = frame.count()
+    assert rows == PLANTED_ROWS
+    for name in ("key", "tier", "score", "day", "note"):
+        column = F.col(name)
+        nulls = frame.filter(column.isNull()).count()
+        present = frame.filter(column.isNotNull()).select(column)
+        distinct = sorted(row[0] for row in present.distinct().collect())
+        low, high = frame.agg(F.min(column), F.max(column)).collect()[0]
+        assert rules[name], name
+        for rule in rules[name]:
+            assert "proposed" in rule["tags"] and {"property": "dc-bridge.proposed", "value": True} in rule["customProperties"]
+            seen = evidence(rule)
+            assert (seen["sample"], seen["rows"], seen["nulls"]) == ("every row", rows, nulls), name
+            if "distinct" in seen:  # counted: the value set and key candidates
+                assert seen["distinct"] == len(distinct), name
+            else:  # estimated (approx_count_distinct, 5% relative standard deviation)
+                assert abs(seen["distinct_estimate"] - len(distinct)) <= 0.2 * len(distinct), name
+            if "minimum" in seen:
+                assert (seen["minimum"], seen["maximum"]) == (str(low), str(high)), name
+            if "values" in seen:
+                assert seen["values"] == distinct == rule["arguments"]["validValues"], name
+        if nulls:
+            assert rules[name][0]["metric"] == "nullValues" and rules[name][0]["mustBeLessOrEqualTo"] == 100 * nulls / rows, name
+    assert [r.get("metric", r.get("type")) for r in rules["key"]] == ["sql", "duplicateValues"]  # required: no null rule
+    assert [r.get("metric", r.get("type")) for r in rules["tier"]] == ["nullValues", "invalidValues"]
+    assert [r.get("metric", r.get("type")) for r in rules["score"]] == ["nullValues", "sql"]
+    assert [r.get("metric", r.get("type")) for r in rules["day"]] == ["nullValues", "sql"]
+    assert [r.get("metric") for r in rules["note"]] == ["nullValues"]  # 37 distinct values: no value set
+    assert rules["address"] == rules["tags"] == rules["scores"] == []  # nested: in the schema, not profiled
+
+    run = invoke("run", "planted.yaml", "--data", f"planted={data}:parquet", "--output", "json")
+    assert run.exit_code == 0, run.output
+    assert json.loads(run.output[run.output.index("{"):])["outcome"] == "passed"
 
 
 def test_an_existing_out_is_never_overwritten_without_overwrite(tmp_path, nested_parquet):

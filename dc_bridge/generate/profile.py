@@ -45,14 +45,18 @@ class ColumnProfile:
     values: tuple | None = None  # the distinct values, when few
 
 
+def measured_fields(schema) -> list:
+    """The columns a profile measures: the top-level ones of a simple type (no struct, array, map or binary)."""
+    return [f for f in schema.fields if f.dataType.typeName() not in ("struct", "array", "map", "binary")]
+
+
 def measure(frame, sample_rows: int | None = DEFAULT_SAMPLE_ROWS) -> tuple[list[ColumnProfile], str]:
     """Profiles of the frame's top-level simple columns, and how the sample was drawn (for the evidence)."""
     from pyspark.sql import functions as F
 
     sampled = frame.limit(sample_rows) if sample_rows else frame
     sample = f"the first {sample_rows} rows read" if sample_rows else "every row"
-    columns = [(f.name, f.dataType.simpleString().split("(", 1)[0]) for f in frame.schema.fields
-               if f.dataType.typeName() not in ("struct", "array", "map", "binary")]
+    columns = [(f.name, f.dataType.simpleString().split("(", 1)[0]) for f in measured_fields(frame.schema)]
     if not columns:
         return [], sample
     aggregates = [F.count(F.lit(1)).alias("rows")]

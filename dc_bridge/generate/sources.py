@@ -3,7 +3,7 @@
     PATH[:FORMAT]      a path Spark reads (parquet, orc, delta, json, csv; the format from the extension if not given)
     table:DB.TABLE     a table of the Spark session's catalog (`spark.table`)
     iceberg:NS.TABLE   an Iceberg table through pyiceberg: its schema from the metadata, no Spark (profiling reads
-                       its data through pyiceberg's scan into Spark, bounded like any profile)
+                       the columns it measures through pyiceberg's scan into Spark, bounded like any profile)
 
 Each source is one model, named after the table or the path's last part (without its extension).
 """
@@ -63,3 +63,20 @@ def iceberg_schema(source: Source, open_catalog: Callable[[], Any]):
     if loaded is None:
         raise DataError(f"--from {source.spec}: there is no table {source.target} in {store.label}")
     return spark_struct(loaded.schema().as_struct()), loaded
+
+
+def iceberg_sample(table, schema, sample_rows: int | None, spark):
+    """The columns a profile measures (profile.measured_fields) of a pyiceberg Table, its first `sample_rows` rows
+    (None: every row), as a Spark DataFrame: read by pyiceberg's scan, so Spark needs no Iceberg runtime.
+
+    The rows go through Arrow's Python values, not pandas: pandas makes a null number NaN, which Spark
+    would count as a value."""
+    from pyspark.sql import types as T
+
+    from dc_bridge.generate.profile import measured_fields
+
+    fields = measured_fields(schema)
+    if not fields:
+        return spark.createDataFrame([], T.StructType([]))
+    rows = table.scan(selected_fields=tuple(f.name for f in fields), limit=sample_rows).to_arrow().to_pylist()
+    return spark.createDataFrame(rows, schema=T.StructType(fields))

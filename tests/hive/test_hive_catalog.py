@@ -1,6 +1,7 @@
 """`--catalog spark` on Spark's built-in Hive support (an embedded Derby metastore, conftest.py): register
 into DBPROPERTIES and TBLPROPERTIES, the audit trail, the digest check, check-version against the registered
-version, drift against Hive tables, and init from a Hive table.
+version (and none registered yet), drift against Hive tables, and init from a Hive table (lint clean, drift clean,
+`run` on the table passes).
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ def tables(spark):
 
 
 def test_register_lists_the_contract_and_tags_its_tables(tables, tmp_path):
+    first = invoke("check-version", write(tmp_path), "--against-registered", "--catalog", "spark", "--namespace", "sales")
+    assert first.exit_code == 0, first.output  # nothing registered yet: no baseline, the first version is valid
+    assert "no version of customers is registered in spark namespace sales" in first.output
     result = invoke("register", write(tmp_path), "--catalog", "spark", "--namespace", "sales")
     assert result.exit_code == 0, result.output
     assert "registered customers 1.0.0 in spark namespace sales (first registration)" in result.output
@@ -132,3 +136,21 @@ def test_init_from_a_hive_table(tables, tmp_path):
     assert [f for f in lint_file(str(out)).findings if f.level == "error"] == []
     drift = invoke("drift", str(out), "--catalog", "spark", "--namespace", "sales")
     assert drift.exit_code == 0 and "0 error(s), 0 warning(s), 0 info" in drift.output, drift.output
+    # with the metastore as its server (laid over by --merge), `run` reads the same table, and passes
+    (tmp_path / "server.yaml").write_text(METASTORE_SERVER, encoding="utf-8")
+    served = tmp_path / "served.yaml"
+    merged = invoke("init", "--from", "table:sales.customers", "--merge", str(tmp_path / "server.yaml"), "--out", str(served))
+    assert merged.exit_code == 0 and "lint: clean" in merged.output, merged.output
+    run = invoke("run", str(served), "--output", "json")
+    assert run.exit_code == 0, run.output
+    assert json.loads(run.output[run.output.index("{"):])["outcome"] == "passed"
+
+
+METASTORE_SERVER = """\
+apiVersion: v3.1.0
+servers:
+  - server: metastore
+    type: hive
+    host: localhost
+    database: sales
+"""
