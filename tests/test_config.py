@@ -102,6 +102,23 @@ def test_each_level_changes_the_exit_code_as_documented(tmp_path, monkeypatch, v
         assert "skipped" in result.output or validator in ("schema", "inheritance")
 
 
+# registration's level decides what an unreachable catalog does to `register` (it has no finding code): exit code, what is said
+REGISTRATION_OUTCOMES = {"strict": (1, "error: the catalog cannot be reached"), "warn": (0, "warning: the catalog cannot be reached"),
+                         "off": (0, "dc-bridge register: skipped (enforcement.registration = 'off'")}
+
+
+@pytest.mark.parametrize("level", sorted(REGISTRATION_OUTCOMES))
+def test_each_registration_level_changes_the_exit_code_as_documented(tmp_path, monkeypatch, level):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYICEBERG_CATALOG__DOWN__URI", "http://127.0.0.1:9")  # a REST catalog nobody serves
+    (tmp_path / "contract.yaml").write_text(odcs(), encoding="utf-8")
+    (tmp_path / "dc-bridge.toml").write_text(f'[enforcement]\nregistration = "{level}"\n', encoding="utf-8")
+    result = invoke(["register", "contract.yaml", "--catalog", "iceberg:down", "--namespace", "sales"])
+    exit_code, said = REGISTRATION_OUTCOMES[level]
+    assert result.exit_code == exit_code, result.output
+    assert said in result.output
+
+
 @pytest.mark.parametrize("validator", sorted(VALIDATOR_CASES))
 def test_the_command_line_wins_over_the_file(tmp_path, monkeypatch, validator):
     monkeypatch.chdir(tmp_path)
