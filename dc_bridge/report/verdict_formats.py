@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
+from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from dc_bridge.outcomes import ALL, NOT_EVALUATED, WORST_FIRST
 from dc_bridge.report.escaping import console_text, json_text, xml_text
+from dc_bridge.plan.checks import CONTRACT_MODEL
 from dc_bridge.verdict import CheckVerdict, ObjectiveVerdict, Verdict
 
 _STYLE = {"passed": "green", "warning": "yellow", "failed": "red", "error": "bold red", "not_executable": "dim", "skipped": "dim"}
@@ -150,17 +153,15 @@ def _explain(check: CheckVerdict) -> str:
 
 
 def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
-    """The summary table, the worst findings and the verdict. Texts of the contract and the data are
-    `Text` (never markup rich would parse: a `[/x]` in a value is shown, not a crash)."""
-    table = Table(title=Text(console_text(f"{verdict.contract_id} {verdict.contract_version}")), title_justify="left")
-    table.add_column("model")
-    for outcome in ALL:
-        table.add_column({"not_executable": "not run"}.get(outcome, outcome), justify="right", style=_STYLE[outcome])
-    table.add_column("verdict")
-    for model in verdict.models:
-        table.add_row(Text(console_text(model.name)), *(str(model.counts[o]) for o in ALL), Text(model.outcome, style=_STYLE[model.outcome]))
+    """The summary per model, the worst findings, the checks not run and why, and the verdict. It fits the
+    console's width (80 columns without a terminal) without cutting a name: the table when it fits whole,
+    else one line per model. Texts of the contract and the data are `Text` (never markup rich would
+    parse: a `[/x]` in a value is shown, not a crash)."""
     if verdict.models or not verdict.error:
-        console.print(table)
+        console.print(_summary(verdict, console))
+        note = _contract_row_note(verdict)
+        if note:
+            console.print(note, style="dim")
     findings = sorted((c for c in verdict.checks() if c.outcome in ("error", "failed", "warning")),
                       key=lambda c: WORST_FIRST.index(c.outcome))
     for check in findings[:limit]:
@@ -169,6 +170,7 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
                                     console_text(_explain(check).split("; ", 1)[-1]), "  ", (console_text(where), "dim")))
     if len(findings) > limit:
         console.print(f"... and {len(findings) - limit} more; use --output json for all of them")
+    _print_not_run(verdict, console, limit)
     for objective in verdict.objectives:
         console.print(Text.assemble(("SLO ", "bold"), (f"{objective.outcome:<14}", _STYLE[objective.outcome]), " ",
                                     console_text(objective.objective_id), "  ", console_text(_explain_objective(objective).split(": ", 1)[-1])))
@@ -185,6 +187,65 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
     timing = ", ".join(f"{engine} {seconds:.1f}s" for engine, seconds in verdict.engine_seconds.items())
     console.print(Text.assemble("contract verdict: ", (verdict.outcome, _STYLE[verdict.outcome]),
                                 f" ({console_text(timing)})" if timing else ""))
+
+
+_UNBOUNDED = 10_000
+# the outcomes a summary counts, by the names its columns and lines show them
+_COUNTED = {outcome: {"not_executable": "not run"}.get(outcome, outcome) for outcome in ALL}
+
+
+def _summary(verdict: Verdict, console: Console) -> Table:
+    """One row per model: the table of counts per outcome when it fits the console whole, else a narrower
+    one that lists only the counts there are, so that no name or outcome is cut."""
+    title = Text(console_text(f"{verdict.contract_id} {verdict.contract_version}"), overflow="fold")
+    table = Table(title=title, title_justify="left")
+    table.add_column("model", overflow="fold")
+    for outcome in ALL:
+        table.add_column(_COUNTED[outcome], justify="right", style=_STYLE[outcome], overflow="fold")
+    table.add_column("verdict", overflow="fold")
+    for model in verdict.models:
+        table.add_row(Text(console_text(model.name)), *(str(model.counts[o]) for o in ALL), Text(model.outcome, style=_STYLE[model.outcome]))
+    # measured unbounded: rich's own measure stops at the console's width
+    if Measurement.get(console, console.options.update_width(_UNBOUNDED), table).maximum <= console.width:
+        return table
+    narrow = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    narrow.add_column("model", overflow="fold")
+    narrow.add_column("verdict", overflow="fold")
+    narrow.add_column("checks", overflow="fold")
+    for model in verdict.models:
+        counts = Text(", ").join(Text(f"{model.counts[o]} {_COUNTED[o]}", style=_STYLE[o]) for o in ALL if model.counts[o])
+        narrow.add_row(Text(console_text(model.name)), Text(model.outcome, style=_STYLE[model.outcome]), counts or Text("none"))
+    return narrow
+
+
+def _contract_row_note(verdict: Verdict) -> str | None:
+    """What the `(contract)` row is, and why it may read not_executable under a contract that passed."""
+    row = next((m for m in verdict.models if m.name == CONTRACT_MODEL), None)
+    if row is None:
+        return None
+    note = f"{CONTRACT_MODEL} is the contract as a whole: its service levels, not one model's checks."
+    if row.outcome in NOT_EVALUATED:
+        note += f" {row.outcome}: none of them could run (see \"not run\"), which leaves the contract verdict as it is."
+    return note
+
+
+def _print_not_run(verdict: Verdict, console: Console, limit: int) -> None:
+    """The checks that were not run (not_executable, skipped) and why: one line each, the reason wrapped beside the id."""
+    not_run = [c for c in verdict.checks() if c.outcome in NOT_EVALUATED]
+    if not not_run:
+        return
+    console.print(Text.assemble(("not run", "bold"), f" ({len(not_run)}), left out of the verdict:"))
+    # one item each, the id first and whole (ids hold no spaces), the reason wrapping under it
+    items = Table.grid(padding=(0, 1))
+    items.add_column(no_wrap=True)
+    items.add_column(overflow="fold")
+    for check in not_run[:limit]:
+        why = check.reason or check.outcome
+        items.add_row("  -", Text.assemble(console_text(check.check_id), ": ",
+                                            console_text(why if check.outcome == "not_executable" else f"{check.outcome}: {why}")))
+    console.print(items)
+    if len(not_run) > limit:
+        console.print(f"... and {len(not_run) - limit} more; use --output json for all of them")
 
 
 def print_console_many(verdicts: list[Verdict], console: Console, fail_on: str = "failed", limit: int = 15) -> None:
@@ -208,9 +269,9 @@ def print_phases(verdicts: list[Verdict], console: Console, report_seconds: floa
     several = len(verdicts) > 1
     table = Table(title="phases", title_justify="left")
     if several:
-        table.add_column("contract")
+        table.add_column("contract", overflow="fold")
     for name in ("phase", "model", "engine"):
-        table.add_column(name)
+        table.add_column(name, overflow="fold")  # wrapped on a narrow console, never cut
     table.add_column("seconds", justify="right")
     for verdict in verdicts:
         for phase in verdict.phases:
