@@ -13,7 +13,7 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 from dc_bridge import __version__
 from dc_bridge.cli import catalog, evolution, integrations, outputs
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
-from dc_bridge.cli.options import conf_pairs, default_engines, with_settings, with_variables, with_verbosity
+from dc_bridge.cli.options import DATA_METAVAR, READER_HELP, conf_pairs, default_engines, with_settings, with_variables, with_verbosity
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
@@ -168,10 +168,8 @@ class _TimeLimit(click.ParamType):
 @click.option("--engines", help="Engines to run, comma-separated: gx, soda, spark (the native fused engine, fastest). "
                                "Default: `engines` in the project configuration, else gx,soda.")
 @click.option("--server", help="The contract server to read data from (default: a local server, else the first readable one).")
-@click.option("--data", "data_options", multiple=True, metavar="MODEL=PATH[:FORMAT[,OPTION[=VALUE]...]]",
-              help="Read MODEL from PATH (a file, folder or glob) instead of the server (repeatable). FORMAT defaults to the "
-                   "extension (parquet, csv, json, delta, orc, avro); OPTIONs are Spark reader options, a bare name meaning "
-                   "true: orders=orders.json:json,multiLine or p=p.csv:csv,sep=;")
+@click.option("--data", "data_options", multiple=True, metavar=DATA_METAVAR,
+              help=f"Read MODEL from PATH (a file, folder or glob) instead of the server (repeatable). {READER_HELP}")
 @click.option("--where", help="One Spark SQL condition over a model's columns, applied before checking, e.g. "
                              "\"order_timestamp >= '2024-01-01'\"; a model without those columns is checked unfiltered "
                              "(the verdict lists it under where_not_applied).")

@@ -89,6 +89,12 @@ def conf_pairs(conf_options) -> dict[str, str]:
     return conf
 
 
+# `--data` of run and drift (runner/data.py `parse_data_option`)
+DATA_METAVAR = "MODEL=PATH[:FORMAT[,OPTION[=VALUE]...]]"
+READER_HELP = ("FORMAT defaults to the extension (parquet, csv, json, delta, orc, avro); each OPTION is a Spark reader "
+               "option, a bare name meaning true: orders=o.json:json,multiLine or p=p.csv:csv,sep=;")
+
+
 def with_verbosity(command):
     """`-v`/`--verbose` (repeatable) and `-q`/`--quiet` on a command that can start Spark: how much Spark's
     JVM and the libraries print while it runs (runner/verbosity.py); the report is the same at every level."""

@@ -12,7 +12,7 @@ import json
 import xml.etree.ElementTree as ET
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
@@ -164,10 +164,17 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
             console.print(note, style="dim")
     findings = sorted((c for c in verdict.checks() if c.outcome in ("error", "failed", "warning")),
                       key=lambda c: WORST_FIRST.index(c.outcome))
+    # one row each: the outcome, then the check id, what was found and where, wrapping under the id
+    rows = Table.grid(padding=(0, 1))
+    rows.add_column(no_wrap=True)
+    rows.add_column(overflow="fold")
     for check in findings[:limit]:
         where = f"{check.source.get('file')}:{check.source.get('line') or ''}"
-        console.print(Text.assemble((f"{check.outcome:<7}", _STYLE[check.outcome]), " ", console_text(check.check_id), "  ",
-                                    console_text(_explain(check).split("; ", 1)[-1]), "  ", (console_text(where), "dim")))
+        rows.add_row(Text(f"{check.outcome:<7}", style=_STYLE[check.outcome]),
+                     Text.assemble(console_text(check.check_id), "  ", console_text(_explain(check).split("; ", 1)[-1]), "  ",
+                                   (console_text(where), "dim")))
+    if findings:
+        console.print(rows)
     if len(findings) > limit:
         console.print(f"... and {len(findings) - limit} more; use --output json for all of them")
     _print_not_run(verdict, console, limit)
@@ -194,9 +201,10 @@ _UNBOUNDED = 10_000
 _COUNTED = {outcome: {"not_executable": "not run"}.get(outcome, outcome) for outcome in ALL}
 
 
-def _summary(verdict: Verdict, console: Console) -> Table:
-    """One row per model: the table of counts per outcome when it fits the console whole, else a narrower
-    one that lists only the counts there are, so that no name or outcome is cut."""
+def _summary(verdict: Verdict, console: Console) -> RenderableType:
+    """One row per model: the table of counts per outcome when it fits the console whole; else a narrower
+    one that lists only the counts there are; else, for names wider than that leaves room for, one
+    line per model. No name or outcome is cut on the way."""
     title = Text(console_text(f"{verdict.contract_id} {verdict.contract_version}"), overflow="fold")
     table = Table(title=title, title_justify="left")
     table.add_column("model", overflow="fold")
@@ -205,17 +213,26 @@ def _summary(verdict: Verdict, console: Console) -> Table:
     table.add_column("verdict", overflow="fold")
     for model in verdict.models:
         table.add_row(Text(console_text(model.name)), *(str(model.counts[o]) for o in ALL), Text(model.outcome, style=_STYLE[model.outcome]))
-    # measured unbounded: rich's own measure stops at the console's width
-    if Measurement.get(console, console.options.update_width(_UNBOUNDED), table).maximum <= console.width:
+    if _width(console, table).maximum <= console.width:
         return table
+    counts = {model.name: Text(", ").join(Text(f"{model.counts[o]} {_COUNTED[o]}", style=_STYLE[o]) for o in ALL if model.counts[o])
+              or Text("none") for model in verdict.models}
     narrow = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    narrow.add_column("model", overflow="fold")
-    narrow.add_column("verdict", overflow="fold")
+    # the counts wrap (at their commas), names and outcomes never
+    narrow.add_column("model", no_wrap=True)
+    narrow.add_column("verdict", no_wrap=True)
     narrow.add_column("checks", overflow="fold")
     for model in verdict.models:
-        counts = Text(", ").join(Text(f"{model.counts[o]} {_COUNTED[o]}", style=_STYLE[o]) for o in ALL if model.counts[o])
-        narrow.add_row(Text(console_text(model.name)), Text(model.outcome, style=_STYLE[model.outcome]), counts or Text("none"))
-    return narrow
+        narrow.add_row(Text(console_text(model.name)), Text(model.outcome, style=_STYLE[model.outcome]), counts[model.name])
+    if _width(console, narrow).minimum <= console.width:
+        return narrow
+    return Group(title, *(Text.assemble("  ", console_text(model.name), ": ", (model.outcome, _STYLE[model.outcome]), " (",
+                                        counts[model.name], ")") for model in verdict.models))
+
+
+def _width(console: Console, renderable) -> Measurement:
+    """The widths `renderable` takes, unbounded (rich's own measure stops at the console's width)."""
+    return Measurement.get(console, console.options.update_width(_UNBOUNDED), renderable)
 
 
 def _contract_row_note(verdict: Verdict) -> str | None:

@@ -71,6 +71,8 @@ _REMOTE_LINK = re.compile(r"""(<a\b[^>]*?)\s+href=(["'])https?://[^"']*\2""")
 _CDN_ATTRIBUTES = re.compile(r"""\s+(?:integrity|crossorigin)=(["'])[^"']*\1""")
 # a path of a site page, as GX writes it into a page (an attribute or the index's table data), percent-encoded or not
 _PAGE_PATH = re.compile(r"""(?:\.\./)*(?:expectations|validations)/[^\s"'<>?#]+?\.html(?=["'?#\s])""")
+# a relative reference to the site's static/ folder: GX counts one `../` too few from a validation page to its favicon
+_STATIC = re.compile(r"""(?<=["'])(?:\./|(?:\.\./)+)?static/(?P<rest>[^"'?#]+)(?=["'?#])""")
 # what Windows cannot store as a file or folder name: a character it reserves, a trailing dot or space, a device name
 _NOT_ON_WINDOWS = re.compile(r'[<>:"|?*\\\x00-\x1f]|[. ]$|^(?:con|prn|aux|nul|com\d|lpt\d)(?:\.|$)', re.IGNORECASE)
 
@@ -138,7 +140,8 @@ def _portable(site: Path, safe_name: Callable[[str, str], str]) -> None:
 
 def _offline(site: Path) -> None:
     """The libraries GX's pages load from CDNs copied into the site (`ASSETS`), and every page and
-    style sheet pointed at them; GX's logo taken from the site's own static/images."""
+    style sheet pointed at them; GX's logo taken from the site's own static/images, and every page's
+    reference to static/ counted from where the page is."""
     shutil.copytree(_SITE_ASSETS, site / VENDOR, dirs_exist_ok=True)
     for file in [*_pages(site), *(site / "static" / "styles").glob("*.css")]:
         folder = file.parent
@@ -153,8 +156,13 @@ def _offline(site: Path) -> None:
                 return Path(os.path.relpath(site / "static" / "images" / image, folder)).as_posix()
             return url  # not a file the site ships: tests/test_data_docs_offline.py finds any such address
 
+        def static(match: re.Match) -> str:
+            return Path(os.path.relpath(site / "static" / match.group("rest"), folder)).as_posix()
+
         text = file.read_text(encoding="utf-8")
         rewritten = _URL.sub(local, _CDN_ATTRIBUTES.sub("", _REMOTE_LINK.sub(r"\1", text)))
+        if file.suffix == ".html":
+            rewritten = _STATIC.sub(static, rewritten)
         if rewritten != text:
             file.write_text(rewritten, encoding="utf-8")
 
@@ -167,7 +175,9 @@ def _pages(site: Path) -> list[Path]:
 def _docs_context(directory: Path):
     """An in-memory GX context whose only Data Docs site is `directory`."""
     import great_expectations as gx
-    from great_expectations.data_context.types.base import DataContextConfig, InMemoryStoreBackendDefaults, ProgressBarsConfig
+    from great_expectations.data_context.types.base import DataContextConfig, InMemoryStoreBackendDefaults
+
+    from dc_bridge.engines.gx.run import no_progress_bars
 
     site: dict[str, Any] = {
         "class_name": "SiteBuilder",
@@ -178,7 +188,7 @@ def _docs_context(directory: Path):
     config = DataContextConfig(store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
                                data_docs_sites={DOCS_SITE: site})
     context = gx.get_context(mode="ephemeral", project_config=config)
-    context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
+    no_progress_bars(context)
     return context
 
 
