@@ -253,7 +253,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     try:
         for file, read in zip(files, reads):
             try:
-                with _progress(console) as status:
+                with _progress(console).status("checking") as status:
                     say = (lambda message, file=file: status.update(Text(f"{file}: {message}" if several else message)))
                     options = RunOptions(engines=tuple(selected), server=server, data=data, where=where,
                                          master=None if several else master, conf=None if several else conf, samples=samples,
@@ -296,13 +296,12 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 
 
 def _progress(console):
-    """The line that says what a run is doing (on a terminal only: rich shows no status elsewhere); none with --quiet."""
-    from contextlib import nullcontext
-    from types import SimpleNamespace
+    """Where the line that says what a run is doing goes (rich shows it on a terminal only): nowhere with --quiet."""
+    from rich.console import Console
 
     from dc_bridge.runner import verbosity
 
-    return console.status("checking") if verbosity.level() >= 0 else nullcontext(SimpleNamespace(update=lambda _: None))
+    return console if verbosity.level() >= 0 else Console(quiet=True)
 
 
 def _print_console(shown, console, fail_on: str) -> None:

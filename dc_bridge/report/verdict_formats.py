@@ -154,14 +154,13 @@ def _explain(check: CheckVerdict) -> str:
 
 def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
     """The summary per model, the worst findings, the checks not run and why, and the verdict. It fits the
-    console's width (80 columns without a terminal) without cutting a name: the table when it fits whole,
-    else one line per model. Texts of the contract and the data are `Text` (never markup rich would
+    console's width (80 columns without a terminal) without cutting a name (`_summary`). Texts of the contract and the data are `Text` (never markup rich would
     parse: a `[/x]` in a value is shown, not a crash)."""
     if verdict.models or not verdict.error:
         console.print(_summary(verdict, console))
         note = _contract_row_note(verdict)
         if note:
-            console.print(note, style="dim")
+            console.print(Text(note, style="dim"))
     findings = sorted((c for c in verdict.checks() if c.outcome in ("error", "failed", "warning")),
                       key=lambda c: WORST_FIRST.index(c.outcome))
     # one row each: the outcome, then the check id, what was found and where, wrapping under the id
@@ -196,6 +195,7 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
                                 f" ({console_text(timing)})" if timing else ""))
 
 
+# a width no console has: what a table would take if nothing wrapped
 _UNBOUNDED = 10_000
 # the outcomes a summary counts, by the names its columns and lines show them
 _COUNTED = {outcome: {"not_executable": "not run"}.get(outcome, outcome) for outcome in ALL}
@@ -247,7 +247,7 @@ def _contract_row_note(verdict: Verdict) -> str | None:
 
 
 def _print_not_run(verdict: Verdict, console: Console, limit: int) -> None:
-    """The checks that were not run (not_executable, skipped) and why: one line each, the reason wrapped beside the id."""
+    """The checks that were not run (not_executable, skipped) and why, one item each."""
     not_run = [c for c in verdict.checks() if c.outcome in NOT_EVALUATED]
     if not not_run:
         return

@@ -84,11 +84,15 @@ class QuietLoggers:
         if _current >= 1:  # -v asked for the JVM's warnings, these included
             return
         log4j = jvm.org.apache.logging.log4j
-        configuration = log4j.LogManager.getContext(False).getConfiguration()
-        for name in names:
-            own = configuration.getLoggerConfig(name)
-            self._before[name] = own.getLevel().name() if own.getName() == name else None
-            log4j.core.config.Configurator.setLevel(name, log4j.Level.ERROR)
+        try:
+            configuration = log4j.LogManager.getContext(False).getConfiguration()
+            for name in names:
+                own = configuration.getLoggerConfig(name)
+                before = own.getLevel().name() if own.getName() == name else None
+                log4j.core.config.Configurator.setLevel(name, log4j.Level.ERROR)
+                self._before[name] = before
+        except Exception:  # a JVM that logs through something other than log4j 2's core: it keeps its own levels
+            pass
 
     def restore(self) -> None:
         log4j = self._jvm.org.apache.logging.log4j
