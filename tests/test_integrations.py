@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from datetime import datetime, timedelta
@@ -21,13 +20,12 @@ import yaml
 from click.testing import CliRunner
 
 import dc_bridge
+from browser import need_chromium, open_offline
 from dc_bridge.cli import main
 from dc_bridge.compiler import compile_for_run
 from dc_bridge.contract.sql import view_name
 
 NOW = datetime.now().replace(microsecond=0)
-# Debian's `chromium` package
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 SHOP = """
 apiVersion: v3.1.0
@@ -326,18 +324,14 @@ def test_plain_soda_scan_folds_into_the_run_verdict(shop, spark, tmp_path):
 
 
 def test_html_report_in_headless_chromium(shop, tmp_path):
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("chromium is not installed (Debian: apt-get install chromium): the HTML report test needs a headless browser")
+    need_chromium()
     report, docs, shot = tmp_path / "report.html", tmp_path / "docs", tmp_path / "report.png"
     code, output = cli("run", shop / "shop.yaml", *data_options(shop), "--output", "html", "--output-file", report,
                        "--data-docs", docs)
     assert code == 1, output
     html = report.read_text()
 
-    browser = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                              "--no-first-run", f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=1366,900",
-                              f"--screenshot={shot}", "--dump-dom", report.as_uri()],
-                             capture_output=True, text=True, timeout=120)
+    browser = open_offline(report, shot, tmp_path / "chromium")
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", browser.stdout))
     compiled = compile_for_run(shop / "shop.yaml")
     missing = sorted(check.id for check in compiled.plan.checks if check.id not in text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 import sys
 
 import click
@@ -11,7 +13,7 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 from dc_bridge import __version__
 from dc_bridge.cli import catalog, evolution, integrations, outputs
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
-from dc_bridge.cli.options import conf_pairs, default_engines, with_settings, with_variables
+from dc_bridge.cli.options import DATA_METAVAR, READER_HELP, conf_pairs, default_engines, with_settings, with_variables, with_verbosity
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
@@ -161,18 +163,23 @@ class _TimeLimit(click.ParamType):
 
 @main.command(name="run")
 @with_variables
+@with_verbosity
 @click.argument("contracts", nargs=-1, required=True, metavar="CONTRACT...")
 @click.option("--engines", help="Engines to run, comma-separated: gx, soda, spark (the native fused engine, fastest). "
                                "Default: `engines` in the project configuration, else gx,soda.")
 @click.option("--server", help="The contract server to read data from (default: a local server, else the first readable one).")
-@click.option("--data", "data_options", multiple=True, metavar="MODEL=PATH[:FORMAT]", help="Read MODEL from PATH instead of the server (repeatable).")
+@click.option("--data", "data_options", multiple=True, metavar=DATA_METAVAR,
+              help=f"Read MODEL from PATH (a file, folder or glob) instead of the server (repeatable). {READER_HELP}")
 @click.option("--where", help="One Spark SQL condition over a model's columns, applied before checking, e.g. "
                              "\"order_timestamp >= '2024-01-01'\"; a model without those columns is checked unfiltered "
                              "(the verdict lists it under where_not_applied).")
 @click.option("--master", help="Spark master URL (default: an embedded local session).")
 @click.option("--conf", "conf_options", multiple=True, metavar="KEY=VALUE", help="Spark configuration (repeatable).")
-@click.option("--output", "output_format", type=click.Choice(["console", "json", "junit", "html"]), default="console", show_default=True)
-@click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the json/junit/html report here.")
+@click.option("--output", "output_format", type=click.Choice(["console", "json", "junit", "html"]), default="console", show_default=True,
+              help="The report: a console summary, the whole verdict as JSON, JUnit XML (one test case per check) or one "
+                   "self-contained HTML page (docs/reports.md); with --output-file, the console summary goes to stderr too.")
+@click.option("--output-file", type=click.Path(dir_okay=False, writable=True),
+              help="Write the json/junit/html report here instead of stdout.")
 @click.option("--data-docs", type=click.Path(file_okay=False, path_type=str),
               help="Also build a GX Data Docs site of the contract's suites in this folder (a second GX pass).")
 @click.option("--fail-on", type=click.Choice(["failed", "warning"]), default="failed", show_default=True,
@@ -246,7 +253,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     try:
         for file, read in zip(files, reads):
             try:
-                with console.status("checking") as status:
+                with _progress(console).status("checking") as status:
                     say = (lambda message, file=file: status.update(Text(f"{file}: {message}" if several else message)))
                     options = RunOptions(engines=tuple(selected), server=server, data=data, where=where,
                                          master=None if several else master, conf=None if several else conf, samples=samples,
@@ -286,6 +293,15 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         verdict_formats.print_phases(verdicts, console if output_format == "console" else Console(stderr=True),
                                      report_seconds=time.perf_counter() - began)
     sys.exit(max(verdict.exit_code(fail_on) for verdict in verdicts))
+
+
+def _progress(console):
+    """Where the line that says what a run is doing goes (rich shows it on a terminal only): nowhere with --quiet."""
+    from rich.console import Console
+
+    from dc_bridge.runner import verbosity
+
+    return console if verbosity.level() >= 0 else Console(quiet=True)
 
 
 def _print_console(shown, console, fail_on: str) -> None:
@@ -359,3 +375,17 @@ evolution.register(main)
 integrations.register(main)
 catalog.register(main)
 history_commands.register(main)
+
+
+def _listed_whole(group: click.Group) -> None:
+    """A group's --help lists each command by the first sentence of its help, whole: click would cut it at
+    the width of one line ("Compare the contract's schema with the data's actual..."); a long one wraps."""
+    for command in group.commands.values():
+        if command.short_help is None and command.help:
+            sentence = re.split(r"(?<=[.:;])\s", inspect.cleandoc(command.help), maxsplit=1)[0]
+            command.short_help = " ".join(sentence.rstrip(":;").split())
+        if isinstance(command, click.Group):
+            _listed_whole(command)
+
+
+_listed_whole(main)

@@ -18,7 +18,7 @@ from typing import Iterator
 import click
 
 from dc_bridge import config
-from dc_bridge.cli.options import spark_session, with_settings, with_variables
+from dc_bridge.cli.options import spark_session, with_settings, with_variables, with_verbosity
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 from dc_bridge.report.finding_formats import FORMATTERS
 
@@ -94,6 +94,7 @@ def load_clean(contract: str, variables: dict[str, str] | None = None):
 
 
 @click.command(name="register")
+@with_verbosity
 @with_settings
 @with_variables
 @click.argument("contract", type=click.Path(dir_okay=False, path_type=str))
@@ -152,13 +153,15 @@ def _tag_tables(store, namespace: str, contract, record) -> list[str]:
 
 
 @click.command(name="registrations")
+@with_verbosity
 @with_settings
 @CATALOG
 @NAMESPACE
 @MASTER
 @CONF
 @click.option("--contract", "contract_id", help="Only this contract id.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: one line per registered version; json: the registration records as data.")
 def registrations_command(catalog_spec: str | None, namespace: str | None, master: str | None, conf_options: tuple[str, ...],
                           contract_id: str | None, output_format: str) -> None:
     """List the contracts registered in a namespace: each one's current version and every earlier one.
@@ -261,6 +264,7 @@ class _SampleRows(click.ParamType):
 
 
 @click.command(name="init")
+@with_verbosity
 @click.option("--from", "sources", multiple=True, required=True, metavar="SOURCE",
               help="What to generate the contract from, one model each (repeatable): PATH[:FORMAT] (a path Spark reads), "
                    "table:DB.TABLE (the Spark catalog) or iceberg:NS.TABLE (an Iceberg catalog, see --catalog).")

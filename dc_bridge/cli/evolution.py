@@ -20,7 +20,7 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 import dc_bridge.cli.outputs as outputs
 from dc_bridge import config
 from dc_bridge.cli.catalog import CATALOG, CONF, MASTER, NAMESPACE, registered_baseline
-from dc_bridge.cli.options import conf_pairs, with_settings, with_variables
+from dc_bridge.cli.options import DATA_METAVAR, READER_HELP, conf_pairs, with_settings, with_variables, with_verbosity
 from dc_bridge.contract.findings import Finding
 from dc_bridge.report.finding_formats import FORMATTERS
 
@@ -133,6 +133,7 @@ def diff_command(old: str, new: str, output_format: str, output_file: str | None
 
 
 @click.command(name="check-version")
+@with_verbosity
 @with_settings
 @with_variables
 @click.argument("old", metavar="[OLD]")
@@ -187,10 +188,11 @@ def check_version_command(old: str, new: str | None, output_format: str, output_
 
 
 @click.command(name="drift")
+@with_verbosity
 @with_settings
 @with_variables
 @click.argument("contract", type=click.Path(dir_okay=False, path_type=str))
-@click.option("--data", "data_options", multiple=True, metavar="MODEL=PATH[:FORMAT]", help="Read MODEL from PATH (repeatable).")
+@click.option("--data", "data_options", multiple=True, metavar=DATA_METAVAR, help=f"Read MODEL from PATH (repeatable). {READER_HELP}")
 @click.option("--server", help="Read the models without --data from this contract server (the default when no --data is given).")
 @click.option("--strict", is_flag=True, help="Columns the contract does not describe are errors, not info.")
 @click.option("--master", help="Spark master URL (default: an embedded local session).")

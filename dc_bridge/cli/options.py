@@ -103,3 +103,25 @@ def spark_session(master: str | None, conf_options) -> Iterator:
     finally:
         if created:
             session.stop()
+
+
+# `--data` of run and drift (runner/data.py `parse_data_option`)
+DATA_METAVAR = "MODEL=PATH[:FORMAT[,OPTION[=VALUE]...]]"
+READER_HELP = ("FORMAT defaults to the extension (parquet, csv, json, delta, orc, avro); each OPTION is a Spark reader "
+               "option, a bare name meaning true: orders=o.json:json,multiLine or p=p.csv:csv,sep=;")
+
+
+def with_verbosity(command):
+    """`-v`/`--verbose` (repeatable) and `-q`/`--quiet` on a command that can start Spark: how much Spark's
+    JVM and the libraries print while it runs (runner/verbosity.py); the report is the same at every level."""
+    @click.option("-v", "--verbose", count=True,
+                  help="Show Spark's warnings (-vv: its info log too); by default Spark logs errors only.")
+    @click.option("-q", "--quiet", is_flag=True,
+                  help="Nothing from Spark's log or Python warnings, and no progress line: the report only.")
+    @functools.wraps(command)
+    def with_verbosity(*args, verbose=0, quiet=False, **kwargs):
+        from dc_bridge.runner import verbosity
+
+        with verbosity.using(-1 if quiet else verbose):
+            return command(*args, **kwargs)
+    return with_verbosity

@@ -376,20 +376,20 @@ def service_level_checks(contract: Contract) -> list[Check]:
     """One check per service level: a check of the data, or `not_executable` with the reason."""
     made = []
     for level in contract.service_levels:
-        check_id = level.id or f"{level.model or '(contract)'}.{level.name}"
+        check_id = level.id or f"{level.model or c.CONTRACT_MODEL}.{level.name}"
         if level.kind in _HISTORY_SERVICE_LEVELS:
             made.append(_history_check(level, check_id))
             continue
         builder = _SERVICE_LEVEL_PARAMS.get(level.kind)
         if builder is None:
             reason = f"`{level.name}` is not a service level dc-bridge can judge from the data"
-            made.append(Check(check_id, level.model or "(contract)", (), c.NotExecutable(reason), level.source, threshold=None,
+            made.append(Check(check_id, level.model or c.CONTRACT_MODEL, (), c.NotExecutable(reason), level.source, threshold=None,
                               description=level.description))
             continue
         if level.threshold is None or level.model is None or level.field is None:
             missing = "duration" if level.kind != "timeOfAvailability" else "time of day"
             params = c.NotExecutable(f"the {level.kind} service level names no {missing if level.threshold is None else 'timestamp field'}")
-            made.append(Check(check_id, level.model or "(contract)", (), params, level.source, threshold=None, description=level.description))
+            made.append(Check(check_id, level.model or c.CONTRACT_MODEL, (), params, level.source, threshold=None, description=level.description))
             continue
         fields = (level.field, level.source_field) if level.source_field else (level.field,)
         columns = column_names(contract.model(level.model), fields) if contract.model(level.model) else fields
@@ -411,7 +411,7 @@ def _history_check(level: ServiceLevel, check_id: str) -> Check:
         params = c.NotExecutable(f"{level.name} is judged as a percent of runs or checks: write a number from 0 to 100 with "
                                  f"`unit: percent` (found value {level.raw_value!r}, unit {level.unit!r})")
     threshold = Threshold(operator=operator, value=target) if target is not None else None
-    return Check(check_id, level.model or "(contract)", (), params, level.source, threshold=threshold, unit="percent",
+    return Check(check_id, level.model or c.CONTRACT_MODEL, (), params, level.source, threshold=threshold, unit="percent",
                  description=level.description)
 
 

@@ -282,6 +282,10 @@ def kind_of(check: "Check") -> Kind:
     return KINDS[check.kind]
 
 
+# the model a check of the contract as a whole (a service level naming no model) belongs to; reports show it as a row
+CONTRACT_MODEL = "(contract)"
+
+
 @dataclass(frozen=True)
 class Check:
     id: str

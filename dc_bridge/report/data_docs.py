@@ -11,20 +11,21 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from dc_bridge.compiler import Compiled
+from dc_bridge.compiler import Compiled, safe_name
 from dc_bridge.engines import gx
 
 # the run name of `dc-bridge run --data-docs` validations: their Data Docs pages are found by it
 RUN_NAME = "dc-bridge"
 
 
-def build_data_docs(spark, frames: dict, compiled: Compiled, directory: str | Path, now: datetime) -> dict[str, str]:
-    """Validate each model's DataFrame with its checkpoint and build the site in `directory`;
-    returns model -> page URL. A second GX pass over the data: `--data-docs` costs GX's time again."""
-    return gx.build_data_docs(spark, frames, compiled, directory, now, RUN_NAME)
+def build_data_docs(spark, frames: dict, compiled: Compiled, directory: str | Path, now: datetime) -> None:
+    """Validate each model's DataFrame with its checkpoint and build the site in `directory`, offline and
+    with names Windows can store (named as `dc-bridge compile` names its folders). A second GX pass over
+    the data: `--data-docs` costs GX's time again."""
+    gx.build_data_docs(spark, frames, compiled, directory, now, RUN_NAME, safe_name)
 
 
 def data_docs_pages(directory: str | Path, contract_id: str, models: list[str], started_at: str | None) -> dict[str, Path]:
     """model -> the validation page `dc-bridge run --data-docs` built for the run that started at
     `started_at` (the verdict's)."""
-    return gx.data_docs_pages(directory, contract_id, models, started_at, RUN_NAME)
+    return gx.data_docs_pages(directory, contract_id, models, started_at, RUN_NAME, safe_name)

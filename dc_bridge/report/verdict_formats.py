@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from rich.console import Console
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from dc_bridge.outcomes import ALL, NOT_EVALUATED, WORST_FIRST
 from dc_bridge.report.escaping import console_text, json_text, xml_text
+from dc_bridge.plan.checks import CONTRACT_MODEL
 from dc_bridge.verdict import CheckVerdict, ObjectiveVerdict, Verdict
 
 _STYLE = {"passed": "green", "warning": "yellow", "failed": "red", "error": "bold red", "not_executable": "dim", "skipped": "dim"}
@@ -150,25 +153,30 @@ def _explain(check: CheckVerdict) -> str:
 
 
 def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
-    """The summary table, the worst findings and the verdict. Texts of the contract and the data are
-    `Text` (never markup rich would parse: a `[/x]` in a value is shown, not a crash)."""
-    table = Table(title=Text(console_text(f"{verdict.contract_id} {verdict.contract_version}")), title_justify="left")
-    table.add_column("model")
-    for outcome in ALL:
-        table.add_column({"not_executable": "not run"}.get(outcome, outcome), justify="right", style=_STYLE[outcome])
-    table.add_column("verdict")
-    for model in verdict.models:
-        table.add_row(Text(console_text(model.name)), *(str(model.counts[o]) for o in ALL), Text(model.outcome, style=_STYLE[model.outcome]))
+    """The summary per model, the worst findings, the checks not run and why, and the verdict. It fits the
+    console's width (80 columns without a terminal) without cutting a name (`_summary`). Texts of the contract and the data are `Text` (never markup rich would
+    parse: a `[/x]` in a value is shown, not a crash)."""
     if verdict.models or not verdict.error:
-        console.print(table)
+        console.print(_summary(verdict, console))
+        note = _contract_row_note(verdict)
+        if note:
+            console.print(Text(note, style="dim"))
     findings = sorted((c for c in verdict.checks() if c.outcome in ("error", "failed", "warning")),
                       key=lambda c: WORST_FIRST.index(c.outcome))
+    # one row each: the outcome, then the check id, what was found and where, wrapping under the id
+    rows = Table.grid(padding=(0, 1))
+    rows.add_column(no_wrap=True)
+    rows.add_column(overflow="fold")
     for check in findings[:limit]:
         where = f"{check.source.get('file')}:{check.source.get('line') or ''}"
-        console.print(Text.assemble((f"{check.outcome:<7}", _STYLE[check.outcome]), " ", console_text(check.check_id), "  ",
-                                    console_text(_explain(check).split("; ", 1)[-1]), "  ", (console_text(where), "dim")))
+        rows.add_row(Text(f"{check.outcome:<7}", style=_STYLE[check.outcome]),
+                     Text.assemble(console_text(check.check_id), "  ", console_text(_explain(check).split("; ", 1)[-1]), "  ",
+                                   (console_text(where), "dim")))
+    if findings:
+        console.print(rows)
     if len(findings) > limit:
         console.print(f"... and {len(findings) - limit} more; use --output json for all of them")
+    _print_not_run(verdict, console, limit)
     for objective in verdict.objectives:
         console.print(Text.assemble(("SLO ", "bold"), (f"{objective.outcome:<14}", _STYLE[objective.outcome]), " ",
                                     console_text(objective.objective_id), "  ", console_text(_explain_objective(objective).split(": ", 1)[-1])))
@@ -185,6 +193,76 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
     timing = ", ".join(f"{engine} {seconds:.1f}s" for engine, seconds in verdict.engine_seconds.items())
     console.print(Text.assemble("contract verdict: ", (verdict.outcome, _STYLE[verdict.outcome]),
                                 f" ({console_text(timing)})" if timing else ""))
+
+
+# a width no console has: what a table would take if nothing wrapped
+_UNBOUNDED = 10_000
+# the outcomes a summary counts, by the names its columns and lines show them
+_COUNTED = {outcome: {"not_executable": "not run"}.get(outcome, outcome) for outcome in ALL}
+
+
+def _summary(verdict: Verdict, console: Console) -> RenderableType:
+    """One row per model: the table of counts per outcome when it fits the console whole; else a narrower
+    one that lists only the counts there are; else, for names wider than that leaves room for, one
+    line per model. No name or outcome is cut on the way."""
+    title = Text(console_text(f"{verdict.contract_id} {verdict.contract_version}"), overflow="fold")
+    table = Table(title=title, title_justify="left")
+    table.add_column("model", overflow="fold")
+    for outcome in ALL:
+        table.add_column(_COUNTED[outcome], justify="right", style=_STYLE[outcome], overflow="fold")
+    table.add_column("verdict", overflow="fold")
+    for model in verdict.models:
+        table.add_row(Text(console_text(model.name)), *(str(model.counts[o]) for o in ALL), Text(model.outcome, style=_STYLE[model.outcome]))
+    if _width(console, table).maximum <= console.width:
+        return table
+    counts = {model.name: Text(", ").join(Text(f"{model.counts[o]} {_COUNTED[o]}", style=_STYLE[o]) for o in ALL if model.counts[o])
+              or Text("none") for model in verdict.models}
+    narrow = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    # the counts wrap (at their commas), names and outcomes never
+    narrow.add_column("model", no_wrap=True)
+    narrow.add_column("verdict", no_wrap=True)
+    narrow.add_column("checks", overflow="fold")
+    for model in verdict.models:
+        narrow.add_row(Text(console_text(model.name)), Text(model.outcome, style=_STYLE[model.outcome]), counts[model.name])
+    if _width(console, narrow).minimum <= console.width:
+        return narrow
+    return Group(title, *(Text.assemble("  ", console_text(model.name), ": ", (model.outcome, _STYLE[model.outcome]), " (",
+                                        counts[model.name], ")") for model in verdict.models))
+
+
+def _width(console: Console, renderable) -> Measurement:
+    """The widths `renderable` takes, unbounded (rich's own measure stops at the console's width)."""
+    return Measurement.get(console, console.options.update_width(_UNBOUNDED), renderable)
+
+
+def _contract_row_note(verdict: Verdict) -> str | None:
+    """What the `(contract)` row is, and why it may read not_executable under a contract that passed."""
+    row = next((m for m in verdict.models if m.name == CONTRACT_MODEL), None)
+    if row is None:
+        return None
+    note = f"{CONTRACT_MODEL} is the contract as a whole: its service levels, not one model's checks."
+    if row.outcome in NOT_EVALUATED:
+        note += f" {row.outcome}: none of them could run (see \"not run\"), which leaves the contract verdict as it is."
+    return note
+
+
+def _print_not_run(verdict: Verdict, console: Console, limit: int) -> None:
+    """The checks that were not run (not_executable, skipped) and why, one item each."""
+    not_run = [c for c in verdict.checks() if c.outcome in NOT_EVALUATED]
+    if not not_run:
+        return
+    console.print(Text.assemble(("not run", "bold"), f" ({len(not_run)}), left out of the verdict:"))
+    # one item each, the id first and whole (ids hold no spaces), the reason wrapping under it
+    items = Table.grid(padding=(0, 1))
+    items.add_column(no_wrap=True)
+    items.add_column(overflow="fold")
+    for check in not_run[:limit]:
+        why = check.reason or check.outcome
+        items.add_row("  -", Text.assemble(console_text(check.check_id), ": ",
+                                            console_text(why if check.outcome == "not_executable" else f"{check.outcome}: {why}")))
+    console.print(items)
+    if len(not_run) > limit:
+        console.print(f"... and {len(not_run) - limit} more; use --output json for all of them")
 
 
 def print_console_many(verdicts: list[Verdict], console: Console, fail_on: str = "failed", limit: int = 15) -> None:
@@ -208,9 +286,9 @@ def print_phases(verdicts: list[Verdict], console: Console, report_seconds: floa
     several = len(verdicts) > 1
     table = Table(title="phases", title_justify="left")
     if several:
-        table.add_column("contract")
+        table.add_column("contract", overflow="fold")
     for name in ("phase", "model", "engine"):
-        table.add_column(name)
+        table.add_column(name, overflow="fold")  # wrapped on a narrow console, never cut
     table.add_column("seconds", justify="right")
     for verdict in verdicts:
         for phase in verdict.phases:

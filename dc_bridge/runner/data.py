@@ -13,11 +13,11 @@ import os
 import re
 import sys
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from dc_bridge.contract.model import Contract, Field, Model, Server
 from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
+from dc_bridge.runner import verbosity
 
 FILE_FORMATS = ("parquet", "csv", "json", "delta", "orc", "avro")
 _OBJECT_STORES = ("s3", "gcs", "azure", "local", "file", "hdfs", "abfs", "adls", "minio")
@@ -38,7 +38,8 @@ class DataLocation:
 
 
 def get_session(master: str | None = None, conf: dict[str, str] | None = None):
-    """(session, created): the active session if there is one, else a new quiet one.
+    """(session, created): the active session if there is one, else a new one, quiet unless the command
+    asked otherwise (runner/verbosity.py).
 
     Without `master`, a new session is embedded (`local[*]`), unless the process was launched by
     spark-submit, whose `--master` then holds. An embedded session gets small-data defaults (no UI,
@@ -78,13 +79,13 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         builder = (builder.config("spark.ui.enabled", "false")
                    .config("spark.sql.shuffle.partitions", "4"))
-    log_config = resources.files("dc_bridge").joinpath("log4j2.properties")
+    # the log level of the command's verbosity from the JVM's first line on: no banner, no warnings unless asked
     builder = (builder.config("spark.ui.showConsoleProgress", "false")
-               .config("spark.driver.extraJavaOptions", f"-Dlog4j.configurationFile={log_config}"))
+               .config("spark.driver.extraJavaOptions", verbosity.java_options()))
     for key, value in {**_SQL_DEFAULTS, **conf}.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+    session.sparkContext.setLogLevel(verbosity.current().jvm.upper())  # a JVM spark-submit started read no file of ours
     return session, True
 
 

@@ -8,7 +8,8 @@ or the current catalog and database. The guard records each of these before the 
 it afterwards: a view of the caller's under a run's name is registered again with the caller's own
 plan (a view the run created is dropped), a configuration value is set back (unset when it was
 unset), the thread's local properties (classic) or operation tags (Spark Connect) are put back, and
-the current catalog and database are selected again.
+the current catalog and database are selected again. The JVM loggers that would warn of the run's
+own SQL (runner/verbosity.py `QUIETED`) are quiet for the run and get their levels back after it.
 
 Cached data needs no record: the run never persists a caller's DataFrame (each model is read
 through a plan of the run's own, runner/pipeline.py `_model_frames`) and releases what it persisted.
@@ -20,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dc_bridge.engines.views import existing_temp_view
+from dc_bridge.runner.verbosity import QuietLoggers
 
 
 @dataclass
@@ -33,6 +35,7 @@ class SessionGuard:
     database: str | None
     local_properties: object        # the thread's Spark local properties (a java.util.Properties), classic only
     tags: frozenset[str] | None     # the thread's operation tags, Spark Connect only
+    loggers: QuietLoggers | None    # the JVM loggers quieted for the run, classic only
 
     @classmethod
     def record(cls, spark, views: Iterable[str]) -> SessionGuard:
@@ -45,11 +48,12 @@ class SessionGuard:
                    catalog=_or_none(spark.catalog.currentCatalog),
                    database=_or_none(spark.catalog.currentDatabase),
                    local_properties=None if connect else spark.sparkContext._jsc.sc().getLocalProperties().clone(),
-                   tags=frozenset(spark.getTags()) if connect else None)
+                   tags=frozenset(spark.getTags()) if connect else None,
+                   loggers=None if connect else QuietLoggers(spark.sparkContext._jvm))
 
     def restore(self) -> None:
         """Every recorded part put back; a part that cannot be (the session is gone) is left."""
-        for restore in (self._restore_views, self._restore_conf, self._restore_catalog, self._restore_thread):
+        for restore in (self._restore_views, self._restore_conf, self._restore_catalog, self._restore_thread, self._restore_loggers):
             try:
                 restore()
             except Exception:  # a stopped session: nothing of it is left to restore
@@ -84,6 +88,10 @@ class SessionGuard:
                 self.spark.removeTag(tag)
             for tag in self.tags:
                 self.spark.addTag(tag)
+
+    def _restore_loggers(self) -> None:
+        if self.loggers is not None:
+            self.loggers.restore()
 
 
 def _sql_conf(spark) -> dict[str, str]:

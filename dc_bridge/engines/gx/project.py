@@ -38,7 +38,7 @@ from typing import Callable, Iterable
 from dc_bridge.contract.sql import number_text
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
-from dc_bridge.engines.gx.run import COMPLETE, SUMMARY, takes_clock
+from dc_bridge.engines.gx.run import COMPLETE, SUMMARY, no_progress_bars, takes_clock
 from dc_bridge.engines.gx.translate import cutoff_parameter
 
 BATCH_DEFINITION = "whole dataframe"
@@ -80,10 +80,16 @@ def sync(context, contract_id: str, suites: dict[str, dict], result_format: dict
 
 def file_context(project_dir):
     """The GX file-context project under `project_dir` (GX keeps it in `project_dir/gx`), created if
-    missing. GX analytics are off: run.py, imported above, switched them off before GX is imported."""
+    missing. GX analytics are off: run.py, imported above, switched them off before GX is imported.
+    A project that does not set GX's `progress_bars` gets them off in its configuration, so that the
+    team's plain checkpoint runs print no progress bars either; a project that sets them keeps its choice."""
     import great_expectations as gx
 
-    return gx.get_context(mode="file", project_root_dir=str(project_dir))
+    context = gx.get_context(mode="file", project_root_dir=str(project_dir))
+    if context.variables.progress_bars is None:
+        no_progress_bars(context)
+        context.variables.save()
+    return context
 
 
 def expectation_parameters(checks: Iterable[Check], suites: dict[str, dict]) -> dict[str, str]:

@@ -89,7 +89,6 @@ def run_gx(spark, df, suite: dict, checks: list[Check], now: datetime, *,
 def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_views: dict) -> dict[str, CheckResult]:
     import great_expectations as gx
     from great_expectations.core import ExpectationSuite
-    from great_expectations.data_context.types.base import ProgressBarsConfig
     from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
 
     results: dict[str, CheckResult] = {}
@@ -120,7 +119,7 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
         return results
 
     context = gx.get_context(mode="ephemeral")
-    context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
+    no_progress_bars(context)
     source = context.data_sources.add_spark("dc_bridge", persist=False)
     batch_definition = source.add_dataframe_asset(name="model").add_batch_definition_whole_dataframe("whole")
     parameters = clock_parameters(df, by_id.values(), now)
@@ -141,6 +140,14 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
     for result in read_results(validated, by_id, now, count_rows=df.count).values():
         _merge(results, result)
     return results
+
+
+def no_progress_bars(context) -> None:
+    """GX's own setting for its tqdm bars ("Calculating Metrics" on every validation), off in `context`:
+    dc-bridge says what a run is doing itself, and a bar per model and engine is noise in a CI log."""
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
+    context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
 
 
 def clock_parameters(df, checks: Iterable[Check], now: datetime) -> dict[str, datetime | date]:
