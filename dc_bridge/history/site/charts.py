@@ -18,7 +18,8 @@ def observed_svg(title: str, points: list[tuple[str, float, str]]) -> str:
     from matplotlib import rc_context
     from matplotlib.figure import Figure
 
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "dc-bridge", "font.size": 7}):
+    # one font named (DejaVu Sans ships with matplotlib), not matplotlib's list of fallbacks on every label
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "dc-bridge", "font.size": 7, "font.sans-serif": ["DejaVu Sans"]}):
         figure = Figure(figsize=(4.2, 1.3), dpi=72)
         axes = figure.subplots()
         positions = list(range(len(points)))
