@@ -145,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "history.json").write_text(text + "\n")
+        stamp = results["at"].replace("-", "").replace(":", "").replace("+0000", "Z")
+        (args.out / f"history-{stamp}.json").write_text(text + "\n")
     return 0
 
 

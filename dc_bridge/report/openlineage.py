@@ -158,6 +158,8 @@ def emit(verdicts: list[Verdict]) -> str:
     if isinstance(client.transport, ConsoleTransport) and not (client.config.transport or {}).get("type"):
         raise LineageNotConfigured("no OpenLineage transport is configured (openlineage.yml, OPENLINEAGE_CONFIG, OPENLINEAGE_URL "
                                    "or OPENLINEAGE__TRANSPORT__TYPE); no event was sent")
+    if client.transport.kind == "noop":
+        raise LineageNotConfigured("OpenLineage is disabled (OPENLINEAGE_DISABLED=true); no event was sent")
     try:
         for verdict in verdicts:
             client.emit(run_event(verdict))
