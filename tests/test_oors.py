@@ -116,3 +116,15 @@ def test_relates_to_is_a_path_of_names_else_indices():
     assert relates_to("schema[1].properties[0].quality[2]", {"schema": [{"name": "a"}, {"name": "b", "properties": [
         {"name": "x", "quality": [{}, {}, {"id": "q"}]}]}]}) == "schema/b/properties/x/quality/q"
     assert relates_to("schema[0]", None) == "schema/0"  # the file gone: the indices
+
+
+def test_a_contract_not_checked_is_one_error_result():
+    from dc_bridge.report.oors import as_oors
+    from dc_bridge.verdict import Verdict
+
+    message = json.loads(as_oors(Verdict.unchecked("missing.yaml", ["spark"], "the contract has errors")))
+    _validate(message)
+    assert message["status"] == "error" and message["results"] == [
+        {"id": "contract", "type": "check", "name": "contract checked", "status": "error", "message": "the contract has errors"}]
+    several = json.loads(as_oors([Verdict.unchecked(f"{n}.yaml", ["spark"], "unreadable") for n in "ab"]))
+    assert [m["contract"]["contractId"] for m in several] == ["a.yaml", "b.yaml"]

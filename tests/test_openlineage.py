@@ -143,7 +143,7 @@ def test_a_run_event_received_over_http_is_valid_and_carries_every_check(orders,
     assert (dataset["namespace"], dataset["name"]) == ("file", str(orders.parent / "orders.parquet"))
     assertions = {a["name"]: a for a in dataset["inputFacets"]["dataQualityAssertions"]["assertions"]}
     # one assertion per check, each with the check's outcome as success, its column and severity
-    assert set(assertions) == {c.check_id for c in verdict.checks()}
+    assert set(assertions) == {c.check_id for c in verdict.checks()} and len(assertions) == len(verdict.checks())
     for check in verdict.checks():
         assertion = assertions[check.check_id]
         assert assertion["success"] == (check.outcome == "passed") and assertion["assertion"] == check.kind
@@ -242,3 +242,23 @@ def test_disabled_by_openlineage_itself(no_config, receiver, monkeypatch):
     with pytest.raises(LineageNotConfigured, match="disabled"):
         emit([])
     assert receiver.connections == 0
+
+
+def test_the_contracts_own_checks_are_assertions_on_every_dataset(no_config):
+    from openlineage.client.serde import Serde
+
+    from dc_bridge.verdict import CheckVerdict, ModelVerdict, Verdict
+
+    def check(check_id, model, kind):
+        return CheckVerdict(check_id=check_id, model=model, kind=kind, columns=[], outcome="passed", severity="error", source={})
+
+    models = [ModelVerdict(name=name, outcome="passed", counts={}, checks=[check(f"{name}.rows", name, "row_count")])
+              for name in ("orders", "items")]
+    models.append(ModelVerdict(name="(contract)", outcome="passed", counts={}, checks=[check("availability", "(contract)", "availability")]))
+    verdict = Verdict(contract_id="c", contract_version="1", contract_file="c.yaml", outcome="passed", counts={}, models=models,
+                      engines=["spark"], data_sources={"orders": "table:sales.orders", "items": "s3a://lake/items/"})
+    event = json.loads(Serde.to_json(run_event(verdict)))
+    _valid(event)
+    assert [(d["namespace"], d["name"], sorted(a["name"] for a in d["inputFacets"]["dataQualityAssertions"]["assertions"]))
+            for d in event["inputs"]] == [("spark_catalog", "sales.orders", ["availability", "orders.rows"]),
+                                          ("s3://lake", "items/", ["availability", "items.rows"])]

@@ -62,11 +62,12 @@ def message(verdict: Verdict) -> dict[str, Any]:
         "observedAt": _time(observed_at),
         "source": {"process": "dc-bridge run", "vendor": "dc-bridge"},
         "run": {"state": "completed", **({"startedAt": _time(started)} if started else {})},
-        "contract": {"contractId": verdict.contract_id, "standard": _standard(document), "version": verdict.contract_version},
+        "contract": {key: value for key, value in (("contractId", verdict.contract_id), ("standard", _standard(document)),
+                                                   ("version", verdict.contract_version)) if value},
         "status": next((s for s in STATUS_ORDER if s in statuses), "unknown"),
         "results": results,
     }
-    if not out["contract"]["contractId"]:
+    if "contractId" not in out["contract"]:
         del out["contract"]  # a contract file that could not be read names none
     return out
 
@@ -116,12 +117,15 @@ def _threshold(threshold: Threshold | None) -> dict[str, Any] | None:
     return {_OPERATORS[threshold.operator]: threshold.value}
 
 
-def _target(check: CheckVerdict, verdict: Verdict) -> dict[str, Any]:
+def _target(check: CheckVerdict, verdict: Verdict) -> dict[str, Any] | None:
+    """The data the check observed; None for the contract's own checks (its SLAs), of no one dataset."""
     source = verdict.data_sources.get(check.model)
-    table = source is None or source == "dataframe" or source.startswith("table:")
+    if source is None:
+        return None
+    table = source == "dataframe" or source.startswith("table:")
     target: dict[str, Any] = {"resourceType": "table" if table else "dataset",
-                              "resourceIdentifier": source[len("table:"):] if source and source.startswith("table:")
-                              else check.model if table else source}
+                              "resourceIdentifier": source[len("table:"):] if source.startswith("table:")
+                              else check.model if source == "dataframe" else source}
     if verdict.where and check.model not in verdict.where_not_applied:
         target["filter"] = verdict.where
     return target
@@ -130,7 +134,10 @@ def _target(check: CheckVerdict, verdict: Verdict) -> dict[str, Any]:
 def _check_result(check: CheckVerdict, verdict: Verdict, document: Any) -> dict[str, Any]:
     result: dict[str, Any] = {"id": check.check_id, "type": "check", "name": check.description or check.check_id,
                               "status": STATUS[check.outcome], "relatesTo": relates_to(check.source.get("path") or "", document),
-                              "severity": check.severity, "target": _target(check, verdict)}
+                              "severity": check.severity}
+    target = _target(check, verdict)
+    if target is not None:
+        result["target"] = target
     if check.observed is not None:
         measure: dict[str, Any] = {"metric": check.kind, "value": check.observed, "unit": check.unit}
         threshold = _threshold(check.threshold)

@@ -2,7 +2,8 @@
 client's own transports (docs/reports.md, "OpenLineage"; DESIGN.md section 10).
 
 The event's input datasets are the contract's models, named as OpenLineage names the data the run read
-(the verdict's `data_sources`). Each carries the `dataQualityAssertions` facet, one assertion per check,
+(the verdict's `data_sources`). Each carries the `dataQualityAssertions` facet, one assertion per check
+(the contract's own checks, its SLAs, on every dataset),
 and the `dataQualityMetrics` facet where the run counted something: a row count check's rows, a null
 check's nulls counted in rows.
 
@@ -63,7 +64,8 @@ def _actual(check: CheckVerdict) -> str | None:
 def _assertion(check: CheckVerdict):
     from openlineage.client.facet_v2 import data_quality_assertions_dataset as dq
 
-    params = {"outcome": check.outcome, "kind": check.kind, "unit": check.unit, "line": check.source.get("line")}
+    params = {"outcome": check.outcome, "kind": check.kind, "unit": check.unit if check.observed is not None else None,
+              "line": check.source.get("line")}
     if len(check.columns) > 1:
         params["columns"] = check.columns
     if check.reason:
@@ -99,11 +101,14 @@ def run_event(verdict: Verdict):
 
     started = datetime.fromisoformat(verdict.started_at) if verdict.started_at else None
     ended = started + timedelta(seconds=verdict.seconds or 0) if started else None
+    # checks of no dataset of their own (the contract's SLAs, of the "(contract)" model) are about all the data read
+    read = [m for m in verdict.models if m.name in verdict.data_sources]
+    whole = [c for m in verdict.models if m.name not in verdict.data_sources for c in m.checks]
     inputs = []
-    for model in verdict.models:
-        namespace, name = dataset_name(verdict.data_sources.get(model.name, "dataframe"), model.name)
+    for model in read:
+        namespace, name = dataset_name(verdict.data_sources[model.name], model.name)
         facets = {"dataQualityAssertions": dq.DataQualityAssertionsDatasetFacet(
-            assertions=[_assertion(c) for c in model.checks], producer=PRODUCER)}
+            assertions=[_assertion(c) for c in model.checks + whole], producer=PRODUCER)}
         metrics = _metrics(model.checks)
         if metrics is not None:
             facets["dataQualityMetrics"] = metrics
