@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from dc_bridge.contract.model import Threshold
+from dc_bridge.plan.checks import KINDS
 from dc_bridge.report.escaping import json_text
 from dc_bridge.verdict import CheckVerdict, ObjectiveVerdict, Verdict
 
@@ -143,7 +144,8 @@ def _check_result(check: CheckVerdict, verdict: Verdict, document: Any) -> dict[
         threshold = _threshold(check.threshold)
         if threshold:
             measure["threshold"] = threshold
-        if check.unit == "rows" and check.observed == int(check.observed):
+        # a row-level check counts the rows that broke it (a SQL metric's number is its own, whatever its unit)
+        if check.kind in KINDS and KINDS[check.kind].row_level and check.unit == "rows" and check.observed == int(check.observed):
             measure["failedRowCount"] = int(check.observed)
         result["measure"] = measure
     if check.reason:
