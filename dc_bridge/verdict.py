@@ -165,6 +165,9 @@ class Verdict(BaseModel):
     where: str | None = None
     # model -> why the --where filter was not applied to it (the model lacks a column it names): checked unfiltered
     where_not_applied: dict[str, str] = Field(default_factory=dict)
+    # model -> where its data was read from: a path or URI, `table:NAME` (a table or view of the session's
+    # catalog) or `dataframe` (handed to the run); the history, OpenLineage and OORS name the data by it
+    data_sources: dict[str, str] = Field(default_factory=dict)
     # schema drift between the contract and the data (dc-bridge drift's findings; informational here:
     # a missing column or a wrong type already fails the model's exists and type checks)
     drift: list[dict[str, Any]] = Field(default_factory=list)

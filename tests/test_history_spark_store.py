@@ -79,3 +79,55 @@ def test_docs_list_the_table_columns():
     section = DOCS.read_text(encoding="utf-8").split("## A table in the Spark catalog", 1)[1].split("\n## ", 1)[0]
     for column, kind in COLUMNS:
         assert f"| `{column}` | `{kind}` |" in section, column
+
+
+RUN_CONTRACT = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: table-history
+version: 1.0.0
+status: active
+servers:
+  - {server: local, type: local, path: "./events.csv", format: csv}
+schema:
+  - name: events
+    properties:
+      - {name: id, logicalType: integer, required: true}
+      - {name: day, logicalType: string}
+slaProperties:
+  - {id: availability, property: availability, value: 50, unit: percent}
+"""
+
+# `dc-bridge run` itself, in a process of its own, on a session with the embedded Hive metastore
+RUN = """
+import sys
+from dc_bridge.cli import main
+main(["run", "contract.yaml", "--engines", "spark", "--history", "table:quality.runs", "--where", sys.argv[1],
+      "--conf", "spark.sql.catalogImplementation=hive", "--conf", "spark.sql.warehouse.dir=warehouse"])
+"""
+
+RUNS_READ = SESSION.replace('spark.sql("CREATE DATABASE IF NOT EXISTS quality")\\nstore = SparkTableStore(spark, "table:quality.runs")\\n', "") + """
+rows = spark.table("quality.runs").where("check_id IS NULL").orderBy("run_at_us").collect()
+checks = spark.table("quality.runs").where("check_id = 'availability'").orderBy("run_at_us").collect()
+print(json.dumps({"runs": [[r.contract_id, r.run_outcome, r.data_source, r.slice] for r in rows],
+                  "availability": [[r.outcome, r.slice] for r in checks]}))
+"""
+
+
+def test_dc_bridge_run_records_into_a_catalog_table_with_source_and_slice(tmp_path):
+    (tmp_path / "contract.yaml").write_text(RUN_CONTRACT)
+    (tmp_path / "events.csv").write_text("id,day\n1,mon\n2,mon\n3,tue\n")
+    prepare = _in_process(SESSION, tmp_path)  # the database the table lives in
+    assert prepare.returncode == 0, prepare.stderr[-3000:]
+    for where in ("day = 'mon'", "day = 'tue'", "id > 1"):
+        run = subprocess.run([sys.executable, "-c", textwrap.dedent(RUN), where], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=600, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                                               **{k: v for k, v in __import__("os").environ.items() if k.startswith(("JAVA", "SPARK"))}})
+        assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-3000:])
+    read = _in_process(RUNS_READ, tmp_path)
+    assert read.returncode == 0, read.stderr[-3000:]
+    found = json.loads(read.stdout.strip().splitlines()[-1])
+    source = json.dumps({"events": str(tmp_path / "events.csv")})
+    assert found["runs"] == [["table-history", "passed", source, where] for where in ("day = 'mon'", "day = 'tue'", "id > 1")]
+    # availability needs three runs: the third was judged over the first two, read from the table
+    assert found["availability"] == [["not_executable", "day = 'mon'"], ["not_executable", "day = 'tue'"], ["passed", "id > 1"]]

@@ -175,11 +175,13 @@ class _TimeLimit(click.ParamType):
                              "(the verdict lists it under where_not_applied).")
 @click.option("--master", help="Spark master URL (default: an embedded local session).")
 @click.option("--conf", "conf_options", multiple=True, metavar="KEY=VALUE", help="Spark configuration (repeatable).")
-@click.option("--output", "output_format", type=click.Choice(["console", "json", "junit", "html"]), default="console", show_default=True,
-              help="The report: a console summary, the whole verdict as JSON, JUnit XML (one test case per check) or one "
-                   "self-contained HTML page (docs/reports.md); with --output-file, the console summary goes to stderr too.")
+@click.option("--output", "output_format", type=click.Choice(["console", "json", "junit", "html", "oors"]), default="console",
+              show_default=True,
+              help="The report: a console summary, the whole verdict as JSON, JUnit XML (one test case per check), one "
+                   "self-contained HTML page, or oors (Bitol's Open Observability Results Standard, draft v0.8.1) "
+                   "(docs/reports.md); with --output-file, the console summary goes to stderr too.")
 @click.option("--output-file", type=click.Path(dir_okay=False, writable=True),
-              help="Write the json/junit/html report here instead of stdout.")
+              help="Write the json/junit/html/oors report here instead of stdout.")
 @click.option("--data-docs", type=click.Path(file_okay=False, path_type=str),
               help="Also build a GX Data Docs site of the contract's suites in this folder (a second GX pass).")
 @click.option("--fail-on", type=click.Choice(["failed", "warning"]), default="failed", show_default=True,
@@ -194,13 +196,18 @@ class _TimeLimit(click.ParamType):
 @click.option("--cache/--no-cache", default=False, show_default=True,
               help="Persist each model's data for the run (memory, spilling to disk) so the source is read once.")
 @click.option("--history", type=click.Path(dir_okay=False), metavar="TARGET",
-              help="Record each contract's run in this history (a SQLite store, or a .jsonl file; created if missing, never "
-                   "rewritten; docs/history.md) and judge availability and errorRate SLAs over the runs it records.")
+              help="Record each contract's run in this history (a SQLite store, `table:db.name` in the Spark catalog, or a .jsonl "
+                   "file; created if missing, never rewritten; docs/history.md) and judge availability and errorRate SLAs over "
+                   "the runs it records.")
+@click.option("--openlineage", is_flag=True,
+              help="Also send one OpenLineage RunEvent per contract (data quality assertions and metrics on its datasets) "
+                   "through the transport OpenLineage's own configuration names (openlineage.yml, OPENLINEAGE_URL, ...); "
+                   "without one, nothing is sent (docs/reports.md).")
 @click.option("--explain", is_flag=True,
               help="Also print the run's phases (read, lint, plan, data, translate, each engine per model, fold, ...) "
                    "and how long each took.")
 def run_command(contracts, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
-                data_docs, timeout, side_by_side, cache, history, explain, variables) -> None:
+                data_docs, timeout, side_by_side, cache, history, openlineage, explain, variables) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
 
     Several contracts (files, or globs in quotes) are checked one after the other in one process and
@@ -219,7 +226,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     from dc_bridge.compiler import ContractError
     from dc_bridge.runner.pipeline import check, preload_engines, read_contract
     from dc_bridge.runner.data import DataError, get_session, parse_data_option
-    from dc_bridge.history import open_history
+    from dc_bridge.history import is_table, open_history
     from dc_bridge.runner.options import RunOptions
     from dc_bridge.verdict import Verdict
 
@@ -240,7 +247,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         for file, read in zip(files, reads):
             _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs, history)
         # read once for every contract: a file that is not a dc-bridge history stops the run here, not after the first contract
-        recorded = open_history(history) if history else None
+        # (a table in the Spark catalog is opened by each run in its session)
+        recorded = open_history(history) if history and not is_table(history) else None
         # several contracts share one session, started here and stopped at the end; one contract's run
         # starts (and stops) its own, after its contract has been read
         if several:
@@ -281,14 +289,19 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     else:
         from dc_bridge.report import html
 
+        from dc_bridge.report.oors import as_oors
+
         text = ((html.as_html_many(shown) if several else html.for_run(shown, data_docs, output_file)) if output_format == "html" else
-                verdict_formats.as_json(shown) if output_format == "json" else verdict_formats.as_junit(shown))
+                verdict_formats.as_json(shown) if output_format == "json" else
+                as_oors(shown) if output_format == "oors" else verdict_formats.as_junit(shown))
         if output_file:
             outputs.write_text("--output-file", output_file, text + "\n")
         else:
             click.echo(text)
     if output_file and output_format != "console":
         _print_console(shown, Console(stderr=True), fail_on)
+    if openlineage:
+        _send_lineage(verdicts)
     if explain:  # where the console report went; beside a JSON, JUnit or HTML report on stdout, to stderr
         verdict_formats.print_phases(verdicts, console if output_format == "console" else Console(stderr=True),
                                      report_seconds=time.perf_counter() - began)
@@ -302,6 +315,18 @@ def _progress(console):
     from dc_bridge.runner import verbosity
 
     return console if verbosity.level() >= 0 else Console(quiet=True)
+
+
+def _send_lineage(verdicts) -> None:
+    """`--openlineage`: the events, or why none was sent, on standard error; lineage never changes the exit code."""
+    from dc_bridge.report.openlineage import LineageNotConfigured, emit
+
+    try:
+        click.echo(f"openlineage: {emit(verdicts)}", err=True)
+    except LineageNotConfigured as exc:
+        click.echo(f"openlineage: {exc}", err=True)
+    except Exception as exc:  # the transport's own failure (no server, refused, timeout): the run's verdict stands
+        click.echo(f"openlineage: the event could not be sent: {type(exc).__name__}: {exc}", err=True)
 
 
 def _print_console(shown, console, fail_on: str) -> None:
@@ -343,6 +368,9 @@ def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, ou
 
     from dc_bridge.engines.gx import suite_name, unstorable
 
+    from dc_bridge.history import is_table
+
+    history = None if history and is_table(history) else history  # a catalog table is no file a report could replace
     if not output_file and not data_docs and not history:
         return
     if output_file and history and outputs.same_path(output_file, history):

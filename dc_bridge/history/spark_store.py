@@ -15,7 +15,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from dc_bridge.history.store import StoreError, epoch_micros
+from dc_bridge.history.store import StoreError, data_source_text, epoch_micros
 from dc_bridge.verdict import HISTORY_WINDOW, PastRun, RunHistory, Verdict
 
 PREFIX = "table:"
@@ -53,7 +53,8 @@ class SparkTableStore:
         run_id = str(uuid.uuid4())
         run = (SCHEMA_VERSION, run_id, record["contract_id"], record["contract_version"], record["run_at"],
                epoch_micros(datetime.fromisoformat(record["run_at"])), record["outcome"], all(record["read"].values()),
-               record["evaluated"], record["in_error"], data_source, verdict.where if verdict else None, record.get("reason"))
+               record["evaluated"], record["in_error"], data_source_text(verdict, data_source), verdict.where if verdict else None,
+               record.get("reason"))
         if verdict is not None:
             checks = [(c.check_id, c.model, c.kind, c.outcome, c.observed,
                        {engine: r.observed for engine, r in c.engines.items() if r.observed is not None}, c.source.get("line"))

@@ -117,6 +117,14 @@ class StoreError(HistoryError):
     """A history store dc-bridge cannot open, read or append to (a ValueError, as HistoryError)."""
 
 
+def data_source_text(verdict: Verdict | None, given: str | None = None) -> str | None:
+    """The `data_source` a run records: `given`, else the verdict's model -> source as a JSON object
+    (`{"orders": "/data/orders.parquet"}`: one text column, read back with SQLite's json_extract or Spark's from_json)."""
+    if given is not None or verdict is None or not verdict.data_sources:
+        return given
+    return json.dumps(verdict.data_sources, sort_keys=True, ensure_ascii=False)
+
+
 def epoch_micros(at: datetime) -> int:
     return int((at - datetime(1970, 1, 1, tzinfo=timezone.utc)) / timedelta(microseconds=1))
 
@@ -299,7 +307,8 @@ def _insert(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict 
     db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
         run_id, record["contract_id"], record["contract_version"], record["run_at"], epoch_micros(at), record["outcome"],
         all(record["read"].values()), record["evaluated"], record["in_error"],
-        verdict.contract_file if verdict else None, data_source, verdict.where if verdict else None, record.get("reason"),
+        verdict.contract_file if verdict else None, data_source_text(verdict, data_source), verdict.where if verdict else None,
+        record.get("reason"),
         verdict.seconds if verdict else None, json.dumps([p.model_dump(exclude_none=True) for p in verdict.phases]) if verdict and verdict.phases else None,
         origin))
     models = sorted(set(record["read"]) | set(record["models"]))

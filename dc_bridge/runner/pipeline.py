@@ -28,10 +28,11 @@ from dc_bridge.contract.sql import view_name
 from dc_bridge.engines.columns import absent_references, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
-from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, is_connect, model_dataframe
+from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, is_connect, model_dataframe, server_location
 from dc_bridge.runner.drift import schema_drift
+from dc_bridge.history.spark_store import SparkTableStore, is_table
 from dc_bridge.history.store import HistoryStore
-from dc_bridge.history.targets import open_history
+from dc_bridge.history.targets import open_history, open_store
 from dc_bridge.runner.history import History, run_record, unread_record
 from dc_bridge.runner.options import RunOptions
 from dc_bridge.runner.phases import Phases
@@ -97,14 +98,15 @@ def read_contract(file: str | Path, variables: dict[str, str] | None = None) -> 
 
 
 def check(contract: str | Path | Contract | ReadContract, options: RunOptions, dataframes: dict | None = None, spark=None,
-          history: History | HistoryStore | None = None) -> Verdict:
+          history: History | HistoryStore | SparkTableStore | None = None) -> Verdict:
     """`run` with its options as one value. `contract` may be read already (`read_contract`) and the
     history file too (`History`: a command that runs several contracts reads it once)."""
     # the run's `seconds` count the reading of its contract, wherever it was read
     started = time.perf_counter() - (contract.seconds if isinstance(contract, ReadContract) else 0.0)
     started_at = options.clock()
     # the user's history, checked before anything starts Spark: a file that is not one stops the run here
-    if history is None and options.history is not None:
+    # (a table in the catalog is opened in the run's session, below)
+    if history is None and options.history is not None and not is_table(str(options.history)):
         history = open_history(options.history)
     phases = Phases(_label(contract))
     session = _SessionOnDemand(spark, options, phases)
@@ -118,6 +120,10 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
     past = history.earlier_runs(loaded.id, started_at) if history is not None else None
 
     spark, created = session.get()
+    if history is None and options.history is not None:  # `table:db.name`: the SLAs' earlier runs from the table
+        with session.stopped_on_error():
+            history = open_store(options.history, spark)
+            past = history.earlier_runs(loaded.id, started_at)
     versions = _versions(spark.version)
     # a session the caller gave is put back as the run found it (views under the run's names included)
     guard = None if created else SessionGuard.record(spark, [view_name(loaded.id, model.name) for model in loaded.models])
@@ -127,8 +133,8 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
     try:
         with phases.timed("data"):
             try:
-                frames, unfiltered = _model_frames(spark, loaded, dataframes or {}, options.data, options.server, options.where,
-                                                   options.where_filter)
+                frames, unfiltered, sources = _model_frames(spark, loaded, dataframes or {}, options.data, options.server,
+                                                            options.where, options.where_filter)
             except _Unread as exc:
                 if history is not None:
                     models = [m.name for m in loaded.models]
@@ -180,7 +186,8 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
                 options.say("fetching failing values")
                 found = within(options.timeout, spark, "samples", lambda: gather_samples(judged, plan, frames, started_at),
                                on_timeout=lambda _: {})
-        facts = dict(contract_file=loaded.file, where=options.where, where_not_applied=unfiltered, started_at=started_at.isoformat(),
+        facts = dict(contract_file=loaded.file, where=options.where, where_not_applied=unfiltered, data_sources=sources,
+                     started_at=started_at.isoformat(),
                      engine_seconds={e: round(s, 3) for e, s in seconds.items()}, versions=versions, drift=drift)
         with phases.timed("fold"):
             verdict = conclude(plan, judged, options.engines, Evidence(empty_models=empty, samples=found, row_counts=rows, history=past),
@@ -223,8 +230,9 @@ def _read(contract: str | Path | Contract | ReadContract, options: RunOptions, p
 
 
 def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, DataLocation], server: str | None,
-                 where: str | None = None, where_filter: tuple[str, frozenset[str]] | None = None) -> tuple[dict, dict[str, str]]:
-    """Each model's DataFrame, filtered by `where` where it can be; and model -> why it was not filtered.
+                 where: str | None = None, where_filter: tuple[str, frozenset[str]] | None = None) -> tuple[dict, dict[str, str], dict[str, str]]:
+    """Each model's DataFrame, filtered by `where` where it can be; model -> why it was not filtered; and
+    model -> where its data came from (the verdict's `data_sources`).
 
     A model that lacks a column the filter names is checked unfiltered, with that note in the verdict:
     a contract's models rarely share a date column (`line_items` has no `order_timestamp`), and checking
@@ -234,7 +242,7 @@ def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, D
     if unknown:
         raise DataError(f"{contract.file} has no model named {', '.join(sorted(unknown))} (models: {', '.join(m.name for m in contract.models)})")
     chosen = None if all(m.name in dataframes or m.name in data for m in contract.models) else choose_server(contract, server)
-    frames, unfiltered = {}, {}
+    frames, unfiltered, sources = {}, {}, {}
     for model in contract.models:
         frame = dataframes.get(model.name)
         if frame is None:
@@ -242,6 +250,7 @@ def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, D
                 frame = model_dataframe(spark, contract, model, chosen, data)
             except DataError as exc:
                 raise _Unread(model.name, str(exc)) from None
+        sources[model.name] = _source(contract, model, chosen, data, model.name in dataframes)
         if where_filter is not None:
             expression, columns = where_filter
             lacking = missing_columns(frame, sorted(columns))
@@ -264,7 +273,16 @@ def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, D
         have = "; ".join(f"{name}: {', '.join(frame.columns)}" for name, frame in frames.items())
         raise DataError(f"--where {where!r} names {columns}, which no model of {contract.file} has, so it would filter nothing; "
                         f"name a column of the models ({have})")
-    return frames, unfiltered
+    return frames, unfiltered, sources
+
+
+def _source(contract: Contract, model, server, data: dict[str, DataLocation], given: bool) -> str:
+    """Where a model's data was read from (read already, so the location is known to be good): `dataframe`
+    when the caller handed it over, the path or URI of a file location, `table:NAME` of a catalog table or view."""
+    if given:
+        return "dataframe"
+    location = data[model.name] if model.name in data else server_location(contract, server, model)
+    return f"table:{location}" if isinstance(location, str) else location.path
 
 
 class _Unread(DataError):

@@ -2,7 +2,9 @@
 history store, as static HTML that opens offline.
 
 Every page is bounded whatever the history holds: a contract page shows the newest `runs` runs (the
-window; older runs stay in the store and in SQL), the index the newest `TREND` outcomes per contract.
+window; older runs stay in the store and in SQL), the index the newest `TREND` outcomes per contract;
+a contract with many checks has its checks on several pages of at most about `PAGE_BYTES` each
+(`<contract>.html`, then `<contract>.page2.html`, ...), the first with the SLOs and the contract's text.
 The store is read with one query per question over the window, never whole.
 """
 
@@ -23,6 +25,10 @@ from dc_bridge.plan.checks import KINDS
 # the runs a contract page shows by default, and the outcomes of the index's trend
 DEFAULT_RUNS = 50
 TREND = 20
+# what one contract page's checks may take, so a page stays small (tested: every page under 300 kB); a
+# check's share is its chart and its row of cells, so many checks or a long window spread over more pages
+PAGE_BYTES = 200_000
+CELL_BYTES = 80
 # outcome -> the letter a cell shows beside its colour, so an outcome reads without colour too
 LETTERS = {"passed": "✓", "warning": "!", "failed": "✗", "error": "E", "not_executable": "–", "skipped": "·"}
 
@@ -64,14 +70,17 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -
         page = Path("contracts") / f"{safe_name(contract_id, 'contract')}.html"
         index.append({"contract_id": contract_id, "latest": window[0], "trend": [r.outcome for r in reversed(window[:TREND])],
                       "href": page.as_posix()})
-        (out / page).write_text(_contract_page(store, contract_id, list(reversed(window))), encoding="utf-8")
-        written.append(out / page)
+        for name, text in _contract_pages(store, contract_id, list(reversed(window)), page.name):
+            (out / "contracts" / name).write_text(text, encoding="utf-8")
+            written.append(out / "contracts" / name)
     (out / "index.html").write_text(_templates().get_template("index.html.j2").render(contracts=index), encoding="utf-8")
     return [out / "index.html", *written]
 
 
-def _contract_page(store: HistoryStore, contract_id: str, window: list[StoredRun]) -> str:
-    """The window's runs oldest first: each check's outcome per run, a chart per check with numbers, compliance, the contract text."""
+def _contract_pages(store: HistoryStore, contract_id: str, window: list[StoredRun], first: str) -> list[tuple[str, str]]:
+    """(file name, page) of the contract's pages, `first` the first: the window's runs oldest first, each
+    check's outcome per run and a chart per check with numbers, the checks spread over pages of about
+    PAGE_BYTES; compliance and the contract text on the first page."""
     newest = {c["check_id"]: c for c in store.checks(window[-1].run_id)}
     table = store.outcomes([r.run_id for r in window])
     rows = []
@@ -85,9 +94,29 @@ def _contract_page(store: HistoryStore, contract_id: str, window: list[StoredRun
                              sum(c is not None and c[0] in ("passed", "failed") for c in r.cells))
                   for r in rows if r.kind in KINDS and KINDS[r.kind].from_history]
     compliance += [Compliance(name, met, judged) for name, met, judged in store.objective_compliance([r.run_id for r in window])]
-    text = _contract_text(store.contract_file(contract_id))
-    return _templates().get_template("contract.html.j2").render(
-        contract_id=contract_id, runs=window, rows=rows, compliance=compliance, lines=text, file=store.contract_file(contract_id))
+    file = store.contract_file(contract_id)
+    text = _contract_text(file)
+    groups = _pages(rows)
+    names = [first] + [first.replace(".html", f".page{number}.html") for number in range(2, len(groups) + 1)]
+    template = _templates().get_template("contract.html.j2")
+    return [(name, template.render(contract_id=contract_id, runs=window, rows=group, compliance=compliance if number == 1 else None,
+                                   lines=text if number == 1 else None, file=file, first=first, page=number, pages=names,
+                                   has_text=text is not None, checks=len(rows)))
+            for number, (name, group) in enumerate(zip(names, groups), 1)]
+
+
+def _pages(rows: list[CheckRow]) -> list[list[CheckRow]]:
+    """The rows in order, cut into pages whose charts and cells take at most PAGE_BYTES (a row is never split)."""
+    pages: list[list[CheckRow]] = [[]]
+    taken = 0
+    for row in rows:
+        size = len(row.chart or "") + CELL_BYTES * len(row.cells)
+        if pages[-1] and taken + size > PAGE_BYTES:
+            pages.append([])
+            taken = 0
+        pages[-1].append(row)
+        taken += size
+    return pages
 
 
 def _contract_text(file: str | None) -> list[str] | None:

@@ -18,7 +18,8 @@ def observed_svg(title: str, points: list[tuple[str, float, str]]) -> str:
     from matplotlib import rc_context
     from matplotlib.figure import Figure
 
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "dc-bridge", "font.size": 7}):
+    # one font named (DejaVu Sans ships with matplotlib), not matplotlib's list of fallbacks on every label
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "dc-bridge", "font.size": 7, "font.sans-serif": ["DejaVu Sans"]}):
         figure = Figure(figsize=(4.2, 1.3), dpi=72)
         axes = figure.subplots()
         positions = list(range(len(points)))
@@ -30,7 +31,7 @@ def observed_svg(title: str, points: list[tuple[str, float, str]]) -> str:
         axes.set_title(title, fontsize=7, loc="left")
         axes.set_xticks([positions[0], positions[-1]], [points[0][0][:10], points[-1][0][:10]])
         axes.spines[["top", "right"]].set_visible(False)
-        figure.tight_layout(pad=0.3)
+        figure.tight_layout(pad=0.3, rect=(0.025, 0, 1, 1))  # room for tick labels in a browser font wider than DejaVu
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
     return _STANDALONE.sub("", buffer.getvalue())

@@ -1,0 +1,169 @@
+"""`run --output oors`: the run's results in Bitol's Open Observability Results Standard (OORS), the
+draft results format of the ODCS authors (docs/reports.md, "OORS"; DESIGN.md section 10).
+
+Pinned to draft v0.8.1 (`OORS_VERSION`), as its published documentation describes it: the JSON schema
+the draft names (schema/oors-json-schema-v0.8.1.json of bitol-io/open-observability-results-standard)
+could not be obtained here, so this follows the documented fields, and tests/schemas/oors/ holds a
+schema written from that description, not an official one. A draft: every version until v1.0.0 may
+break this mapping.
+
+One message per contract: each check and each dataQuality SLO is a result whose `relatesTo` names the
+contract element it checks as a path of names (`schema/orders/properties/amount/quality/amount_positive`),
+resolved from the element's place in the contract file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dc_bridge.contract.model import Threshold
+from dc_bridge.plan.checks import KINDS
+from dc_bridge.report.escaping import json_text
+from dc_bridge.verdict import CheckVerdict, ObjectiveVerdict, Verdict
+
+OORS_VERSION = "v0.8.1"
+# dc-bridge outcome -> OORS status (skip: not evaluated, counted neither as a pass nor as a failure)
+STATUS = {"passed": "pass", "warning": "warn", "failed": "fail", "error": "error", "not_executable": "skip", "skipped": "skip"}
+# the document's status: the first of these that a result has (OORS v0.8.1, top-level `status`), else unknown
+STATUS_ORDER = ("error", "fail", "warn", "pass", "skip")
+# a threshold's operator -> the ODCS key OORS thresholds are written with (`between`'s bounds: below)
+_OPERATORS = {"=": "mustBe", "!=": "mustNotBe", ">": "mustBeGreaterThan", ">=": "mustBeGreaterOrEqualTo",
+              "<": "mustBeLessThan", "<=": "mustBeLessOrEqualTo"}
+# one step of a check's source path (`schema[2].properties[4]`, `models.orders.fields.id`): a key, or a list index
+PATH_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+# the contract format (a key at its top) -> the standard OORS names in `contract.standard`
+_STANDARDS = {"apiVersion": "ODCS", "dataContractSpecification": "DCS"}
+
+
+def as_oors(verdicts: Verdict | list[Verdict]) -> str:
+    """One contract's message as an object; several contracts' as a list of messages, in the order run."""
+    data = [message(v) for v in verdicts] if isinstance(verdicts, list) else message(verdicts)
+    return json_text(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def message(verdict: Verdict) -> dict[str, Any]:
+    """The verdict as one OORS message."""
+    document = _contract_document(verdict.contract_file)
+    started = datetime.fromisoformat(verdict.started_at) if verdict.started_at else None
+    observed_at = started + timedelta(seconds=verdict.seconds or 0) if started else datetime.now(timezone.utc)
+    results = [_check_result(c, verdict, document) for c in verdict.checks()]
+    results += [_objective_result(o, document) for o in verdict.objectives]
+    if verdict.error:  # a contract not checked: one result saying why
+        results.append({"id": "contract", "type": "check", "name": "contract checked", "status": "error", "message": verdict.error})
+    statuses = {r["status"] for r in results}
+    out: dict[str, Any] = {
+        "apiVersion": OORS_VERSION, "kind": "ObservabilityResults", "id": str(uuid.uuid4()),
+        "observedAt": _time(observed_at),
+        "source": {"process": "dc-bridge run", "vendor": "dc-bridge"},
+        "run": {"state": "completed", **({"startedAt": _time(started)} if started else {})},
+        "contract": {key: value for key, value in (("contractId", verdict.contract_id), ("standard", _standard(document)),
+                                                   ("version", verdict.contract_version)) if value},
+        "status": next((s for s in STATUS_ORDER if s in statuses), "unknown"),
+        "results": results,
+    }
+    if "contractId" not in out["contract"]:
+        del out["contract"]  # a contract file that could not be read names none
+    return out
+
+
+def _time(at: datetime) -> str:
+    return at.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _contract_document(file: str) -> Any:
+    """The contract file as YAML data, to name the elements `relatesTo` points at; None when unreadable."""
+    try:
+        return yaml.safe_load(Path(file).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, ValueError):
+        return None
+
+
+def _standard(document: Any) -> str | None:
+    return next((name for key, name in _STANDARDS.items() if isinstance(document, dict) and key in document), None)
+
+
+def relates_to(path: str, document: Any) -> str:
+    """A source path (`schema[2].properties[4].quality[0]`) as OORS's path of names
+    (`schema/products/properties/unit_price/quality/price_positive`): a list element by its `id`, else
+    its `name`, else its index; a mapping's key as it is."""
+    steps, node = [], document
+    for key, index in PATH_STEP.findall(path):
+        if key:
+            steps.append(key)
+            node = node.get(key) if isinstance(node, dict) else None
+        else:
+            item = node[int(index)] if isinstance(node, list) and int(index) < len(node) else None
+            named = item.get("id") or item.get("name") if isinstance(item, dict) else None
+            steps.append(str(named) if isinstance(named, (str, int)) else index)
+            node = item
+    return "/".join(steps)
+
+
+def _threshold(threshold: Threshold | None) -> dict[str, Any] | None:
+    if threshold is None:
+        return None
+    if threshold.operator == "between":
+        low = "mustBeGreaterOrEqualTo" if threshold.low_inclusive else "mustBeGreaterThan"
+        high = "mustBeLessOrEqualTo" if threshold.high_inclusive else "mustBeLessThan"
+        return {low: threshold.low, high: threshold.high}
+    if threshold.operator == "not_between":
+        return {"mustNotBeBetween": [threshold.low, threshold.high]}
+    return {_OPERATORS[threshold.operator]: threshold.value}
+
+
+def _target(check: CheckVerdict, verdict: Verdict) -> dict[str, Any] | None:
+    """The data the check observed; None for the contract's own checks (its SLAs), of no one dataset."""
+    source = verdict.data_sources.get(check.model)
+    if source is None:
+        return None
+    table = source == "dataframe" or source.startswith("table:")
+    target: dict[str, Any] = {"resourceType": "table" if table else "dataset",
+                              "resourceIdentifier": source[len("table:"):] if source.startswith("table:")
+                              else check.model if source == "dataframe" else source}
+    if verdict.where and check.model not in verdict.where_not_applied:
+        target["filter"] = verdict.where
+    return target
+
+
+def _check_result(check: CheckVerdict, verdict: Verdict, document: Any) -> dict[str, Any]:
+    result: dict[str, Any] = {"id": check.check_id, "type": "check", "name": check.description or check.check_id,
+                              "status": STATUS[check.outcome], "relatesTo": relates_to(check.source.get("path") or "", document),
+                              "severity": check.severity}
+    target = _target(check, verdict)
+    if target is not None:
+        result["target"] = target
+    if check.observed is not None:
+        measure: dict[str, Any] = {"metric": check.kind, "value": check.observed, "unit": check.unit}
+        threshold = _threshold(check.threshold)
+        if threshold:
+            measure["threshold"] = threshold
+        # a row-level check counts the rows that broke it (a SQL metric's number is its own, whatever its unit)
+        if check.kind in KINDS and KINDS[check.kind].row_level and check.unit == "rows" and check.observed == int(check.observed):
+            measure["failedRowCount"] = int(check.observed)
+        result["measure"] = measure
+    if check.reason:
+        result["message"] = check.reason
+    result["customProperties"] = [{"property": "dcBridgeOutcome", "value": check.outcome},
+                                  {"property": "contractLine", "value": check.source.get("line")},
+                                  {"property": "engines", "value": {e: {"outcome": r.outcome, "observed": r.observed}
+                                                                    for e, r in check.engines.items()}}]
+    return result
+
+
+def _objective_result(objective: ObjectiveVerdict, document: Any) -> dict[str, Any]:
+    result: dict[str, Any] = {"id": objective.objective_id, "type": "metric", "name": objective.description or objective.objective_id,
+                              "status": STATUS[objective.outcome], "relatesTo": relates_to(objective.source.get("path") or "", document),
+                              "dimension": "dataQuality"}
+    if objective.value is not None:
+        result["measure"] = {"metric": "passingEvaluations", "value": objective.value, "unit": "percent",
+                             "threshold": {"mustBeGreaterOrEqualTo": objective.target}}
+    if objective.reason:
+        result["message"] = objective.reason
+    return result
