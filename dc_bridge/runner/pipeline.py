@@ -137,9 +137,9 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
                 view = view_name(loaded.id, model)
                 frame.createOrReplaceTempView(view)
         with phases.timed("references"):
-            # the second look at SQL checks: what Spark resolved their names to (runner/reads.py)
+            # the second look at SQL checks: what Spark resolved their names to, and those it cannot resolve (runner/reads.py)
             foreign = foreign_reads(spark, [c for c in plan.checks if c.id not in invalid],
-                                    {model: view_name(loaded.id, model) for model in frames})
+                                    {model: view_name(loaded.id, model) for model in frames}, unanalysable=True)
             # checks that read a declared column the data lacks beyond their own (a foreign key's referenced
             # column, a column a query names): failed before any engine, which would fail on the whole query
             absent = absent_references(plan.checks, frames)

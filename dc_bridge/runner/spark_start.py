@@ -146,8 +146,9 @@ def _shown(host: str) -> str:
 
 # Spark's words for a failed start (in the root cause) -> what to do about it
 _FIXES = (
-    ("bindexception", "a port Spark needs is taken, or the address cannot be bound: free the port, or give another with "
-                      "--conf spark.driver.port=... / spark.blockManager.port=..., or set SPARK_LOCAL_IP to an address of this machine"),
+    ("address already in use", "a port Spark needs is taken: free it, or give another (--conf spark.driver.port=..., "
+                               "spark.blockManager.port=...) or leave the port to Spark"),
+    ("cannot assign requested address", "the address is not this machine's: set SPARK_LOCAL_IP or spark.driver.bindAddress to one that is"),
     ("could not parse master url", f"give {_MASTERS}"),
     ("unsupportedclassversionerror", "this Java is too old for this Spark: use Java 17"),
     ("must be installed", "Spark Connect needs pyspark's connect extras: pip install 'pyspark[connect]'"),  # grpcio, pandas, pyarrow
