@@ -138,8 +138,11 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
                 frame.createOrReplaceTempView(view)
         with phases.timed("references"):
             # the second look at SQL checks: what Spark resolved their names to, and those it cannot resolve (runner/reads.py)
-            foreign = foreign_reads(spark, [c for c in plan.checks if c.id not in invalid],
-                                    {model: view_name(loaded.id, model) for model in frames}, unanalysable=True)
+            # (a SQL check on its own column, which the data lacks, is `failed` by every engine before it runs anything:
+            # engines/columns.py `unrunnable`; not Spark's analysis error)
+            queried = [c for c in plan.checks if c.id not in invalid and isinstance(getattr(c.params, "query", None), str)
+                       and not (c.model in frames and missing_columns(frames[c.model], c.columns))]
+            foreign = foreign_reads(spark, queried, {model: view_name(loaded.id, model) for model in frames}, unanalysable=True)
             # checks that read a declared column the data lacks beyond their own (a foreign key's referenced
             # column, a column a query names): failed before any engine, which would fail on the whole query
             absent = absent_references(plan.checks, frames)
