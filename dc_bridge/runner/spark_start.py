@@ -35,7 +35,8 @@ class SparkUnavailable(ValueError):
 
 
 def check_classic(master: str | None, submitted: bool) -> None:
-    """Before a classic session's JVM is launched: a master Spark can parse and reach, and a Java to run on. `submitted`: spark-submit launched this process's JVM already (nothing is launched then)."""
+    """Before a classic session's JVM is launched: a master Spark can parse and reach, and a Java to run on.
+    `submitted`: spark-submit launched this process's JVM already (nothing is launched then)."""
     if master is not None:
         _check_master(master)
     if not submitted:
@@ -57,8 +58,8 @@ def check_connect(url: str) -> None:
 
 @contextlib.contextmanager
 def starting(where: str, cause: Callable[[BaseException], str]) -> Iterator[None]:
-    """A session's start: whatever it raises becomes one SparkUnavailable naming `where` (the master URL)
-    and Spark's own cause (`cause`: runner/data.py `root_cause`, the innermost Java message), with the fix when it is known."""
+    """A session's start: whatever it raises becomes one SparkUnavailable naming `where` (the master URL) and
+    Spark's own cause (`cause`: runner/data.py `root_cause`, the innermost Java message), with the fix when known."""
     try:
         yield
     except SparkUnavailable:
