@@ -22,10 +22,10 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from dc_bridge.contract.findings import CONFORMANCE_CODES, Finding
-from dc_bridge.contract.lint import lint_loaded, semantic_findings
+from dc_bridge.contract.lint import lint_loaded, lint_patterns, pattern_findings, semantic_findings
 from dc_bridge.contract.lint.java_regex import RegexCompiler, java_regex_errors
 from dc_bridge.contract.reading.load import LoadResult, load_contract
 from dc_bridge.contract.model import Contract, Source
@@ -99,17 +99,29 @@ def load_for_run(contract: str | Path | Contract, variables: Mapping[str, str] |
     return lint_for_run(contract if isinstance(contract, Contract) else load_contract(contract, variables), regex_compiler)
 
 
-def lint_for_run(read: LoadResult | Contract, regex_compiler: RegexCompiler = java_regex_errors) -> tuple[Contract, list[Finding]]:
+def lint_for_run(read: LoadResult | Contract, regex_compiler: RegexCompiler = java_regex_errors,
+                 ready: Callable[[Contract], None] | None = None) -> tuple[Contract, list[Finding]]:
     """`load_for_run` of a contract already read: lint, with `regex_compiler` judging its patterns (a run's
-    compiles them in its Spark JVM: contract/lint/java_regex.py)."""
+    compiles them in its Spark JVM: contract/lint/java_regex.py). In two halves: all that needs no JVM
+    first, so that a contract that cannot run is refused before Spark starts for its patterns; then, once
+    `ready` (a run's checks of its data sources, before Spark starts too) was called with the contract, the patterns."""
     if isinstance(read, Contract):  # no file to lint, but the rules over the contract hold the same
-        loaded, findings = read, semantic_findings(read, regex_compiler)
+        loaded, findings = read, semantic_findings(read, None)
     else:
-        result = lint_loaded(read, regex_compiler)
+        result = lint_loaded(read, None)
         loaded, findings = result.contract, result.findings
-    stopping, local = split_errors(findings)
+    stopping, _ = split_errors(findings)
     if loaded is None or stopping:
         raise ContractError(stopping or findings)
+    if ready is not None:
+        ready(loaded)
+    if isinstance(read, Contract):
+        findings = findings + pattern_findings(read, regex_compiler)
+    else:
+        findings = lint_patterns(result, regex_compiler).findings
+    stopping, local = split_errors(findings)
+    if stopping:
+        raise ContractError(stopping)
     return loaded, local
 
 

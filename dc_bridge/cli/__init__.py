@@ -13,7 +13,7 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 from dc_bridge import __version__
 from dc_bridge.cli import catalog, evolution, integrations, outputs
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
-from dc_bridge.cli.options import DATA_METAVAR, READER_HELP, conf_pairs, default_engines, with_settings, with_variables, with_verbosity
+from dc_bridge.cli.options import DATA_METAVAR, READER_HELP, Group, conf_pairs, default_engines, with_settings, with_variables, with_verbosity
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
@@ -21,7 +21,7 @@ from dc_bridge.runner.timeouts import DEFAULT_SECONDS
 _UNREADABLE_CODES = {"DCB001", "DCB002", "DCB006"}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dc-bridge")
 def main() -> None:
     """Check data contracts (DCS 1.x, ODCS 3.x) with Great Expectations and Soda on Spark."""

@@ -14,7 +14,7 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_UNREADABLE
 
 import dc_bridge.cli.outputs as outputs
-from dc_bridge.cli.options import with_variables, with_verbosity
+from dc_bridge.cli.options import Group, with_variables, with_verbosity
 
 
 
@@ -30,7 +30,7 @@ def _contract_errors(contract: str, exc) -> None:
     sys.exit(EXIT_UNREADABLE)
 
 
-@click.group(name="gx")
+@click.group(name="gx", cls=Group)
 def gx_group() -> None:
     """Use a contract in a Great Expectations (GX 1.x) project."""
 

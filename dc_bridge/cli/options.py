@@ -1,4 +1,4 @@
-"""Options several commands share."""
+"""Options several commands share, and the group class of dc-bridge's command groups."""
 
 from __future__ import annotations
 
@@ -12,6 +12,20 @@ import click
 from dc_bridge import config
 from dc_bridge.contract.reading import variables
 from dc_bridge.outcomes import EXIT_UNREADABLE
+from dc_bridge.runner.spark_start import SparkUnavailable
+
+
+class Group(click.Group):
+    """A group of dc-bridge commands (`dc-bridge`, `dc-bridge gx`). Spark that cannot be started or reached
+    (runner/spark_start.py) is bad input, whichever command needed it: one line naming the command, the cause
+    and the fix, exit 2, never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except SparkUnavailable as exc:
+            click.echo(f"{ctx.command_path} {ctx.invoked_subcommand}: {exc}", err=True)
+            sys.exit(EXIT_UNREADABLE)
 
 
 class _Assignment(click.ParamType):

@@ -18,6 +18,7 @@ from pathlib import Path
 from dc_bridge.contract.model import Contract, Field, Model, Server
 from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
 from dc_bridge.runner import verbosity
+from dc_bridge.runner.spark_start import SparkUnavailable, check_classic, check_connect, starting
 
 FILE_FORMATS = ("parquet", "csv", "json", "delta", "orc", "avro")
 _OBJECT_STORES = ("s3", "gcs", "azure", "local", "file", "hdfs", "abfs", "adls", "minio")
@@ -49,6 +50,10 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
     A Spark Connect server is reached by `master` `sc://host:port`, `conf` `spark.remote`, or the
     `SPARK_REMOTE` environment variable, in that order (docs/cluster.md); such a session has no
     SparkContext or JVM here, so only SQL settings are sent, and nothing sets log levels.
+
+    A session that cannot be started or reached (no Java, a master Spark cannot parse or reach, a Spark
+    Connect server that is down) raises SparkUnavailable with the cause and the fix, before any JVM is
+    launched where that can be known (runner/spark_start.py).
     """
     from pyspark.sql import SparkSession
 
@@ -57,19 +62,23 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
     if active is not None:
         running = location(active)
         if master is not None and _normal(master) != _normal(running):
-            raise ValueError(f"a Spark session on {running} is already running in this process, and a process holds one "
+            raise SparkUnavailable(f"a Spark session on {running} is already running in this process, and a process holds one "
                              f"session: run against it (leave out the master) or stop it before asking for {_normal(master)}")
         return active, False
     remote = _remote(master, conf)
     if remote is not None:
+        check_connect(remote)
         conf.pop("spark.remote", None)
-        builder = SparkSession.builder.remote(remote)
-        for key, value in {**_SQL_DEFAULTS, **conf}.items():
-            builder = builder.config(key, value)
-        return builder.getOrCreate(), True
+        with starting(_normal(remote), root_cause):
+            builder = SparkSession.builder.remote(remote)
+            for key, value in {**_SQL_DEFAULTS, **conf}.items():
+                builder = builder.config(key, value)
+            return builder.getOrCreate(), True
     # Python workers (for the caller's UDFs) run this interpreter, not whatever python3 is on PATH
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    submitted = master is None and "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started our JVM with its master
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started our JVM (with its master, unless one is given)
+    check_classic(master, submitted)
+    submitted = submitted and master is None
     embedded = not submitted and (master is None or master.startswith("local"))
     builder = SparkSession.builder.appName("dc-bridge")
     if not submitted:
@@ -84,9 +93,25 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
                .config("spark.driver.extraJavaOptions", verbosity.java_options()))
     for key, value in {**_SQL_DEFAULTS, **conf}.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    with starting(master or ("local[*]" if not submitted else "spark-submit's master"), root_cause):
+        session = builder.getOrCreate()
     session.sparkContext.setLogLevel(verbosity.current().jvm.upper())  # a JVM spark-submit started read no file of ours
     return session, True
+
+
+def embedded(master: str | None, conf: dict[str, str] | None = None) -> bool:
+    """Whether `get_session(master, conf)` will start a session in this process (local[*], local[N]), whose
+    paths without a scheme are this machine's: no session running already, no Spark Connect, no cluster, no
+    spark-submit's master."""
+    from pyspark.sql import SparkSession
+
+    if SparkSession.getActiveSession() is not None or (master is None and "PYSPARK_GATEWAY_PORT" in os.environ):
+        return False
+    try:
+        remote = _remote(master, dict(conf or {}))
+    except SparkUnavailable:
+        return False
+    return remote is None and (master is None or master.startswith("local"))
 
 
 # the SQL settings of every session dc-bridge creates, classic or Spark Connect
@@ -129,13 +154,13 @@ def _connect_default():
 
 def _remote(master: str | None, conf: dict[str, str]) -> str | None:
     """The Spark Connect URL a new session is asked for, or None for a classic session. A classic
-    `master` beside `spark.remote` or SPARK_REMOTE is a ValueError: pyspark cannot build both."""
+    `master` beside `spark.remote` or SPARK_REMOTE is SparkUnavailable: pyspark cannot build both."""
     remote = conf.get("spark.remote") or os.environ.get("SPARK_REMOTE") or None
     if master is None or master.startswith("sc://"):
         return master or remote
     if remote:
         named = "spark.remote" if conf.get("spark.remote") else "SPARK_REMOTE"
-        raise ValueError(f"--master {master} asks for a classic session and {named}={_normal(remote)} for Spark Connect: give one of them")
+        raise SparkUnavailable(f"--master {master} asks for a classic session and {named}={_normal(remote)} for Spark Connect: give one of them")
     return None
 
 
@@ -593,19 +618,40 @@ def server_location(contract: Contract, server: Server, model: Model) -> DataLoc
     return DataLocation(location, fmt, options)
 
 
-def model_dataframe(spark, contract: Contract, model: Model, server: Server | None, data: dict[str, DataLocation]):
+def model_source(contract: Contract, model: Model, server: Server | None, data: dict[str, DataLocation],
+                 local: bool = False) -> DataLocation | str:
+    """Where a model's data is, decided before Spark starts: its `--data` location, else its server's (a file
+    location, or a table or view name). A DataError when it has none, a format Spark cannot read, or a local path
+    that does not exist: a server's of type local or file, or (`local`: the session will be embedded, so a path
+    without a scheme is this machine's) a `--data` path."""
     if model.name in data:
-        return read_location(spark, model, data[model.name])
+        location = data[model.name]
+        if location.format not in FILE_FORMATS:
+            raise DataError(f"model `{model.name}`: --data format `{location.format}` is not one Spark reads here "
+                            f"({', '.join(FILE_FORMATS)})")
+        if local and _missing(location.path):
+            raise DataError(f"model `{model.name}`: {location.path} does not exist (--data); check the path")
+        return location
     if server is None:
         raise DataError(f"model `{model.name}`: no data. Pass --data {model.name}=PATH, a DataFrame, or add a server to {contract.file}")
     location = server_location(contract, server, model)
-    if isinstance(location, str):
-        try:
-            return spark.table(location)
-        except Exception as exc:
-            raise DataError(f"model `{model.name}`: table or view `{location}` (server `{server.name}`) cannot be read: "
-                            f"{root_cause(exc)}") from None
-    if "://" not in location.path and not Path(location.path).exists() and not any(ch in location.path for ch in "*?["):
+    if not isinstance(location, str) and _missing(location.path):
         raise DataError(f"model `{model.name}`: {location.path} does not exist (server `{server.name}` of {contract.file}); "
                         f"pass --data {model.name}=PATH to read it from elsewhere")
-    return read_location(spark, model, location)
+    return location
+
+
+def _missing(path: str) -> bool:
+    """A local path (no scheme, no glob) that does not exist."""
+    return "://" not in path and not any(ch in path for ch in "*?[") and not Path(path).exists()
+
+
+def source_dataframe(spark, model: Model, source: DataLocation | str, server: Server | None):
+    """The model's DataFrame from its `model_source` (a table name comes from `server`)."""
+    if isinstance(source, str):
+        try:
+            return spark.table(source)
+        except Exception as exc:
+            raise DataError(f"model `{model.name}`: table or view `{source}` (server `{server.name}`) cannot be read: "
+                            f"{root_cause(exc)}") from None
+    return read_location(spark, model, source)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
@@ -22,13 +22,15 @@ from typing import Callable
 from dc_bridge import __version__
 from dc_bridge.compiler import Compiled, compile_contract, lint_for_run, plan_for_run
 from dc_bridge.contract.lint.java_regex import compiler_in
-from dc_bridge.contract.model import Contract
+from dc_bridge.contract.model import Contract, Server
 from dc_bridge.contract.reading.load import LoadResult, load_contract
 from dc_bridge.contract.sql import view_name
 from dc_bridge.engines.columns import absent_references, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
-from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, is_connect, model_dataframe, server_location
+from dc_bridge.runner.data import (
+    DataError, DataLocation, choose_server, embedded, get_session, is_connect, model_source, source_dataframe,
+)
 from dc_bridge.runner.drift import schema_drift
 from dc_bridge.history.spark_store import SparkTableStore, is_table
 from dc_bridge.history.store import HistoryStore
@@ -112,9 +114,11 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
     session = _SessionOnDemand(spark, options, phases)
     with session.stopped_on_error():
         read = _read(contract, options, phases)
+        sources = _Sources(dataframes or {}, options, spark is None, history, started_at)
         with phases.timed("lint"):
-            # lint compiles the contract's patterns in the run's own JVM (contract/lint/java_regex.py), not a second one
-            loaded, local_errors = lint_for_run(read, compiler_in(session.jvm))
+            # lint compiles the contract's patterns in the run's own JVM (contract/lint/java_regex.py), not a second
+            # one. Before that, all that needs no JVM: lint's other rules, then where each model's data is (`ready`)
+            loaded, local_errors = lint_for_run(read, compiler_in(session.jvm), ready=sources.find)
         with phases.timed("plan"):
             plan, invalid = plan_for_run(loaded, local_errors)
     past = history.earlier_runs(loaded.id, started_at) if history is not None else None
@@ -132,22 +136,19 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
     seconds = {engine: 0.0 for engine in options.engines}
     try:
         with phases.timed("data"):
-            try:
-                frames, unfiltered, sources = _model_frames(spark, loaded, dataframes or {}, options.data, options.server,
-                                                            options.where, options.where_filter)
-            except _Unread as exc:
-                if history is not None:
-                    models = [m.name for m in loaded.models]
-                    was_read = {name: name != exc.model for name in models[:models.index(exc.model) + 1]}
-                    history.append(unread_record(loaded.id, loaded.version, was_read, started_at, str(exc)))
-                raise
+            with _recorded_unread(loaded, history, started_at):
+                frames, unfiltered, data_sources = _model_frames(spark, loaded, dataframes or {}, sources.found, sources.server, options.where,
+                                                                 options.where_filter)
             for model, frame in frames.items():
                 view = view_name(loaded.id, model)
                 frame.createOrReplaceTempView(view)
         with phases.timed("references"):
-            # the second look at SQL checks: what Spark resolved their names to (runner/reads.py)
-            foreign = foreign_reads(spark, [c for c in plan.checks if c.id not in invalid],
-                                    {model: view_name(loaded.id, model) for model in frames})
+            # the second look at SQL checks: what Spark resolved their names to, and those it cannot resolve (runner/reads.py)
+            # (a SQL check on its own column, which the data lacks, is `failed` by every engine before it runs anything:
+            # engines/columns.py `unrunnable`; not Spark's analysis error)
+            queried = [c for c in plan.checks if c.id not in invalid and isinstance(getattr(c.params, "query", None), str)
+                       and not (c.model in frames and missing_columns(frames[c.model], c.columns))]
+            foreign = foreign_reads(spark, queried, {model: view_name(loaded.id, model) for model in frames}, unanalysable=True)
             # checks that read a declared column the data lacks beyond their own (a foreign key's referenced
             # column, a column a query names): failed before any engine, which would fail on the whole query
             absent = absent_references(plan.checks, frames)
@@ -186,7 +187,7 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
                 options.say("fetching failing values")
                 found = within(options.timeout, spark, "samples", lambda: gather_samples(judged, plan, frames, started_at),
                                on_timeout=lambda _: {})
-        facts = dict(contract_file=loaded.file, where=options.where, where_not_applied=unfiltered, data_sources=sources,
+        facts = dict(contract_file=loaded.file, where=options.where, where_not_applied=unfiltered, data_sources=data_sources,
                      started_at=started_at.isoformat(),
                      engine_seconds={e: round(s, 3) for e, s in seconds.items()}, versions=versions, drift=drift)
         with phases.timed("fold"):
@@ -229,28 +230,70 @@ def _read(contract: str | Path | Contract | ReadContract, options: RunOptions, p
         return load_contract(contract, options.vars)
 
 
-def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, DataLocation], server: str | None,
+@dataclass
+class _Sources:
+    """Each model's source that is not a DataFrame (data.py `model_source`) and the server chosen, found before
+    Spark starts (`find`, between lint's halves). A model that is not the contract's, or a server it does not
+    have, is bad input (DataError); a model whose data is not there is a run without data (`_Unread`, recorded
+    in the history)."""
+    dataframes: dict
+    options: RunOptions
+    starts_session: bool  # no session given: the run starts one (or takes the active one)
+    history: History | HistoryStore | None
+    started_at: datetime
+    found: dict[str, DataLocation | str] = field(default_factory=dict)
+    server: Server | None = None
+
+    def find(self, contract: Contract) -> None:
+        data = self.options.data
+        unknown = (set(self.dataframes) | set(data)) - {m.name for m in contract.models}
+        if unknown:
+            raise DataError(f"{contract.file} has no model named {', '.join(sorted(unknown))} "
+                            f"(models: {', '.join(m.name for m in contract.models)})")
+        given = set(self.dataframes) | set(data)
+        self.server = None if all(m.name in given for m in contract.models) else choose_server(contract, self.options.server)
+        # a --data path without a scheme is this machine's only when the session will be an embedded one
+        local = self.starts_session and embedded(self.options.master, self.options.conf)
+        with _recorded_unread(contract, self.history, self.started_at):
+            for model in contract.models:
+                if model.name not in self.dataframes:
+                    try:
+                        self.found[model.name] = model_source(contract, model, self.server, data, local)
+                    except DataError as exc:
+                        raise _Unread(model.name, str(exc)) from None
+
+
+@contextlib.contextmanager
+def _recorded_unread(contract: Contract, history, started_at: datetime):
+    """A model whose data cannot be found or read: the run a history records as one without data."""
+    try:
+        yield
+    except _Unread as exc:
+        if history is not None:
+            models = [m.name for m in contract.models]
+            was_read = {name: name != exc.model for name in models[:models.index(exc.model) + 1]}
+            history.append(unread_record(contract.id, contract.version, was_read, started_at, str(exc)))
+        raise
+
+
+def _model_frames(spark, contract: Contract, dataframes: dict, sources: dict[str, DataLocation | str], server,
                  where: str | None = None, where_filter: tuple[str, frozenset[str]] | None = None) -> tuple[dict, dict[str, str], dict[str, str]]:
-    """Each model's DataFrame, filtered by `where` where it can be; model -> why it was not filtered; and
-    model -> where its data came from (the verdict's `data_sources`).
+    """Each model's DataFrame (the caller's, else read from its source: `_Sources`), filtered by `where` where
+    it can be; model -> why it was not filtered; and model -> where its data came from (the verdict's
+    `data_sources`).
 
     A model that lacks a column the filter names is checked unfiltered, with that note in the verdict:
     a contract's models rarely share a date column (`line_items` has no `order_timestamp`), and checking
     such a model whole is what a run without --where does. A filter no model can take is an error."""
-    unknown = set(dataframes) | set(data)
-    unknown -= {m.name for m in contract.models}
-    if unknown:
-        raise DataError(f"{contract.file} has no model named {', '.join(sorted(unknown))} (models: {', '.join(m.name for m in contract.models)})")
-    chosen = None if all(m.name in dataframes or m.name in data for m in contract.models) else choose_server(contract, server)
-    frames, unfiltered, sources = {}, {}, {}
+    frames, unfiltered, origins = {}, {}, {}
     for model in contract.models:
         frame = dataframes.get(model.name)
         if frame is None:
             try:
-                frame = model_dataframe(spark, contract, model, chosen, data)
+                frame = source_dataframe(spark, model, sources[model.name], server)
             except DataError as exc:
                 raise _Unread(model.name, str(exc)) from None
-        sources[model.name] = _source(contract, model, chosen, data, model.name in dataframes)
+        origins[model.name] = "dataframe" if model.name in dataframes else _origin(sources[model.name])
         if where_filter is not None:
             expression, columns = where_filter
             lacking = missing_columns(frame, sorted(columns))
@@ -273,16 +316,13 @@ def _model_frames(spark, contract: Contract, dataframes: dict, data: dict[str, D
         have = "; ".join(f"{name}: {', '.join(frame.columns)}" for name, frame in frames.items())
         raise DataError(f"--where {where!r} names {columns}, which no model of {contract.file} has, so it would filter nothing; "
                         f"name a column of the models ({have})")
-    return frames, unfiltered, sources
+    return frames, unfiltered, origins
 
 
-def _source(contract: Contract, model, server, data: dict[str, DataLocation], given: bool) -> str:
-    """Where a model's data was read from (read already, so the location is known to be good): `dataframe`
-    when the caller handed it over, the path or URI of a file location, `table:NAME` of a catalog table or view."""
-    if given:
-        return "dataframe"
-    location = data[model.name] if model.name in data else server_location(contract, server, model)
-    return f"table:{location}" if isinstance(location, str) else location.path
+def _origin(source: DataLocation | str) -> str:
+    """Where a model's data was read from (read already, so the location is known to be good): the path or
+    URI of a file location, `table:NAME` of a catalog table or view."""
+    return f"table:{source}" if isinstance(source, str) else source.path
 
 
 class _Unread(DataError):

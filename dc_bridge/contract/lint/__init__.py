@@ -15,10 +15,10 @@ from dc_bridge.contract.findings import Finding
 from dc_bridge.contract.reading.load import LoadResult, load_contract
 from dc_bridge.contract.lint.examples import example_findings
 from dc_bridge.contract.lint.java_regex import RegexCompiler, java_regex_errors
-from dc_bridge.contract.lint.rules import semantic_findings
+from dc_bridge.contract.lint.rules import pattern_findings, semantic_findings
 from dc_bridge.contract.lint.schema import _said_already, referenced_key_findings, validate_schema
 
-__all__ = ["lint_file", "lint_loaded", "semantic_findings"]
+__all__ = ["lint_file", "lint_loaded", "lint_patterns", "pattern_findings", "semantic_findings"]
 
 
 def lint_file(path: str | Path, variables: Mapping[str, str] | None = None,
@@ -28,8 +28,9 @@ def lint_file(path: str | Path, variables: Mapping[str, str] | None = None,
     return lint_loaded(load_contract(path, variables), regex_compiler)
 
 
-def lint_loaded(result: LoadResult, regex_compiler: RegexCompiler = java_regex_errors) -> LoadResult:
-    """Add every lint finding to a contract load's result (in place; returned for convenience)."""
+def lint_loaded(result: LoadResult, regex_compiler: RegexCompiler | None = java_regex_errors) -> LoadResult:
+    """Add every lint finding to a contract load's result (in place; returned for convenience). With
+    `regex_compiler` None, the patterns are left for `lint_patterns`: what needs no JVM is all found first."""
     if result.contract is None and not result.documents:
         return result
     main = result.documents[0] if result.documents else None
@@ -62,3 +63,12 @@ def lint_loaded(result: LoadResult, regex_compiler: RegexCompiler = java_regex_e
     return result
 
 
+
+
+def lint_patterns(result: LoadResult, regex_compiler: RegexCompiler) -> LoadResult:
+    """Add what `lint_loaded(result, None)` left out: the contract's patterns judged by `regex_compiler`
+    (a run's compiles them in its Spark JVM, started for them only once nothing else stopped the run)."""
+    if result.contract is not None:
+        result.findings.extend(config.enforce(pattern_findings(result.contract, regex_compiler)))
+        result.findings.sort(key=lambda f: (f.file, f.line or 0, f.code))
+    return result

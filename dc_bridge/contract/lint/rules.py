@@ -33,12 +33,11 @@ from dc_bridge.contract.sql import (
 )
 
 # (standard, version or version prefix) -> bundled official schema; the packages carry the newest ones. ODCS 3.0's
-def semantic_findings(contract: Contract, regex_compiler: RegexCompiler = java_regex_errors) -> list[Finding]:
-    """The rules over a normalised contract; `regex_compiler` judges its patterns as Java does (java_regex.py)."""
+def semantic_findings(contract: Contract, regex_compiler: RegexCompiler | None = java_regex_errors) -> list[Finding]:
+    """The rules over a normalised contract; `regex_compiler` judges its patterns as Java does (java_regex.py),
+    None leaves them out (a run judges them apart, `pattern_findings`, once the rest found nothing that stops it)."""
     findings: list[Finding] = []
-    patterns: list[tuple[str, Source, str]] = []  # (pattern, where, path suffix)
-    # where a field's constraints are written: DCS on the field, ODCS under logicalTypeOptions
-    options = "logicalTypeOptions." if contract.format == "odcs" else ""
+    options = _options(contract)
     views = view_tables(contract)
     for model in contract.models:
         findings += _key_findings(contract, model)
@@ -49,19 +48,33 @@ def semantic_findings(contract: Contract, regex_compiler: RegexCompiler = java_r
         for field in walk_fields(model.fields):
             findings += _constraint_findings(field, options)
             findings += _type_findings(field, contract.format)
-            if field.pattern is not None:
-                patterns.append((field.pattern, field.source, options + "pattern"))
         allowed = allowed_tables_text(contract, model) if tables else None
         for _, field, rule in rules:
             said = _rule_findings(rule, field, tables, allowed, views)
             findings += said
             if rule.type == "sql" and rule.query and not said:
                 findings += _column_findings(contract, model, rule, field is not None, tables)
-            if rule.metric == "invalidValues" and isinstance(rule.arguments.get("pattern"), str):
-                patterns.append((rule.arguments["pattern"], rule.source, "arguments.pattern"))
-    findings += _regex_findings(patterns, regex_compiler)
+    if regex_compiler is not None:
+        findings += pattern_findings(contract, regex_compiler)
     findings += _service_level_findings(contract)
     return findings
+
+
+def pattern_findings(contract: Contract, regex_compiler: RegexCompiler) -> list[Finding]:
+    """The contract's patterns (fields' and invalidValues rules') as `regex_compiler` judges them, as Java does
+    (DCB140, DCB141), and those that backtrack catastrophically (DCB142)."""
+    options = _options(contract)
+    patterns: list[tuple[str, Source, str]] = []  # (pattern, where, path suffix)
+    for model in contract.models:
+        patterns += [(field.pattern, field.source, options + "pattern") for field in walk_fields(model.fields) if field.pattern is not None]
+        patterns += [(rule.arguments["pattern"], rule.source, "arguments.pattern") for _, _, rule in model.quality_rules()
+                     if rule.metric == "invalidValues" and isinstance(rule.arguments.get("pattern"), str)]
+    return _regex_findings(patterns, regex_compiler)
+
+
+def _options(contract: Contract) -> str:
+    """Where a field's constraints are written: DCS on the field, ODCS under logicalTypeOptions."""
+    return "logicalTypeOptions." if contract.format == "odcs" else ""
 
 
 # time-based service level kind -> the canonical types whose values are points in time it can measure
