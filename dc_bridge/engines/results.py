@@ -61,6 +61,9 @@ class EngineReport:
     seconds: float
     # set when the whole run failed (no results can be trusted); per-check problems are in results
     error: str | None = None
+    # the model's row count when the engine counted it on its way (the native engine's fused pass, GX's
+    # element_count): the run's evidence (empty models, dataQuality SLOs) then asks Spark no count of its own
+    rows: int | None = None
 
 
 def age_seconds(value, now: datetime) -> float | None:

@@ -172,8 +172,12 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             # failing values), read for the checks the engines judged; after a timeout, a task Spark could
             # not interrupt may still hold the cores: these extra jobs get the same limit, and on expiry the
             # verdict goes without them
-            rows = within(options.timeout, spark, "row counts", lambda: objective_row_counts(plan, frames), on_timeout=lambda _: {})
-            empty = within(options.timeout, spark, "empty models", lambda: empty_models(judged, frames, rows),
+            # a model an engine counted on its way (EngineReport.rows) is not counted again
+            counted = {model: report.rows for model, by_engine in reports.items() for report in by_engine.values()
+                       if report.rows is not None and report.error is None}
+            rows = within(options.timeout, spark, "row counts", lambda: objective_row_counts(plan, frames, counted),
+                          on_timeout=lambda _: {})
+            empty = within(options.timeout, spark, "empty models", lambda: empty_models(judged, frames, {**counted, **rows}),
                            on_timeout=lambda _: frozenset())
             found = {}
             if options.samples and any(c.outcome in ("failed", "warning") for c in judged.checks()):

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import math
+from dataclasses import replace
 import os
 import time
 from datetime import date, datetime, timezone
@@ -46,11 +47,16 @@ from dc_bridge.plan.checks import Check, kind_of  # noqa: E402
 from dc_bridge.engines.columns import gx_column_name, unrunnable  # noqa: E402
 from dc_bridge.engines.nested_types import unsendable  # noqa: E402
 from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds  # noqa: E402
+from dc_bridge.engines.spark_conditions import key_examples  # noqa: E402
 from dc_bridge.engines.views import temp_views  # noqa: E402
 from dc_bridge.engines.queries import judge_metric  # noqa: E402
 from dc_bridge.engines.gx.translate import cutoff_parameter  # noqa: E402
 
+# a GX project's checkpoints (project.py): the counts, no values kept
 SUMMARY = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
+# the counts the runner reads (unexpected_count, element_count, observed_value) and no more: SUMMARY
+# adds an index list and an index query per column map expectation, no value of which is read
+BASIC = {"result_format": "BASIC", "partial_unexpected_count": 0}
 # scalar metrics need the returned row's value; GX puts it into the result only in COMPLETE
 COMPLETE = {"result_format": "COMPLETE", "partial_unexpected_count": 0}
 # the temp view GX's Spark query metrics register the batch under (`{batch}` becomes this name)
@@ -64,6 +70,7 @@ def preload() -> None:
     which runner/pipeline.py overlaps with Spark's start."""
     import great_expectations  # noqa: F401
     from great_expectations.core import ExpectationSuite  # noqa: F401
+    from dc_bridge.engines.gx import metrics  # noqa: F401
     from great_expectations.data_context.types.base import ProgressBarsConfig  # noqa: F401
     from great_expectations.expectations.expectation_configuration import ExpectationConfiguration  # noqa: F401
 
@@ -80,17 +87,20 @@ def run_gx(spark, df, suite: dict, checks: list[Check], now: datetime, *,
     model = (suite.get("meta") or {}).get("dc_bridge", {}).get("model") or (checks[0].model if checks else "")
     by_id = {check.id: check for check in checks}
     try:
-        results = _run(spark, df, suite, by_id, now, extra_views or {})
+        results, rows = _run(spark, df, suite, by_id, now, extra_views or {})
     except Exception as exc:  # the whole run failed: no result can be trusted
         return EngineReport("gx", model, {}, time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
-    return EngineReport("gx", model, results, time.perf_counter() - started)
+    return EngineReport("gx", model, results, time.perf_counter() - started, rows=rows)
 
 
-def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_views: dict) -> dict[str, CheckResult]:
+def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_views: dict) -> tuple[dict[str, CheckResult], int | None]:
+    """The results, and the model's row count when a result reported it."""
     import great_expectations as gx
     from great_expectations.core import ExpectationSuite
     from great_expectations.data_context.types.base import ProgressBarsConfig
     from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
+
+    from dc_bridge.engines.gx.metrics import collecting_keys
 
     results: dict[str, CheckResult] = {}
     main, scalar = [], []
@@ -117,7 +127,7 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
         (scalar if is_scalar else main).append(expectation)
 
     if not main and not scalar:
-        return results
+        return results, None
 
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
@@ -126,8 +136,8 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
     parameters = clock_parameters(df, by_id.values(), now)
 
     validated = []
-    with temp_views(spark, extra_views, protect=[GX_BATCH_VIEW]):
-        for index, (part, result_format) in enumerate(((main, SUMMARY), (scalar, COMPLETE))):
+    with temp_views(spark, extra_views, protect=[GX_BATCH_VIEW]), collecting_keys() as keys:
+        for index, (part, result_format) in enumerate(((main, BASIC), (scalar, COMPLETE))):
             if not part:
                 continue
             name = f"{suite.get('name', 'suite')}#{index}"
@@ -139,8 +149,19 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
             validated += run.results
 
     for result in read_results(validated, by_id, now, count_rows=df.count).values():
-        _merge(results, result)
-    return results
+        _merge(results, _with_keys(result, by_id[result.check_id], keys))
+    return results, model_rows(validated, by_id)
+
+
+def _with_keys(result: CheckResult, check: Check, keys: dict) -> CheckResult:
+    """A failed uniqueness check of one column with how many distinct values repeat and the smallest
+    and largest (none of a sensitive field), from GX's own count of it (metrics.py), as the native
+    engine and Soda report them: runner/samples.py takes them without a query of its own."""
+    found = keys.get(check.column) if check.kind == "unique" and len(check.columns) == 1 and result.outcome == "failed" else None
+    if found is None:
+        return result
+    distinct, smallest, largest = found
+    return replace(result, duplicated_values=distinct, samples=[] if check.sensitive else key_examples(smallest, largest))
 
 
 def clock_parameters(df, checks: Iterable[Check], now: datetime) -> dict[str, datetime | date]:
@@ -176,10 +197,9 @@ def read_results(validated: Iterable, by_id: dict[str, Check], now: datetime, co
     `now` is the reference time of freshness ages; `count_rows()` gives the row count when a percent
     check needs it and no result reported it (None: such a check is `error`). Shared by the runner
     and by reading a checkpoint run outside dc-bridge (external.py)."""
-    ours = [r for r in validated if ((r.expectation_config.meta or {}).get("dc_bridge") or {}).get("check_id") in by_id]
+    ours = _ours(validated, by_id)
     results: dict[str, CheckResult] = {}
-    # a user's own expectation may count something else than the model's rows
-    row_count = _row_count(r for r in ours if not kind_of(by_id[r.expectation_config.meta["dc_bridge"]["check_id"]]).custom)
+    row_count = model_rows(ours, by_id)
     for result in ours:
         check = by_id[result.expectation_config.meta["dc_bridge"]["check_id"]]
         if row_count is None and check.unit == "percent" and count_rows is not None:
@@ -191,6 +211,17 @@ def read_results(validated: Iterable, by_id: dict[str, Check], now: datetime, co
                                error=f"cannot read GX's result: {type(exc).__name__}: {exc}")
         _merge(results, read)
     return results
+
+
+def _ours(validated: Iterable, by_id: dict[str, Check]) -> list:
+    """The results of the expectations of the checks of `by_id`."""
+    return [r for r in validated if ((r.expectation_config.meta or {}).get("dc_bridge") or {}).get("check_id") in by_id]
+
+
+def model_rows(validated: Iterable, by_id: dict[str, Check]) -> int | None:
+    """The model's row count, from any result of a check of `by_id` that reports it (a user's own
+    expectation may count something else than the model's rows)."""
+    return _row_count(r for r in _ours(validated, by_id) if not kind_of(by_id[r.expectation_config.meta["dc_bridge"]["check_id"]]).custom)
 
 
 def _cutoff(now: datetime, max_age, is_date: bool) -> datetime | date:

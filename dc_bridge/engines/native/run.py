@@ -33,13 +33,14 @@ def run_spark(spark, df, checks: list[Check], now: datetime, *, view: str, frame
     started = time.perf_counter()
     model = checks[0].model if checks else ""
     try:
-        results = _run(spark, df, [k for k in checks if not isinstance(translate_check(k, ""), Unsupported)], now, view, frames)
+        results, rows = _run(spark, df, [k for k in checks if not isinstance(translate_check(k, ""), Unsupported)], now, view, frames)
     except Exception as exc:  # the whole run failed: no result can be trusted
         return EngineReport("spark", model, {}, time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
-    return EngineReport("spark", model, results, time.perf_counter() - started)
+    return EngineReport("spark", model, results, time.perf_counter() - started, rows=rows)
 
 
-def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict) -> dict[str, CheckResult]:
+def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict) -> tuple[dict[str, CheckResult], int]:
+    """The results, and the model's row count from the fused pass."""
     from pyspark.sql import functions as F
 
     now = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
@@ -69,7 +70,7 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
     for index, check in enumerate(runnable):
         results[check.id] = EVALUATIONS[TRANSLATIONS[check.kind]](
             check, spark=spark, df=df, frames=frames, view=view, now=now, rows=rows, fused=totals.get(f"v{index}"))
-    return results
+    return results, rows
 
 
 # how a kind is evaluated (translate.TRANSLATIONS) -> its column of the fused aggregation, when it has one
