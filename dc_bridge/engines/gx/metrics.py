@@ -7,6 +7,10 @@ suite is unchanged, and so is every number GX reports; importing this module is 
   `unexpected_rows_expectation` also asks for: each query ran twice (a scalar SQL check's whole
   subquery, a full pass). Here the count waits for the rows and is their number when fewer than 200
   came back (all of them); only a query with more rows is counted as before.
+- `<map metric>.unexpected_values` (the failing values a result lists): a result format that lists none
+  (the bridge's: not COMPLETE, `partial_unexpected_count` 0) still had Spark plan and run the failing
+  rows' query with `limit(0)`, once per column map expectation; its answer, the empty list, is given here
+  without a query. Any other result format runs GX's own function.
 - `column_values.unique.unexpected_count`: GX counts the rows of the repeated values after a window
   over the column. Inside a bridge run (`collecting_keys`) the same job also counts the distinct
   repeated values and takes the smallest and largest, which the failing-value samples would
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import logging
 from collections.abc import Iterator
 
@@ -25,8 +30,17 @@ from great_expectations.execution_engine import SparkDFExecutionEngine
 from great_expectations.expectations.metrics.column_map_metrics.column_values_unique import (
     ColumnValuesUnique,
 )
+from great_expectations.expectations.metrics.map_metric_provider.column_map_condition_auxilliary_methods import (
+    _spark_column_map_condition_values,
+)
+from great_expectations.expectations.metrics.map_metric_provider.column_pair_map_condition_auxilliary_methods import (
+    _spark_column_pair_map_condition_values,
+)
 from great_expectations.expectations.metrics.map_metric_provider.map_condition_auxilliary_methods import (
     _spark_map_condition_unexpected_count_value,
+)
+from great_expectations.expectations.metrics.map_metric_provider.multicolumn_map_condition_auxilliary_methods import (
+    _spark_multicolumn_map_condition_values,
 )
 from great_expectations.expectations.metrics.metric_provider import metric_value
 from great_expectations.expectations.metrics.query_metrics.query_row_count.unexpected_rows_query_row_count import (
@@ -35,7 +49,10 @@ from great_expectations.expectations.metrics.query_metrics.query_row_count.unexp
 from great_expectations.expectations.metrics.query_metrics.query_table.query_table import (
     MAX_RESULT_RECORDS,
 )
-from great_expectations.expectations.registry import register_metric
+from great_expectations.expectations.registry import (
+    _registered_metrics,
+    register_metric,
+)
 from great_expectations.validator.metric_configuration import MetricConfiguration
 
 _ROWS = "unexpected_rows_query.table"
@@ -99,6 +116,29 @@ def _unique_count(cls, execution_engine, metric_domain_kwargs: dict, metric_valu
 register_metric(metric_name=_UNIQUE_COUNT, metric_domain_keys=ColumnValuesUnique.condition_domain_keys,
                 metric_value_keys=ColumnValuesUnique.condition_value_keys, execution_engine=SparkDFExecutionEngine, metric_class=ColumnValuesUnique,
                 metric_provider=_unique_count, metric_fn_type=_spark_map_condition_unexpected_count_value.metric_fn_type)
+
+
+def _none_asked(values_fn):
+    """GX's Spark function of a map metric's `unexpected_values`, answering without a query when the
+    result format lists no value: the empty list `limit(0)` would collect."""
+    @functools.wraps(values_fn)
+    def values(cls, execution_engine, metric_domain_kwargs: dict, metric_value_kwargs: dict, metrics: dict, **kwargs) -> list:
+        result_format = metric_value_kwargs.get("result_format") or {}
+        if result_format.get("result_format") != "COMPLETE" and result_format.get("partial_unexpected_count") == 0:
+            return []
+        return values_fn(cls, execution_engine, metric_domain_kwargs, metric_value_kwargs, metrics, **kwargs)
+    return values
+
+
+_VALUES_FUNCTIONS = {fn: _none_asked(fn) for fn in (_spark_column_map_condition_values, _spark_column_pair_map_condition_values,
+                                                    _spark_multicolumn_map_condition_values)}
+# every map metric GX has registered so far (its core ones, imported with it); the registry has no public listing
+for _name, _definition in list(_registered_metrics.items()):
+    _class, _function = _definition.get("providers", {}).get(SparkDFExecutionEngine.__name__, (None, None))
+    if _name.endswith(".unexpected_values") and _function in _VALUES_FUNCTIONS:
+        register_metric(metric_name=_name, metric_domain_keys=_definition["metric_domain_keys"],
+                        metric_value_keys=_definition["metric_value_keys"], execution_engine=SparkDFExecutionEngine,
+                        metric_class=_class, metric_provider=_VALUES_FUNCTIONS[_function], metric_fn_type=_function.metric_fn_type)
 _REGISTRY_LOG.setLevel(_LEVEL)
 
 
