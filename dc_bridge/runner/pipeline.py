@@ -182,7 +182,9 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             found = {}
             if options.samples and any(c.outcome in ("failed", "warning") for c in judged.checks()):
                 options.say("fetching failing values")
-                found = within(options.timeout, spark, "samples", lambda: gather_samples(judged, plan, frames, started_at),
+                repeated = {check_id: keys for by_engine in reports.values() for report in by_engine.values()
+                            for check_id, keys in report.repeated_keys.items()}
+                found = within(options.timeout, spark, "samples", lambda: gather_samples(judged, plan, frames, started_at, repeated),
                                on_timeout=lambda _: {})
         facts = dict(contract_file=loaded.file, where=options.where, where_not_applied=unfiltered, started_at=started_at.isoformat(),
                      engine_seconds={e: round(s, 3) for e, s in seconds.items()}, versions=versions, drift=drift)

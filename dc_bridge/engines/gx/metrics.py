@@ -1,6 +1,8 @@
-"""Two of GX's Spark metrics, registered anew the way GX registers its own (a metric provider class, the
-registry's `register_metric`), so that a validation of the compiled suite runs no query twice. The
-suite is unchanged, and so is every number GX reports; importing this module is the whole installation.
+"""How the bridge's GX runs compute their Spark metrics: some of GX's metric functions registered anew
+the way GX registers its own (a metric provider class, the registry's `register_metric`), and the
+bundled aggregation in compiled passes, so that a validation of the compiled suite runs no query
+twice and none it does not read. The suite is unchanged, and so is every number GX reports; importing
+this module installs the metrics (`in_compiled_passes` is per data source).
 
 - `unexpected_rows_query.row_count`: GX computes it with a `count()` of the query beside
   `unexpected_rows_query.table`, the same query's first 200 rows (`MAX_RESULT_RECORDS`), which every
@@ -11,6 +13,8 @@ suite is unchanged, and so is every number GX reports; importing this module is 
   (the bridge's: not COMPLETE, `partial_unexpected_count` 0) still had Spark plan and run the failing
   rows' query with `limit(0)`, once per column map expectation; its answer, the empty list, is given here
   without a query. Any other result format runs GX's own function.
+- the engine of the bridge's data source computes GX's bundled aggregation in passes Spark compiles
+  (`in_compiled_passes`), as the native engine does.
 - `column_values.unique.unexpected_count`: GX counts the rows of the repeated values after a window
   over the column. Inside a bridge run (`collecting_keys`) the same job also counts the distinct
   repeated values and takes the smallest and largest, which the failing-value samples would
@@ -54,6 +58,8 @@ from great_expectations.expectations.registry import (
     register_metric,
 )
 from great_expectations.validator.metric_configuration import MetricConfiguration
+
+from dc_bridge.engines.spark_conditions import AGGREGATES_PER_PASS
 
 _ROWS = "unexpected_rows_query.table"
 _UNIQUE_COUNT = "column_values.unique.unexpected_count"
@@ -140,6 +146,22 @@ for _name, _definition in list(_registered_metrics.items()):
                         metric_value_keys=_definition["metric_value_keys"], execution_engine=SparkDFExecutionEngine,
                         metric_class=_class, metric_provider=_VALUES_FUNCTIONS[_function], metric_fn_type=_function.metric_fn_type)
 _REGISTRY_LOG.setLevel(_LEVEL)
+
+
+def in_compiled_passes(engine: SparkDFExecutionEngine) -> None:
+    """Have `engine` (the bridge's own data source's) compute a bundle of aggregate metrics in passes of
+    at most AGGREGATES_PER_PASS columns. GX puts every column map count of a table in one aggregation,
+    which past 100 fields Spark runs without whole-stage code generation: with 500 checks GX's pass
+    cost more than twice the floor's (docs/benchmarks.md), the cost growing faster than the checks."""
+    whole = engine.resolve_metric_bundle
+
+    def in_passes(metric_fn_bundle) -> dict:
+        bundle, resolved = list(metric_fn_bundle), {}
+        for start in range(0, len(bundle), AGGREGATES_PER_PASS):
+            resolved.update(whole(metric_fn_bundle=bundle[start:start + AGGREGATES_PER_PASS]))
+        return resolved
+
+    engine.resolve_metric_bundle = in_passes
 
 
 @contextlib.contextmanager

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import replace
 import os
 import time
 from datetime import date, datetime, timezone
@@ -46,7 +45,7 @@ from dc_bridge.plan import checks as c  # noqa: E402
 from dc_bridge.plan.checks import Check, kind_of  # noqa: E402
 from dc_bridge.engines.columns import gx_column_name, unrunnable  # noqa: E402
 from dc_bridge.engines.nested_types import unsendable  # noqa: E402
-from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds  # noqa: E402
+from dc_bridge.engines.results import CheckResult, EngineReport, RepeatedKeys, age_seconds  # noqa: E402
 from dc_bridge.engines.spark_conditions import key_examples  # noqa: E402
 from dc_bridge.engines.views import temp_views  # noqa: E402
 from dc_bridge.engines.queries import judge_metric  # noqa: E402
@@ -87,20 +86,22 @@ def run_gx(spark, df, suite: dict, checks: list[Check], now: datetime, *,
     model = (suite.get("meta") or {}).get("dc_bridge", {}).get("model") or (checks[0].model if checks else "")
     by_id = {check.id: check for check in checks}
     try:
-        results, rows = _run(spark, df, suite, by_id, now, extra_views or {})
+        results, rows, keys = _run(spark, df, suite, by_id, now, extra_views or {})
     except Exception as exc:  # the whole run failed: no result can be trusted
         return EngineReport("gx", model, {}, time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
-    return EngineReport("gx", model, results, time.perf_counter() - started, rows=rows)
+    return EngineReport("gx", model, results, time.perf_counter() - started, rows=rows, repeated_keys=keys)
 
 
-def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_views: dict) -> tuple[dict[str, CheckResult], int | None]:
-    """The results, and the model's row count when a result reported it."""
+def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime,
+         extra_views: dict) -> tuple[dict[str, CheckResult], int | None, dict[str, RepeatedKeys]]:
+    """The results, the model's row count when a result reported it, and the repeated keys of the failed
+    uniqueness checks GX counted."""
     import great_expectations as gx
     from great_expectations.core import ExpectationSuite
     from great_expectations.data_context.types.base import ProgressBarsConfig
     from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
 
-    from dc_bridge.engines.gx.metrics import collecting_keys
+    from dc_bridge.engines.gx.metrics import collecting_keys, in_compiled_passes
 
     results: dict[str, CheckResult] = {}
     main, scalar = [], []
@@ -127,11 +128,12 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
         (scalar if is_scalar else main).append(expectation)
 
     if not main and not scalar:
-        return results, None
+        return results, None, {}
 
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
     source = context.data_sources.add_spark("dc_bridge", persist=False)
+    in_compiled_passes(source.get_execution_engine())  # the one GX then validates with (it keeps it)
     batch_definition = source.add_dataframe_asset(name="model").add_batch_definition_whole_dataframe("whole")
     parameters = clock_parameters(df, by_id.values(), now)
 
@@ -149,19 +151,21 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
             validated += run.results
 
     for result in read_results(validated, by_id, now, count_rows=df.count).values():
-        _merge(results, _with_keys(result, by_id[result.check_id], keys))
-    return results, model_rows(validated, by_id)
+        _merge(results, result)
+    return results, model_rows(validated, by_id), repeated_keys(results, by_id, keys)
 
 
-def _with_keys(result: CheckResult, check: Check, keys: dict) -> CheckResult:
-    """A failed uniqueness check of one column with how many distinct values repeat and the smallest
-    and largest (none of a sensitive field), from GX's own count of it (metrics.py), as the native
-    engine and Soda report them: runner/samples.py takes them without a query of its own."""
-    found = keys.get(check.column) if check.kind == "unique" and len(check.columns) == 1 and result.outcome == "failed" else None
-    if found is None:
-        return result
-    distinct, smallest, largest = found
-    return replace(result, duplicated_values=distinct, samples=[] if check.sensitive else key_examples(smallest, largest))
+def repeated_keys(results: dict[str, CheckResult], by_id: dict[str, Check], keys: dict) -> dict[str, RepeatedKeys]:
+    """The failed uniqueness checks of one column with how many distinct values repeat and the smallest
+    and largest (none of a sensitive field), from GX's own count of them (metrics.py `collecting_keys`:
+    column -> (distinct, smallest, largest))."""
+    found = {}
+    for check_id, result in results.items():
+        check = by_id[check_id]
+        if check.kind == "unique" and len(check.columns) == 1 and result.outcome == "failed" and check.column in keys:
+            distinct, smallest, largest = keys[check.column]
+            found[check_id] = RepeatedKeys(distinct, [] if check.sensitive else key_examples(smallest, largest))
+    return found
 
 
 def clock_parameters(df, checks: Iterable[Check], now: datetime) -> dict[str, datetime | date]:
