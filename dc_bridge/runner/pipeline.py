@@ -28,7 +28,8 @@ from dc_bridge.contract.sql import view_name
 from dc_bridge.engines.columns import absent_references, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
-from dc_bridge.runner.data import DataError, DataLocation, choose_server, get_session, is_connect, model_dataframe
+from dc_bridge.runner.data import (SMALL_DATA_BYTES, DataError, DataLocation, choose_server, get_session, is_connect, local_bytes,
+                                   model_dataframe)
 from dc_bridge.runner.drift import schema_drift
 from dc_bridge.history.store import HistoryStore
 from dc_bridge.history.targets import open_history
@@ -110,6 +111,7 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
     session = _SessionOnDemand(spark, options, phases)
     with session.stopped_on_error():
         read = _read(contract, options, phases)
+        session.small_data = _small_data(read, options, dataframes)
         with phases.timed("lint"):
             # lint compiles the contract's patterns in the run's own JVM (contract/lint/java_regex.py), not a second one
             loaded, local_errors = lint_for_run(read, compiler_in(session.jvm))
@@ -210,6 +212,15 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             if created:
                 spark.stop()
     return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3), "phases": phases.records})
+
+
+def _small_data(read: LoadResult | Contract, options: RunOptions, dataframes: dict | None) -> bool:
+    """Whether the run's models read local files of SMALL_DATA_BYTES at most in all (no DataFrame given)."""
+    contract = read if isinstance(read, Contract) else read.contract
+    if dataframes or contract is None:
+        return False
+    size = local_bytes(contract, options.server, options.data)
+    return size is not None and size <= SMALL_DATA_BYTES
 
 
 def _label(contract: str | Path | Contract | ReadContract) -> str:
@@ -329,6 +340,7 @@ class _SessionOnDemand:
         self._session = (spark, False) if spark is not None else None
         self._options = options
         self._phases = phases
+        self.small_data = False  # the run reads a few local megabytes (runner/data.py `local_bytes`)
 
     def get(self) -> tuple:
         """(session, created here)."""
@@ -336,7 +348,7 @@ class _SessionOnDemand:
             self._options.say("starting Spark")
             with self._phases.timed("spark"):
                 preload_engines(self._options.engines)
-                self._session = get_session(self._options.master, self._options.conf)
+                self._session = get_session(self._options.master, self._options.conf, small_data=self.small_data)
         return self._session
 
     def jvm(self):
