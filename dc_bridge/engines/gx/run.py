@@ -15,7 +15,7 @@ Numbers come from GX's result, the outcome from the check's own threshold (docs/
 - `unexpected_rows_expectation` for a scalar metric (sql_metric, row_count that is no range): the
   query returns the metric value `v` only when the threshold fails. Those expectations run in a
   second validation with `result_format: COMPLETE`, whose `details.unexpected_rows` hold `v` (GX
-  collects those rows anyway; SUMMARY only drops them from the result). When the threshold holds,
+  collects those rows anyway; BASIC and SUMMARY only drop them from the result). When the threshold holds,
   the query returns nothing and GX has no value to give: observed is None, outcome passed;
 - table row count expectations: `observed_value`;
 - freshness (`expect_column_max_to_be_between` with a run-time cut-off): the age in seconds,
