@@ -162,7 +162,8 @@ def repeated_keys(results: dict[str, CheckResult], by_id: dict[str, Check], keys
     found = {}
     for check_id, result in results.items():
         check = by_id[check_id]
-        if check.kind == "unique" and len(check.columns) == 1 and result.outcome == "failed" and check.column in keys:
+        # a key of one column: GX's `expect_column_values_to_be_unique` (translate.py `_unique`)
+        if kind_of(check).samples == "duplicate_keys" and len(check.columns) == 1 and result.outcome == "failed" and check.column in keys:
             distinct, smallest, largest = keys[check.column]
             found[check_id] = RepeatedKeys(distinct, [] if check.sensitive else key_examples(smallest, largest))
     return found
