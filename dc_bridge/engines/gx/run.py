@@ -69,7 +69,7 @@ def preload() -> None:
     which runner/pipeline.py overlaps with Spark's start."""
     import great_expectations  # noqa: F401
     from great_expectations.core import ExpectationSuite  # noqa: F401
-    from dc_bridge.engines.gx import metrics  # noqa: F401
+    import dc_bridge.engines.gx.metrics  # noqa: F401  (registers its metrics)
     from great_expectations.data_context.types.base import ProgressBarsConfig  # noqa: F401
     from great_expectations.expectations.expectation_configuration import ExpectationConfiguration  # noqa: F401
 
