@@ -37,19 +37,30 @@ def measure(spark, name: str, action):
     group = f"bench-{name}-{time.monotonic_ns()}"
     spark.sparkContext.setJobGroup(group, name)
     with HeapSampler(spark) as heap:
+        executions_before = sql_executions(spark)
         jvm_before, python_before = jvm_cpu_seconds(spark), time.process_time()
         started = time.perf_counter()
         counts = action()
         seconds = time.perf_counter() - started
         jvm_after, python_after = jvm_cpu_seconds(spark), time.process_time()
     jobs = len(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
+    executions = sql_executions(spark) - executions_before
     spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
     profile = job_profile(spark, group, seconds)
     # CPU seconds hardly depend on what else the machine runs, wall seconds do
     profile["python_cpu_seconds"] = round(python_after - python_before, 2)
     if jvm_before is not None and jvm_after is not None:
         profile["jvm_cpu_seconds"] = round(jvm_after - jvm_before, 2)
+    profile["sql_executions"] = executions
     return seconds, jobs, heap.peak / 2**20, counts, profile
+
+
+def sql_executions(spark) -> int:
+    """How many Spark SQL executions the session has started (the id of the next one), from the SQL status
+    store Spark keeps with the UI off: a query, a command (a temp view), each `collect` or `count`."""
+    store = spark._jsparkSession.sharedState().statusStore()
+    count = store.executionsCount()
+    return 0 if count == 0 else store.executionsList(int(count) - 1, 1).apply(0).executionId() + 1
 
 
 def jvm_cpu_seconds(spark) -> float | None:
@@ -168,10 +179,20 @@ def soda_alone(spark, frame, compiled, model, view):
 
 
 def bridge(spark, frame, contract_path, engines, **options):
+    """The counts, and the seconds of each phase of the run as its verdict records them (runner/phases.py)."""
     import dc_bridge
 
     verdict = dc_bridge.run(contract_path, dataframes={"orders": frame}, spark=spark, engines=engines, **options)
-    return {c.check_id: c.observed for c in verdict.checks()}
+    return {c.check_id: c.observed for c in verdict.checks()}, phase_seconds(verdict.phases)
+
+
+def phase_seconds(phases) -> dict[str, float]:
+    """phase (an engine's as `engine:NAME`) -> seconds, summed over the models."""
+    summed: dict[str, float] = {}
+    for phase in phases:
+        name = f"engine:{phase.engine}" if phase.engine else phase.phase
+        summed[name] = round(summed.get(name, 0.0) + phase.seconds, 3)
+    return summed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,13 +262,18 @@ def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tu
             problems += peer.mismatches
         else:
             seconds, jobs, heap, counts, profile = measure(spark, system, lambda: actions[system](frame))
+            if isinstance(counts, tuple):  # a bridge run: its verdict's phases too
+                counts, profile["phases"] = counts
         problems += check_truth(system, counts, truth)
         results[system] = {"seconds": round(seconds, 2), "spark_jobs": jobs, "driver_heap_peak_mib": round(heap)}
         if system != "datacontract_cli":
             results[system]["profile"] = profile
         busy = (f"  Spark busy {profile['spark_busy_seconds']:.1f}s  JVM CPU {profile.get('jvm_cpu_seconds', float('nan')):.1f}s"
-                f"  Python CPU {profile['python_cpu_seconds']:.1f}s" if "profile" in results[system] else "")
+                f"  Python CPU {profile['python_cpu_seconds']:.1f}s  {profile['sql_executions']} SQL" if "profile" in results[system] else "")
         print(f"  {system:<22} {seconds:7.1f}s  {jobs:4d} jobs  heap {heap:6.0f} MiB{busy}", flush=True)
+        if "phases" in results[system].get("profile", {}):
+            print(f"  {'':<22} phases: " + ", ".join(f"{name} {took:.2f}s" for name, took in results[system]["profile"]["phases"].items()
+                                                    if took >= 0.01), flush=True)
         if system == "datacontract_cli":
             results[system].update(peer.extra)
             print(f"  {'':<22} datacontract-cli {peer.extra['version']}: {peer.extra['checks_run']}/{len(compiled.plan.checks)} "

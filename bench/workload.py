@@ -84,25 +84,27 @@ WIDE_SHAPES = {
 }
 
 
-def wide_columns() -> dict[str, str]:
+def wide_columns(groups: int = 12) -> dict[str, str]:
+    """The narrow table's 8 columns and `groups` columns of each of the four shapes."""
     columns = dict(NARROW_COLUMNS)
-    for index in range(12):
+    for index in range(groups):
         for shape, (expression, _) in WIDE_SHAPES.items():
             columns[f"{shape}_{index}"] = expression.format(p=1000 + index)
     return columns
 
 
-def wide_contract() -> str:
-    fields = "\n".join(f"      {shape}_{index}: {spec.format()}" for index in range(12) for shape, (_, spec) in WIDE_SHAPES.items())
-    return NARROW_CONTRACT.replace("id: bench-narrow", "id: bench-wide").replace(
+def wide_contract(groups: int = 12, name: str = "wide") -> str:
+    """The narrow contract and four checks per added column (exists, type, required, its shape's rule)."""
+    fields = "\n".join(f"      {shape}_{index}: {spec.format()}" for index in range(groups) for shape, (_, spec) in WIDE_SHAPES.items())
+    return NARROW_CONTRACT.replace("id: bench-narrow", f"id: bench-{name}").replace(
         "      created_at: {type: timestamp, required: true}\n",
         "      created_at: {type: timestamp, required: true}\n" + fields + "\n")
 
 
-def wide_truth(rows: int) -> dict[str, float]:
+def wide_truth(rows: int, groups: int = 12) -> dict[str, float]:
     truth = {k: v for k, v in narrow_truth(rows).items()}
     suffix = {"code": "pattern", "level": "enum", "score": "range", "label": "length"}
-    for index in range(12):
+    for index in range(groups):
         for shape in WIDE_SHAPES:
             truth[f"orders.{shape}_{index}.{suffix[shape]}"] = period_count(rows, 1000 + index, 1)
             truth[f"orders.{shape}_{index}.required"] = 0
@@ -117,9 +119,19 @@ class Workload:
     truth: callable
 
 
+def _wide(name: str, groups: int) -> Workload:
+    """8 + 4 x `groups` columns, 29 + 16 x `groups` checks."""
+    return Workload(name, wide_contract(groups, name), wide_columns(groups), lambda rows: wide_truth(rows, groups))
+
+
 WORKLOADS = {
     "narrow": Workload("narrow", NARROW_CONTRACT, NARROW_COLUMNS, narrow_truth),
-    "wide": Workload("wide", wide_contract(), wide_columns(), wide_truth),
+    "wide": _wide("wide", 12),  # 56 columns, 221 checks
+    # how the cost grows with the number of checks (and columns): 109, 509 and 1,005 checks
+    "checks100": _wide("checks100", 5),
+    "checks500": _wide("checks500", 30),
+    "checks1000": _wide("checks1000", 61),  # 252 columns
+    "wide200": _wide("wide200", 48),  # 200 columns, 797 checks
 }
 
 

@@ -54,6 +54,14 @@ def plain_value(value: Any) -> Any:
 
 
 @dataclass(frozen=True)
+class RepeatedKeys:
+    """A failed uniqueness check's repeated keys, as an engine found them while counting it (GX's count,
+    engines/gx/metrics.py), for the failing-value samples (runner/samples.py), which then run no query."""
+    distinct: int | None  # how many distinct values (or key combinations) repeat; None for orphan keys
+    examples: list[Any]  # the smallest and largest; none of a sensitive field
+
+
+@dataclass(frozen=True)
 class EngineReport:
     engine: Engine
     model: str
@@ -61,6 +69,11 @@ class EngineReport:
     seconds: float
     # set when the whole run failed (no results can be trusted); per-check problems are in results
     error: str | None = None
+    # the model's row count when the engine counted it on its way (the native engine's fused pass, GX's
+    # element_count): the run's evidence (empty models, dataQuality SLOs) then asks Spark no count of its own
+    rows: int | None = None
+    # check id -> the repeated keys the engine found on its way, beside its results (which stay counts)
+    repeated_keys: dict[str, RepeatedKeys] = field(default_factory=dict)
 
 
 def age_seconds(value, now: datetime) -> float | None:

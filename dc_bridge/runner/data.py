@@ -38,7 +38,35 @@ class DataLocation:
     options: tuple[tuple[str, str], ...] = ()
 
 
-def get_session(master: str | None = None, conf: dict[str, str] | None = None):
+# A run whose models all read local files of at most this many bytes in all is a small run: the JVM it
+# starts compiles with C1 only (`-XX:TieredStopAtLevel=1`). In a run of seconds, C2's compiler threads
+# cost more CPU than their faster code saves: the orders example with `--engines spark` took 11 s of
+# CPU with it against 21 s without, whole process (docs/benchmarks.md); on millions of rows C2 pays off.
+SMALL_DATA_BYTES = 64 * 2**20
+SMALL_DATA_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
+
+
+def local_bytes(sources: dict[str, DataLocation | str]) -> int | None:
+    """The bytes of the files of each model's source (pipeline `_Sources.found`), when each is a local file,
+    folder or glob; None when any is elsewhere (a table, a remote store) or unknown."""
+    import glob
+
+    try:
+        total = 0
+        for found in sources.values():
+            if not isinstance(found, DataLocation) or "://" in found.path:
+                return None
+            paths = glob.glob(found.path) if any(ch in found.path for ch in "*?[") else [found.path]
+            if not paths:
+                return None
+            for path in map(Path, paths):
+                total += sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.is_dir() else path.stat().st_size
+        return total
+    except OSError:
+        return None
+
+
+def get_session(master: str | None = None, conf: dict[str, str] | None = None, small_data: bool = False):
     """(session, created): the active session if there is one, else a new one, quiet unless the command
     asked otherwise (runner/verbosity.py).
 
@@ -46,6 +74,8 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
     spark-submit, whose `--master` then holds. An embedded session gets small-data defaults (no UI,
     4 shuffle partitions); a session on a cluster keeps the cluster's. `conf` overrides either. A
     session created here leaves `${...}` in SQL text alone (`spark.sql.variable.substitute` off).
+    `small_data` (the run reads a few local megabytes, `local_bytes`): an embedded session's JVM compiles
+    with C1 only (SMALL_DATA_JVM_OPTIONS), unless `conf` sets the driver's Java options itself.
 
     A Spark Connect server is reached by `master` `sc://host:port`, `conf` `spark.remote`, or the
     `SPARK_REMOTE` environment variable, in that order (docs/cluster.md); such a session has no
@@ -89,8 +119,9 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None):
         builder = (builder.config("spark.ui.enabled", "false")
                    .config("spark.sql.shuffle.partitions", "4"))
     # the log level of the command's verbosity from the JVM's first line on: no banner, no warnings unless asked
+    java_options = verbosity.java_options() + (f" {SMALL_DATA_JVM_OPTIONS}" if embedded and small_data else "")
     builder = (builder.config("spark.ui.showConsoleProgress", "false")
-               .config("spark.driver.extraJavaOptions", verbosity.java_options()))
+               .config("spark.driver.extraJavaOptions", java_options))
     for key, value in {**_SQL_DEFAULTS, **conf}.items():
         builder = builder.config(key, value)
     with starting(master or ("local[*]" if not submitted else "spark-submit's master"), root_cause):

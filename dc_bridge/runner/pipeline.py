@@ -29,7 +29,8 @@ from dc_bridge.engines.columns import absent_references, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.runner.data import (
-    DataError, DataLocation, choose_server, embedded, get_session, is_connect, model_source, source_dataframe,
+    SMALL_DATA_BYTES, DataError, DataLocation, choose_server, embedded, get_session, is_connect, local_bytes, model_source,
+    source_dataframe,
 )
 from dc_bridge.runner.drift import schema_drift
 from dc_bridge.history.spark_store import SparkTableStore, is_table
@@ -115,10 +116,14 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
     with session.stopped_on_error():
         read = _read(contract, options, phases)
         sources = _Sources(dataframes or {}, options, spark is None, history, started_at)
+
+        def ready(contract: Contract) -> None:
+            sources.find(contract)
+            session.small_data = _small_data(sources.found) and not dataframes
         with phases.timed("lint"):
             # lint compiles the contract's patterns in the run's own JVM (contract/lint/java_regex.py), not a second
             # one. Before that, all that needs no JVM: lint's other rules, then where each model's data is (`ready`)
-            loaded, local_errors = lint_for_run(read, compiler_in(session.jvm), ready=sources.find)
+            loaded, local_errors = lint_for_run(read, compiler_in(session.jvm), ready=ready)
         with phases.timed("plan"):
             plan, invalid = plan_for_run(loaded, local_errors)
     past = history.earlier_runs(loaded.id, started_at) if history is not None else None
@@ -179,13 +184,19 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             # failing values), read for the checks the engines judged; after a timeout, a task Spark could
             # not interrupt may still hold the cores: these extra jobs get the same limit, and on expiry the
             # verdict goes without them
-            rows = within(options.timeout, spark, "row counts", lambda: objective_row_counts(plan, frames), on_timeout=lambda _: {})
-            empty = within(options.timeout, spark, "empty models", lambda: empty_models(judged, frames, rows),
+            # a model an engine counted on its way (EngineReport.rows) is not counted again
+            counted = {model: report.rows for model, by_engine in reports.items() for report in by_engine.values()
+                       if report.rows is not None and report.error is None}
+            rows = within(options.timeout, spark, "row counts", lambda: objective_row_counts(plan, frames, counted),
+                          on_timeout=lambda _: {})
+            empty = within(options.timeout, spark, "empty models", lambda: empty_models(judged, frames, {**counted, **rows}),
                            on_timeout=lambda _: frozenset())
             found = {}
             if options.samples and any(c.outcome in ("failed", "warning") for c in judged.checks()):
                 options.say("fetching failing values")
-                found = within(options.timeout, spark, "samples", lambda: gather_samples(judged, plan, frames, started_at),
+                repeated = {check_id: keys for by_engine in reports.values() for report in by_engine.values()
+                            for check_id, keys in report.repeated_keys.items()}
+                found = within(options.timeout, spark, "samples", lambda: gather_samples(judged, plan, frames, started_at, repeated),
                                on_timeout=lambda _: {})
         facts = dict(contract_file=loaded.file, where=options.where, where_not_applied=unfiltered, data_sources=data_sources,
                      started_at=started_at.isoformat(),
@@ -212,6 +223,12 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             if created:
                 spark.stop()
     return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3), "phases": phases.records})
+
+
+def _small_data(found: dict[str, DataLocation | str]) -> bool:
+    """Whether the run's models read local files of SMALL_DATA_BYTES at most in all."""
+    size = local_bytes(found)
+    return size is not None and size <= SMALL_DATA_BYTES
 
 
 def _label(contract: str | Path | Contract | ReadContract) -> str:
@@ -381,6 +398,7 @@ class _SessionOnDemand:
         self._session = (spark, False) if spark is not None else None
         self._options = options
         self._phases = phases
+        self.small_data = False  # the run reads a few local megabytes (runner/data.py `local_bytes`)
 
     def get(self) -> tuple:
         """(session, created here)."""
@@ -388,7 +406,7 @@ class _SessionOnDemand:
             self._options.say("starting Spark")
             with self._phases.timed("spark"):
                 preload_engines(self._options.engines)
-                self._session = get_session(self._options.master, self._options.conf)
+                self._session = get_session(self._options.master, self._options.conf, small_data=self.small_data)
         return self._session
 
     def jvm(self):

@@ -15,9 +15,11 @@ them again. What the bridge fetches instead, per model, bounded:
   smallest and largest;
 - a foreign key: one anti join, up to 5 orphan keys.
 
-The native engine (`--engines spark`) finds the key samples in the grouping and the anti join it
-counts with, and Soda in its grouping of a uniqueness key (the bridge's runs widen that query:
-engines/soda/run.py); those are used as they are, with no query of the bridge's own.
+The native engine (`--engines spark`) finds the key samples in the window and the anti join it
+counts with, Soda in its grouping of a uniqueness key (the bridge's runs widen that query:
+engines/soda/run.py), and GX in its count of a uniqueness key of one column (engines/gx/metrics.py,
+reported beside its results: EngineReport.repeated_keys); those are used as they are, with no query
+of the bridge's own.
 
 No values of a field marked `pii: true` or with a sensitive classification, whatever check the field
 is part of: the plan marks every check that reads such a column (plan/sensitive.py: its
@@ -35,7 +37,7 @@ from datetime import datetime
 from typing import Any
 
 
-from dc_bridge.engines.results import plain_value
+from dc_bridge.engines.results import RepeatedKeys, plain_value
 from dc_bridge.engines.spark_conditions import VIOLATIONS, aggregate, column, duplicates
 from dc_bridge.plan.checks import Check, CheckPlan, kind_of
 from dc_bridge.verdict import WITHHELD, Judged
@@ -92,9 +94,12 @@ def _orphans(frame, check: Check, frames: dict) -> list:
     return [row[0] if len(keys) == 1 else list(row) for row in rows]
 
 
-def gather_samples(verdict: Judged, plan: CheckPlan, frames: dict, now: datetime) -> dict[str, dict[str, Any]]:
+def gather_samples(verdict: Judged, plan: CheckPlan, frames: dict, now: datetime,
+                   repeated: dict[str, RepeatedKeys] | None = None) -> dict[str, dict[str, Any]]:
     """Failing values (and distinct duplicate counts) of the failed and warning checks of `verdict`:
-    check id -> the fields of its CheckVerdict to set."""
+    check id -> the fields of its CheckVerdict to set. `repeated`: the repeated keys of uniqueness checks
+    an engine found beside its results (GX's count, EngineReport.repeated_keys), taken as they are."""
+    repeated = repeated or {}
     by_id = {check.id: check for check in plan.checks}
     notes: dict[str, dict[str, Any]] = {}
     failed = []
@@ -102,11 +107,11 @@ def gather_samples(verdict: Judged, plan: CheckPlan, frames: dict, now: datetime
     for found in verdict.checks():
         if found.outcome not in ("failed", "warning") or found.check_id not in by_id or by_id[found.check_id].model not in frames:
             continue
-        counted = _keys_found(found) if kind_of(by_id[found.check_id]).samples in _KEYED else None
+        counted = _keys_found(found, repeated) if kind_of(by_id[found.check_id]).samples in _KEYED else None
         if counted is not None:
             # an engine found them in the query it counted with: no query of our own
             notes[found.check_id] = {"samples_note": WITHHELD} if by_id[found.check_id].sensitive else \
-                {"samples": counted.samples, "duplicated_values": counted.duplicated_values}
+                {"samples": counted.examples, "duplicated_values": counted.distinct}
         else:
             failed.append(by_id[found.check_id])
     keyed = 0
@@ -137,11 +142,13 @@ def gather_samples(verdict: Judged, plan: CheckPlan, frames: dict, now: datetime
     return notes
 
 
-def _keys_found(found):
-    """An engine's failed result holding the check's failing keys from the query it counted with: the
-    native engine's grouping or anti join, Soda's grouping of a uniqueness key (engines/soda/run.py)."""
-    return next((result for result in found.engines.values() if result.outcome == "failed"
-                 and (result.engine == "spark" or result.duplicated_values is not None)), None)
+def _keys_found(found, repeated: dict[str, RepeatedKeys]) -> RepeatedKeys | None:
+    """The check's failing keys as an engine found them in the query it counted with: in a failed result,
+    from the native engine's grouping or anti join, Soda's grouping of a uniqueness key (engines/soda/run.py);
+    beside the results, from GX's count of a uniqueness key (`repeated`)."""
+    result = next((result for result in found.engines.values() if result.outcome == "failed"
+                   and (result.engine == "spark" or result.duplicated_values is not None)), None)
+    return RepeatedKeys(result.duplicated_values, result.samples) if result is not None else repeated.get(found.check_id)
 
 
 def _mostly_distinct(found) -> bool:

@@ -15,7 +15,7 @@ Numbers come from GX's result, the outcome from the check's own threshold (docs/
 - `unexpected_rows_expectation` for a scalar metric (sql_metric, row_count that is no range): the
   query returns the metric value `v` only when the threshold fails. Those expectations run in a
   second validation with `result_format: COMPLETE`, whose `details.unexpected_rows` hold `v` (GX
-  collects those rows anyway; SUMMARY only drops them from the result). When the threshold holds,
+  collects those rows anyway; BASIC and SUMMARY only drop them from the result). When the threshold holds,
   the query returns nothing and GX has no value to give: observed is None, outcome passed;
 - table row count expectations: `observed_value`;
 - freshness (`expect_column_max_to_be_between` with a run-time cut-off): the age in seconds,
@@ -45,12 +45,17 @@ from dc_bridge.plan import checks as c  # noqa: E402
 from dc_bridge.plan.checks import Check, kind_of  # noqa: E402
 from dc_bridge.engines.columns import gx_column_name, unrunnable  # noqa: E402
 from dc_bridge.engines.nested_types import unsendable  # noqa: E402
-from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds  # noqa: E402
+from dc_bridge.engines.results import CheckResult, EngineReport, RepeatedKeys, age_seconds  # noqa: E402
+from dc_bridge.engines.spark_conditions import key_examples  # noqa: E402
 from dc_bridge.engines.views import temp_views  # noqa: E402
 from dc_bridge.engines.queries import judge_metric  # noqa: E402
 from dc_bridge.engines.gx.translate import cutoff_parameter  # noqa: E402
 
+# a GX project's checkpoints (project.py): the counts, no values kept
 SUMMARY = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
+# the counts the runner reads (unexpected_count, element_count, observed_value) and no more: SUMMARY
+# adds an index list and an index query per column map expectation, no value of which is read
+BASIC = {"result_format": "BASIC", "partial_unexpected_count": 0}
 # scalar metrics need the returned row's value; GX puts it into the result only in COMPLETE
 COMPLETE = {"result_format": "COMPLETE", "partial_unexpected_count": 0}
 # the temp view GX's Spark query metrics register the batch under (`{batch}` becomes this name)
@@ -64,6 +69,7 @@ def preload() -> None:
     which runner/pipeline.py overlaps with Spark's start."""
     import great_expectations  # noqa: F401
     from great_expectations.core import ExpectationSuite  # noqa: F401
+    import dc_bridge.engines.gx.metrics  # noqa: F401  (registers its metrics)
     from great_expectations.data_context.types.base import ProgressBarsConfig  # noqa: F401
     from great_expectations.expectations.expectation_configuration import ExpectationConfiguration  # noqa: F401
 
@@ -80,16 +86,21 @@ def run_gx(spark, df, suite: dict, checks: list[Check], now: datetime, *,
     model = (suite.get("meta") or {}).get("dc_bridge", {}).get("model") or (checks[0].model if checks else "")
     by_id = {check.id: check for check in checks}
     try:
-        results = _run(spark, df, suite, by_id, now, extra_views or {})
+        results, rows, keys = _run(spark, df, suite, by_id, now, extra_views or {})
     except Exception as exc:  # the whole run failed: no result can be trusted
         return EngineReport("gx", model, {}, time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
-    return EngineReport("gx", model, results, time.perf_counter() - started)
+    return EngineReport("gx", model, results, time.perf_counter() - started, rows=rows, repeated_keys=keys)
 
 
-def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_views: dict) -> dict[str, CheckResult]:
+def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime,
+         extra_views: dict) -> tuple[dict[str, CheckResult], int | None, dict[str, RepeatedKeys]]:
+    """The results, the model's row count when a result reported it, and the repeated keys of the failed
+    uniqueness checks GX counted."""
     import great_expectations as gx
     from great_expectations.core import ExpectationSuite
     from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
+
+    from dc_bridge.engines.gx.metrics import collecting_keys, in_compiled_passes
 
     results: dict[str, CheckResult] = {}
     main, scalar = [], []
@@ -116,17 +127,18 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
         (scalar if is_scalar else main).append(expectation)
 
     if not main and not scalar:
-        return results
+        return results, None, {}
 
     context = gx.get_context(mode="ephemeral")
     no_progress_bars(context)
     source = context.data_sources.add_spark("dc_bridge", persist=False)
+    in_compiled_passes(source.get_execution_engine())  # the one GX then validates with (it keeps it)
     batch_definition = source.add_dataframe_asset(name="model").add_batch_definition_whole_dataframe("whole")
     parameters = clock_parameters(df, by_id.values(), now)
 
     validated = []
-    with temp_views(spark, extra_views, protect=[GX_BATCH_VIEW]):
-        for index, (part, result_format) in enumerate(((main, SUMMARY), (scalar, COMPLETE))):
+    with temp_views(spark, extra_views, protect=[GX_BATCH_VIEW]), collecting_keys() as keys:
+        for index, (part, result_format) in enumerate(((main, BASIC), (scalar, COMPLETE))):
             if not part:
                 continue
             name = f"{suite.get('name', 'suite')}#{index}"
@@ -139,7 +151,21 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime, extra_v
 
     for result in read_results(validated, by_id, now, count_rows=df.count).values():
         _merge(results, result)
-    return results
+    return results, model_rows(validated, by_id), repeated_keys(results, by_id, keys)
+
+
+def repeated_keys(results: dict[str, CheckResult], by_id: dict[str, Check], keys: dict) -> dict[str, RepeatedKeys]:
+    """The failed uniqueness checks of one column with how many distinct values repeat and the smallest
+    and largest (none of a sensitive field), from GX's own count of them (metrics.py `collecting_keys`:
+    column -> (distinct, smallest, largest))."""
+    found = {}
+    for check_id, result in results.items():
+        check = by_id[check_id]
+        # a key of one column: GX's `expect_column_values_to_be_unique` (translate.py `_unique`)
+        if kind_of(check).samples == "duplicate_keys" and len(check.columns) == 1 and result.outcome == "failed" and check.column in keys:
+            distinct, smallest, largest = keys[check.column]
+            found[check_id] = RepeatedKeys(distinct, [] if check.sensitive else key_examples(smallest, largest))
+    return found
 
 
 def no_progress_bars(context) -> None:
@@ -183,10 +209,9 @@ def read_results(validated: Iterable, by_id: dict[str, Check], now: datetime, co
     `now` is the reference time of freshness ages; `count_rows()` gives the row count when a percent
     check needs it and no result reported it (None: such a check is `error`). Shared by the runner
     and by reading a checkpoint run outside dc-bridge (external.py)."""
-    ours = [r for r in validated if ((r.expectation_config.meta or {}).get("dc_bridge") or {}).get("check_id") in by_id]
+    ours = _ours(validated, by_id)
     results: dict[str, CheckResult] = {}
-    # a user's own expectation may count something else than the model's rows
-    row_count = _row_count(r for r in ours if not kind_of(by_id[r.expectation_config.meta["dc_bridge"]["check_id"]]).custom)
+    row_count = model_rows(ours, by_id)
     for result in ours:
         check = by_id[result.expectation_config.meta["dc_bridge"]["check_id"]]
         if row_count is None and check.unit == "percent" and count_rows is not None:
@@ -198,6 +223,17 @@ def read_results(validated: Iterable, by_id: dict[str, Check], now: datetime, co
                                error=f"cannot read GX's result: {type(exc).__name__}: {exc}")
         _merge(results, read)
     return results
+
+
+def _ours(validated: Iterable, by_id: dict[str, Check]) -> list:
+    """The results of the expectations of the checks of `by_id`."""
+    return [r for r in validated if ((r.expectation_config.meta or {}).get("dc_bridge") or {}).get("check_id") in by_id]
+
+
+def model_rows(validated: Iterable, by_id: dict[str, Check]) -> int | None:
+    """The model's row count, from any result of a check of `by_id` that reports it (a user's own
+    expectation may count something else than the model's rows)."""
+    return _row_count(r for r in _ours(validated, by_id) if not kind_of(by_id[r.expectation_config.meta["dc_bridge"]["check_id"]]).custom)
 
 
 def _cutoff(now: datetime, max_age, is_date: bool) -> datetime | date:

@@ -99,13 +99,15 @@ def run_soda(spark, df, sodacl_text: str, view: str, checks: list[Check], *,
     started = time.perf_counter()
     model = checks[0].model if checks else view
     try:
-        results = _run(spark, df, sodacl_text, view, checks, extra_views or {}, now)
+        results, rows = _run(spark, df, sodacl_text, view, checks, extra_views or {}, now)
     except Exception as exc:
         return EngineReport("soda", model, {}, time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
-    return EngineReport("soda", model, results, time.perf_counter() - started)
+    return EngineReport("soda", model, results, time.perf_counter() - started, rows=rows)
 
 
-def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_views: dict, now: datetime | None) -> dict[str, CheckResult]:
+def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_views: dict,
+         now: datetime | None) -> tuple[dict[str, CheckResult], int | None]:
+    """The results, and the model's row count when the scan computed it."""
     disable_soda_telemetry()
     from soda.scan import Scan
 
@@ -128,7 +130,7 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
         sodacl_text = _without(sodacl_text, not_sent)
         expected = {k: v for k, v in expected.items() if k not in not_sent}
     if not expected:
-        return results
+        return results, None
 
     scan = Scan()
     scan.set_data_source_name(DATA_SOURCE)  # before the SodaCL is added, or its checks bind to no data source
@@ -154,7 +156,7 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
         results.update(_key_samples(results, keys, by_id))
     except Exception:  # samples are evidence, never an outcome: runner/samples.py fetches those missing here
         pass
-    return results
+    return results, _row_count(scan, view)
 
 
 def _key_queries(checks: list[Check], view: str) -> dict[str, tuple[str, str]]:

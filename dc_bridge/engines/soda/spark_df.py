@@ -74,6 +74,10 @@ class SparkDfConnection:
         pass
 
 
+# rows a cursor keeps from its first page onwards (Soda stores at most 10,000 of a result itself)
+BUFFERED_ROWS = 10_000
+
+
 class SparkDfCursor:
     """A DB-API cursor over `spark.sql`: rows as lists, `description` as (name, Spark type name)."""
 
@@ -83,11 +87,13 @@ class SparkDfCursor:
         self.description: tuple[tuple, ...] | None = None
         self.rowcount = -1
         self.cursor_index = -1
+        self._buffered: list | bool | None = None  # the whole result once fetched; False: too large, paged
 
     def execute(self, sql: str):
         self.df = self.spark_session.sql(sql)
         self.description = tuple((field.name, type(field.dataType).__name__) for field in self.df.schema.fields)
         self.cursor_index = 0
+        self._buffered = None
 
     def fetchall(self) -> tuple:
         rows = self.df.collect()
@@ -95,8 +101,19 @@ class SparkDfCursor:
         return tuple(_values(row) for row in rows)
 
     def fetchmany(self, size: int) -> tuple:
-        self.rowcount = self.df.count()
-        rows = self.df.offset(self.cursor_index).limit(size).collect()
+        # Soda reads a result by pages until one comes back empty (MemorySafeCursorFetcher). The first
+        # page fetches up to BUFFERED_ROWS rows in one query and, when that is the whole result (a
+        # failed-rows sample, a duplicate listing), every page is served from it: one Spark query
+        # where a count and a query per page ran. A larger result is paged by the query as before.
+        if self._buffered is None:
+            first = self.df.limit(BUFFERED_ROWS + 1).collect()
+            self._buffered = first if len(first) <= BUFFERED_ROWS else False
+        if self._buffered is not False:
+            self.rowcount = len(self._buffered)
+            rows = self._buffered[self.cursor_index:self.cursor_index + size]
+        else:
+            self.rowcount = self.df.count()
+            rows = self.df.offset(self.cursor_index).limit(size).collect()
         self.cursor_index += len(rows)
         return tuple(_values(row) for row in rows)
 
