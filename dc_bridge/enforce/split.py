@@ -14,6 +14,9 @@ valid and quarantined rows, with the verdict of the same call (DESIGN section 9,
 - With `where`, the rows judged are the slice the expression selects; uniqueness and foreign keys
   still compare against the whole table and the whole referenced model (scope.py); every check of
   the verdict states its scope.
+- `engines` other than the native one (GX, Soda) judge the same rows in a run of their own beside the
+  split's pass, and their reports fold into the verdict as a run's would: the rows are still split by
+  the native conditions. A slice is judged against the whole table by the native engine only.
 """
 
 from __future__ import annotations
@@ -39,10 +42,12 @@ from dc_bridge.engines.columns import (
 )
 from dc_bridge.engines.native import ENGINE as NATIVE
 from dc_bridge.engines.native import judge_rows
+from dc_bridge.engines.registry import ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.engines.views import temp_views
 from dc_bridge.plan.checks import Check, kind_of
 from dc_bridge.runner.data import is_connect
+from dc_bridge.runner.pipeline import run_engine
 from dc_bridge.runner.reads import foreign_reads
 from dc_bridge.verdict import Evidence, Verdict, fold
 
@@ -64,11 +69,13 @@ class Split:
     """The split's outputs: `valid, quarantined, verdict = dc_bridge.split(...)` unpacks them.
 
     `valid` and `quarantined` read the judged rows this call cached; `release()` frees them once
-    written. `rows` holds the rows judged (`slice`) and, with `where`, the rows of the whole table."""
+    written. `rows` holds the rows judged (`slice`) and, with `where`, the rows of the whole table;
+    `quarantined_rows` how many of the rows judged are quarantined (counted by the same pass)."""
     valid: Any
     quarantined: Any
     verdict: Verdict
     rows: dict[str, int]
+    quarantined_rows: int = 0
     _cached: Any = None
 
     def __iter__(self) -> Iterator[Any]:
@@ -80,13 +87,16 @@ class Split:
 
 
 def split(contract: str | Path | Contract, model: str, df, *, where: str | None = None, frames: dict | None = None,
-          now: datetime | None = None, vars: dict[str, str] | None = None, column: str = VIOLATIONS_COLUMN) -> Split:
+          now: datetime | None = None, vars: dict[str, str] | None = None, column: str = VIOLATIONS_COLUMN,
+          engines: tuple[str, ...] | list[str] = (ENGINE_NAME,)) -> Split:
     """Judge `df` (the rows of `model`) by the contract and partition them into valid and quarantined rows.
 
     `where`: judge only the rows it selects (the slice); uniqueness still compares their keys with all
     of `df`, a foreign key looks them up in the whole referenced model. `frames`: the DataFrames of the
     other models the checks read (the models foreign keys reference, the views SQL checks join).
-    `now`: the time retention and freshness are judged at (now, unless given). Raises SplitError when
+    `now`: the time retention and freshness are judged at (now, unless given). `engines`: whose
+    results the verdict folds (the native engine's, counted by the split's own pass, unless given; GX
+    and Soda each run the model's checks on the same rows once more). Raises SplitError when
     no row can be judged (a model the contract lacks, a column a row-level check needs); the verdict
     reports what only a run would (a table-level check on a missing column is `failed`)."""
     began = time.perf_counter()
@@ -94,6 +104,10 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
     now = now or started_at
     now = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
     spark = df.sparkSession
+    engines = chosen_engines(engines)
+    if where is not None and engines != (ENGINE_NAME,):
+        raise SplitError(f"where {where!r} judges a slice against the whole table, which only the native engine "
+                         f"(`{ENGINE_NAME}`) does; leave out engines, or judge the whole DataFrame")
     where_filter = filter_expression(where) if where else None
     # lint compiles the contract's patterns in the session's own JVM, as a run does
     loaded, local_errors = load_for_run(contract, vars, compiler_in(lambda: None if is_connect(spark) else spark._jvm))
@@ -123,16 +137,35 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
         observed = observation.get
         rows = int(observed["rows"])
         results = {check.id: judge_rows(check, int(observed[name]), rows) for check, name in counts}
-        table_compiled = replace(compiled, plan=replace(plan, checks=tuple(table_level)), invalid={**invalid, **absent})
-        report = NATIVE.run(spark, frames, table_compiled, model, now)
-    table_rows = rows if where is None else _table_rows(df, report, checks)
-    report = EngineReport(ENGINE_NAME, model, {**report.results, **results}, time.perf_counter() - began, error=report.error)
-    verdict = _verdict(plan, model, compiled, report, invalid, absent, rows, table_rows, where, row_level,
+        reports = {}
+        if ENGINE_NAME in engines:
+            table_compiled = replace(compiled, plan=replace(plan, checks=tuple(table_level)), invalid={**invalid, **absent})
+            report = NATIVE.run(spark, frames, table_compiled, model, now)
+            reports[ENGINE_NAME] = EngineReport(ENGINE_NAME, model, {**report.results, **results}, time.perf_counter() - began,
+                                                error=report.error)
+        others = [engine for engine in engines if engine != ENGINE_NAME]
+        if others:
+            # translated again, as a run translates once the data is known: a check the data keeps from running gets no artifact
+            translated = compile_contract(loaded, invalid={**invalid, **absent}, plan=plan)
+            for engine in others:
+                reports[engine] = run_engine(engine, spark, frames, translated, model, now)
+    table_rows = rows if where is None else _table_rows(df, reports[ENGINE_NAME], checks)
+    reports = {engine: reports[engine] for engine in engines}  # in the order asked, as a run lists them
+    verdict = _verdict(plan, model, compiled, reports, invalid, absent, rows, table_rows, where, row_level,
                        contract_file=loaded.file, started_at=started_at.isoformat(), spark_version=spark.version)
     quarantine = _quarantined(column)
     counted = {"slice": rows, "table": table_rows} if where is not None else {"table": rows}
     return Split(valid=cached.where(~quarantine), quarantined=cached.where(quarantine),
-                 verdict=verdict.model_copy(update={"seconds": round(time.perf_counter() - began, 3)}), rows=counted, _cached=cached)
+                 verdict=verdict.model_copy(update={"seconds": round(time.perf_counter() - began, 3)}), rows=counted,
+                 quarantined_rows=int(observed["quarantined"]), _cached=cached)
+
+
+def chosen_engines(engines) -> tuple[str, ...]:
+    """`engines` as a tuple, refused (SplitError) when empty or naming an engine there is not."""
+    engines = tuple(engines)
+    if not engines or any(engine not in ENGINES for engine in engines):
+        raise SplitError(f"engines={engines!r}: choose among {', '.join(ENGINES)}")
+    return engines
 
 
 def _slice(df, where: str | None, where_filter, model: str):
@@ -188,7 +221,12 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
                   else F.from_json(F.lit("[]"), VIOLATION_TYPE))
     observation = Observation()
     counts = [(check, f"n{i}") for i, check in enumerate(checks)]
-    observed = frame.observe(observation, F.count(F.lit(1)).alias("rows"),
+    # a row is quarantined when it violates an error-severity check: `_quarantined` over the flags
+    quarantined = F.lit(False)
+    for i, check in enumerate(checks):
+        if check.severity == "error":
+            quarantined = quarantined | F.col(FLAG.format(i))
+    observed = frame.observe(observation, F.count(F.lit(1)).alias("rows"), F.count(F.when(quarantined, True)).alias("quarantined"),
                              *[F.count(F.when(F.col(FLAG.format(i)), True)).alias(name) for i, (_, name) in enumerate(counts)])
     return observed.select(*[F.col(quote_identifier(name)) for name in source], violations.alias(column)), observation, counts
 
@@ -209,20 +247,21 @@ def _table_rows(df, report: EngineReport, checks: list[Check]) -> int:
     return df.count()
 
 
-def _verdict(plan, model: str, compiled, report: EngineReport, invalid: dict, absent: dict, rows: int, table_rows: int,
+def _verdict(plan, model: str, compiled, reports: dict[str, EngineReport], invalid: dict, absent: dict, rows: int, table_rows: int,
              where: str | None, row_level: list[Check], *, contract_file: str, started_at: str, spark_version: str) -> Verdict:
-    """The fold of the split's report for `model` alone, each check with its scope."""
+    """The fold of the split's reports (engine -> report) for `model` alone, each check with its scope."""
     checks = tuple(plan.for_model(model))
     ids = {check.id for check in checks}
     model_plan = replace(plan, checks=checks, models=(model,),
                          objectives=tuple(o for o in plan.objectives if set(o.check_ids) <= ids))
     evidence = Evidence(empty_models=frozenset({model}) if rows == 0 else frozenset(), row_counts={model: rows})
-    verdict = fold(model_plan, {model: {ENGINE_NAME: report}}, compiled.coverage, (ENGINE_NAME,), invalid, evidence,
+    verdict = fold(model_plan, {model: reports}, compiled.coverage, tuple(reports), invalid, evidence,
                    absent=absent, contract_file=contract_file, where=where, started_at=started_at,
-                   engine_seconds={ENGINE_NAME: round(report.seconds, 3)},
+                   engine_seconds={engine: round(report.seconds, 3) for engine, report in reports.items()},
                    versions={"dc-bridge": __version__, "spark": spark_version})
-    if report.error:
-        verdict = verdict.model_copy(update={"engine_errors": {ENGINE_NAME: report.error}})
+    errors = {engine: report.error for engine, report in reports.items() if report.error}
+    if errors:
+        verdict = verdict.model_copy(update={"engine_errors": errors})
     judged_rows = {check.id for check in row_level}
     sliced = where is not None
 
