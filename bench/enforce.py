@@ -110,7 +110,7 @@ def stream(spark, source: Path, schema, out: Path, contract: str | None) -> list
 def figures(seconds: float, profile: dict) -> dict:
     return {"seconds": round(seconds, 2), "jvm_cpu_seconds": profile.get("jvm_cpu_seconds"),
             "python_cpu_seconds": profile.get("python_cpu_seconds"), "task_cpu_seconds": profile.get("task_cpu_seconds"),
-            "spark_busy_seconds": profile.get("spark_busy_seconds")}
+            "spark_busy_seconds": profile.get("spark_busy_seconds"), "task_cpu_by_call_site": profile.get("task_cpu_by_call_site", [])[:6]}
 
 
 def ratio(a: float | None, b: float | None) -> float | None:

@@ -57,6 +57,8 @@ VIOLATIONS_COLUMN = "dc_bridge_violations"
 VIOLATION_TYPE = "array<struct<id:string,kind:string,severity:string,reason:string>>"
 # the engine whose semantics the split's counts follow, and under whose name its results fold
 ENGINE_NAME = NATIVE.name
+# the judged rows' own column while they are cached: whether the row is quarantined (an error-severity violation)
+_QUARANTINED = "__dc_bridge_quarantined"
 
 
 class SplitError(ValueError):
@@ -99,6 +101,8 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
     and Soda each run the model's checks on the same rows once more). Raises SplitError when
     no row can be judged (a model the contract lacks, a column a row-level check needs); the verdict
     reports what only a run would (a table-level check on a missing column is `failed`)."""
+    from pyspark.sql import functions as F
+
     began = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     now = now or started_at
@@ -131,9 +135,11 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
                                 {name: view_name(loaded.id, name) for name in frames if name in plan.models})
         absent = absent_references(table_level, frames)
         invalid = {**compiled.invalid, **foreign}
-        judged, observation, counts = _judge_rows(slice_df, df, row_level, frames, now, column)
+        judged, observation, counts, keys = _judge_rows(slice_df, df, row_level, frames, now, column)
         cached = judged.persist()
-        cached.count()  # the one pass: flags, groupings and joins; the observation is filled by it
+        cached.count()  # the one pass: flags and joins; the observation is filled by it
+        for looked_up in keys:  # the judged rows are cached: the key sets their joins read are not needed again
+            looked_up.unpersist()
         observed = observation.get
         rows = int(observed["rows"])
         results = {check.id: judge_rows(check, int(observed[name]), rows) for check, name in counts}
@@ -147,17 +153,41 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
         if others:
             # translated again, as a run translates once the data is known: a check the data keeps from running gets no artifact
             translated = compile_contract(loaded, invalid={**invalid, **absent}, plan=plan)
-            for engine in others:
-                reports[engine] = run_engine(engine, spark, frames, translated, model, now)
+            session = _engine_session(spark)
+            rebound = {name: _in_session(frame, session) for name, frame in frames.items()}
+            with temp_views(session, {view_name(loaded.id, name): frame for name, frame in rebound.items() if name in plan.models}):
+                for engine in others:
+                    reports[engine] = run_engine(engine, session, rebound, translated, model, now)
     table_rows = rows if where is None else _table_rows(df, reports[ENGINE_NAME], checks)
     reports = {engine: reports[engine] for engine in engines}  # in the order asked, as a run lists them
     verdict = _verdict(plan, model, compiled, reports, invalid, absent, rows, table_rows, where, row_level,
                        contract_file=loaded.file, started_at=started_at.isoformat(), spark_version=spark.version)
-    quarantine = _quarantined(column)
+    quarantine = F.col(_QUARANTINED)
     counted = {"slice": rows, "table": table_rows} if where is not None else {"table": rows}
-    return Split(valid=cached.where(~quarantine), quarantined=cached.where(quarantine),
+    return Split(valid=cached.where(~quarantine).drop(_QUARANTINED), quarantined=cached.where(quarantine).drop(_QUARANTINED),
                  verdict=verdict.model_copy(update={"seconds": round(time.perf_counter() - began, 3)}), rows=counted,
                  quarantined_rows=int(observed["quarantined"]), _cached=cached)
+
+
+def _engine_session(spark):
+    """The session GX and Soda query: GX's Spark data source takes the process's session
+    (`SparkSession.builder.getOrCreate()`), which is not a streaming micro-batch's own."""
+    if is_connect(spark):
+        return spark
+    from pyspark.sql import SparkSession
+
+    return SparkSession.builder.getOrCreate()
+
+
+def _in_session(frame, session):
+    """`frame`'s rows as a DataFrame of `session`, so that a view of it is seen there (a micro-batch's
+    rows and the caller's referenced models, each in a session of its own, meet in one)."""
+    if is_connect(session) or frame.sparkSession._jsparkSession.equals(session._jsparkSession):
+        return frame
+    from pyspark.sql import DataFrame
+
+    plan = frame._jdf.queryExecution().analyzed()
+    return DataFrame(session._jvm.org.apache.spark.sql.Dataset.ofRows(session._jsparkSession, plan), session)
 
 
 def chosen_engines(engines) -> tuple[str, ...]:
@@ -212,30 +242,25 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
     from pyspark.sql import functions as F
 
     source = list(slice_df.columns)
-    frame = flagged(slice_df, table, checks, frames, now)
+    frame, keys = flagged(slice_df, table, checks, frames, now)
     entries = [F.when(F.col(FLAG.format(i)), F.struct(F.lit(check.id).alias("id"), F.lit(check.kind).alias("kind"),
                                                        F.lit(check.severity).alias("severity"),
                                                        F.lit(_reason(check)).alias("reason")))
                for i, check in enumerate(checks)]
-    violations = (F.filter(F.array(*entries), lambda entry: entry.isNotNull()) if entries
-                  else F.from_json(F.lit("[]"), VIOLATION_TYPE))
+    # array_compact, not a `filter` lambda: higher-order functions are interpreted row by row, outside whole-stage code generation
+    violations = F.array_compact(F.array(*entries)) if entries else F.from_json(F.lit("[]"), VIOLATION_TYPE)
     observation = Observation()
     counts = [(check, f"n{i}") for i, check in enumerate(checks)]
-    # a row is quarantined when it violates an error-severity check: `_quarantined` over the flags
+    # a row is quarantined when it violates an error-severity check; the flag is kept beside the rows
+    # so that each output filters on a boolean rather than searching the list of violations
     quarantined = F.lit(False)
     for i, check in enumerate(checks):
         if check.severity == "error":
             quarantined = quarantined | F.col(FLAG.format(i))
     observed = frame.observe(observation, F.count(F.lit(1)).alias("rows"), F.count(F.when(quarantined, True)).alias("quarantined"),
                              *[F.count(F.when(F.col(FLAG.format(i)), True)).alias(name) for i, (_, name) in enumerate(counts)])
-    return observed.select(*[F.col(quote_identifier(name)) for name in source], violations.alias(column)), observation, counts
-
-
-def _quarantined(column: str):
-    """A row with at least one violated `error`-severity check."""
-    from pyspark.sql import functions as F
-
-    return F.exists(F.col(column), lambda entry: entry["severity"] == "error")
+    judged = observed.select(*[F.col(quote_identifier(name)) for name in source], violations.alias(column), quarantined.alias(_QUARANTINED))
+    return judged, observation, counts, keys
 
 
 def _table_rows(df, report: EngineReport, checks: list[Check]) -> int:
