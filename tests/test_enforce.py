@@ -254,3 +254,109 @@ def test_quarantine_sends_bad_rows_aside_and_a_restart_writes_nothing_twice(spar
     (tmp_path / "other.jsonl").unlink()
     guard(batch, 0)
     assert _ids(spark, tmp_path / "sink") == [1, 2, 3]
+
+
+def test_a_stream_judged_by_gx_per_batch_judges_as_the_native_engine(spark, tmp_path, frames):
+    """engines=("gx",): GX judges each micro-batch, with the native engine's outcome and failing checks."""
+    from pyspark.errors import StreamingQueryException
+
+    logged = {}
+    for engines in (("spark",), ("gx",)):
+        folder = tmp_path / engines[0]
+        folder.mkdir()
+        (folder / "c.yaml").write_text(CONTRACT)
+        query = _stream(spark, folder, [CLEAN, BAD], "stop", sink=str(folder / "sink"), log=str(folder / "log.jsonl"),
+                        customers=frames[1], engines=engines)
+        with pytest.raises(StreamingQueryException, match=r"batch 1 failed the contract"):
+            query.awaitTermination()
+        assert _ids(spark, folder / "sink") == [1, 2]
+        logged[engines[0]] = [json.loads(line) for line in (folder / "log.jsonl").read_text().splitlines()]
+    assert [r["verdict"]["engines"] for r in logged["gx"]] == [["gx"], ["gx"]]
+    judged = {engine: [(r["batch_id"], r["action"], r["outcome"], sorted(r["failing"])) for r in lines]
+              for engine, lines in logged.items()}
+    assert judged["gx"] == judged["spark"]
+
+
+# --- `dc-bridge run --quarantine PATH --valid-output PATH`: the split written out, by the real command in process
+
+
+@pytest.fixture(scope="module")
+def parquet_data(frames, tmp_path_factory):
+    """The planted rows as the parquet files a run reads (--data)."""
+    folder = tmp_path_factory.mktemp("enforce-data")
+    orders, customers = frames
+    orders.write.parquet(str(folder / "orders.parquet"))
+    customers.write.parquet(str(folder / "customers.parquet"))
+    return ["--data", f"orders={folder / 'orders.parquet'}:parquet", "--data", f"customers={folder / 'customers.parquet'}:parquet"]
+
+
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from dc_bridge.cli import main
+
+    return CliRunner().invoke(main, ["run", *map(str, args)])
+
+
+def _left_behind(folder):
+    return sorted(p.name for p in folder.iterdir() if ".dc-bridge-" in p.name)
+
+
+def test_run_quarantine_writes_the_violating_rows_aside_and_the_rest_on(contract, frames, parquet_data, spark, tmp_path):
+    orders, _ = frames
+    quarantine, valid = tmp_path / "out" / "quarantine", tmp_path / "out" / "valid"
+    result = _cli(contract, *parquet_data, "--model", "orders", "--quarantine", quarantine, "--valid-output", valid)
+    assert result.exit_code == 1, result.output  # the verdict's: the planted violations fail it
+    assert f"5 valid rows written to {valid}, 9 quarantined rows to {quarantine}" in result.output
+    written_q, written_v = spark.read.parquet(str(quarantine)), spark.read.parquet(str(valid))
+    # exactly the violating rows: by id, the two rows of id 8 and the row without one included
+    assert sorted(map(_key, written_q.collect())) == sorted(_key(r) for r in orders.collect() if r["order_id"] in QUARANTINED)
+    assert written_v.columns == orders.columns and written_q.columns == orders.columns + [VIOLATIONS_COLUMN]
+    # nothing lost, nothing doubled: sorted ids and a checksum of every column
+    both = written_v.unionByName(written_q.select(*orders.columns))
+    assert sorted(map(_key, both.collect())) == sorted(map(_key, orders.collect()))
+    assert _checksum(both, orders.columns) == _checksum(orders, orders.columns)
+    assert _left_behind(tmp_path / "out") == []
+
+
+def test_run_quarantine_refuses_an_existing_output_and_leaves_it_untouched(contract, parquet_data, spark, tmp_path):
+    quarantine, valid = tmp_path / "quarantine", tmp_path / "valid"
+    quarantine.mkdir()
+    (quarantine / "keep.txt").write_text("mine")
+    result = _cli(contract, *parquet_data, "--model", "orders", "--quarantine", quarantine, "--valid-output", valid)
+    assert result.exit_code == 2
+    assert f"--quarantine {quarantine} exists; nothing was written. Replace it with --overwrite" in result.output
+    assert (quarantine / "keep.txt").read_text() == "mine" and not valid.exists()
+    # with --overwrite it is replaced, once the new output is complete
+    result = _cli(contract, *parquet_data, "--model", "orders", "--quarantine", quarantine, "--valid-output", valid, "--overwrite")
+    assert result.exit_code == 1, result.output
+    assert not (quarantine / "keep.txt").exists() and {r["order_id"] for r in spark.read.parquet(str(quarantine)).collect()} == QUARANTINED
+    assert _left_behind(tmp_path) == []
+
+
+def test_run_quarantine_refuses_before_spark_what_it_cannot_do(contract, parquet_data, tmp_path):
+    outputs = ["--quarantine", tmp_path / "q", "--valid-output", tmp_path / "v"]
+    result = _cli(contract, *parquet_data, *outputs)
+    assert result.exit_code == 2 and "has 2 models (orders, customers); choose the one whose rows are split with --model NAME" in result.output
+    result = _cli(contract, *parquet_data, *outputs, "--model", "payments")
+    assert result.exit_code == 2 and "--model payments:" in result.output and "no model named `payments`" in result.output
+    result = _cli(contract, *parquet_data, "--model", "orders", "--quarantine", tmp_path / "q")
+    assert result.exit_code == 2 and "give --valid-output PATH too" in result.output
+    (tmp_path / "a_file").write_text("")
+    result = _cli(contract, *parquet_data, "--model", "orders", "--quarantine", tmp_path / "a_file" / "q", "--valid-output", tmp_path / "v")
+    assert result.exit_code == 2
+    assert f"--quarantine: cannot create {tmp_path / 'a_file' / 'q'}: {tmp_path / 'a_file'} is a file, not a folder" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
+
+
+def test_a_failed_write_leaves_no_output_behind(spark, tmp_path):
+    """The second output fails while Spark writes it: the first, already written, is not moved into place either."""
+    from pyspark.sql import functions as F
+
+    from dc_bridge.enforce.outputs import Output, OutputError, write_all
+
+    good = spark.range(10)
+    failing = spark.range(0, 10, 1, 2).select(F.when(F.col("id") < 7, F.col("id")).otherwise(F.raise_error(F.lit("boom"))).alias("id"))
+    with pytest.raises(OutputError, match=r"--quarantine .*/q could not be written \(.*boom.*\); nothing was written"):
+        write_all([Output("--valid-output", str(tmp_path / "v"), good), Output("--quarantine", str(tmp_path / "q"), failing)], "parquet")
+    assert list(tmp_path.iterdir()) == []

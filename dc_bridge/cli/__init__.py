@@ -11,7 +11,7 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge import __version__
-from dc_bridge.cli import catalog, evolution, integrations, outputs
+from dc_bridge.cli import catalog, evolution, integrations, outputs, quarantine
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
 from dc_bridge.cli.options import DATA_METAVAR, READER_HELP, Group, conf_pairs, default_engines, with_settings, with_variables, with_verbosity
 from dc_bridge.contract.lint import lint_file
@@ -206,12 +206,26 @@ class _TimeLimit(click.ParamType):
 @click.option("--explain", is_flag=True,
               help="Also print the run's phases (read, lint, plan, data, translate, each engine per model, fold, ...) "
                    "and how long each took.")
+@click.option("--quarantine", "quarantine_path", metavar="PATH",
+              help="Split the model's rows by the contract instead of only judging them: write the rows that violate an "
+                   "error-severity row-level check here, each with the list of its violations (docs/enforcing.md). "
+                   "Needs --valid-output; judged by the native engine unless --engines is given.")
+@click.option("--valid-output", metavar="PATH", help="With --quarantine: write the other rows here, with their own columns only.")
+@click.option("--model", "split_model", metavar="NAME", help="With --quarantine: the model whose rows are split (needed when the "
+                                                             "contract has several).")
+@click.option("--split-format", type=click.Choice(quarantine.SPLIT_FORMATS), default="parquet", show_default=True,
+              help="With --quarantine: the format both outputs are written in.")
+@click.option("--overwrite", is_flag=True, help="With --quarantine: replace outputs that exist (only once the new ones are complete).")
 def run_command(contracts, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
-                data_docs, timeout, side_by_side, cache, history, openlineage, explain, variables) -> None:
+                data_docs, timeout, side_by_side, cache, history, openlineage, explain, quarantine_path, valid_output, split_model,
+                split_format, overwrite, variables) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
 
     Several contracts (files, or globs in quotes) are checked one after the other in one process and
     one Spark session: one verdict each, and the highest of their exit codes.
+
+    With --quarantine and --valid-output, one model's rows are split by the contract and written out
+    (docs/enforcing.md), with the verdict of the split.
 
     Exit 0 passed (warnings allowed unless --fail-on warning), 1 failed, 2 error, bad input, or
     nothing evaluated at all.
@@ -246,6 +260,11 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         reads = [read_contract(file, variables) for file in files]
         for file, read in zip(files, reads):
             _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs, history)
+        split = quarantine.requested(files, reads[0], quarantine=quarantine_path, valid_output=valid_output, model=split_model,
+                                     split_format=split_format, overwrite=overwrite, data=data, server=server, data_docs=data_docs,
+                                     history=history)
+        if split is not None and not engines:
+            selected = list(quarantine.SPLIT_ENGINES)
         # read once for every contract: a file that is not a dc-bridge history stops the run here, not after the first contract
         # (a table in the Spark catalog is opened by each run in its session)
         recorded = open_history(history) if history and not is_table(history) else None
@@ -267,7 +286,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
                                          master=None if several else master, conf=None if several else conf, samples=samples,
                                          data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
                                          vars=variables, history=history, progress=say)
-                    verdicts.append(check(read, options, spark=session, history=recorded))
+                    verdicts.append(check(read, options, spark=session, history=recorded) if split is None
+                                    else quarantine.split_and_write(read, split, options))
             except ContractError as exc:
                 click.echo(FORMATTERS["text"](exc.findings, [file]), err=True)
                 if not several:

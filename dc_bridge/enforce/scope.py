@@ -7,7 +7,12 @@ the whole referenced model, so that a slice cannot hide a key that repeats in hi
 docs/enforcing.md "Scope"). No key reaches the driver: every comparison is a Spark join.
 
 `flagged(slice, table, checks, frames, now)` returns the slice with one boolean column per check
-(`FLAG.format(index)`): True where the row violates the check, never NULL.
+(`FLAG.format(index)`): True where the row violates the check, never NULL; and the looked-up keys,
+cached. Each set of keys (a grouping of the key columns alone, as the verdict's own count) is cached
+and counted before the rows are joined with it, so that Spark plans the join knowing its real size:
+the repeated keys of a key that is mostly distinct are few, and are broadcast to the rows instead of
+every row of the table being shuffled to them (10M rows: docs/benchmarks.md "Enforcing"). Many keys
+still get a shuffle join. The caller frees them once the judged rows are cached.
 """
 
 from __future__ import annotations
@@ -63,18 +68,21 @@ KEYED: dict[str, tuple[Callable[..., Any], bool]] = {
 }
 
 
-def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime):
-    """`slice_df` with one violation flag per check of `checks` (all row-level)."""
+def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime) -> tuple[Any, list]:
+    """`slice_df` with one violation flag per check of `checks` (all row-level), and the cached key sets it joins."""
     from pyspark.sql import functions as F
 
     flags = {}
     frame = slice_df
+    cached = []
     for index, check in enumerate(checks):
         if check.kind in VIOLATIONS:
             flags[index] = F.coalesce(VIOLATIONS[check.kind](check, check.params, now), F.lit(False))
             continue
         lookup, violated_on_match = KEYED[kind_of(check).samples]
-        looked_up = lookup(index, check, table, frames)
+        looked_up = lookup(index, check, table, frames).persist()
+        looked_up.count()  # materialized: the join below is planned with its real size
+        cached.append(looked_up)
         on = [column(name) == F.col(_KEY.format(index, j)) for j, name in enumerate(check.columns)]
         condition = on[0]
         for part in on[1:]:
@@ -83,4 +91,4 @@ def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime):
         matched = F.col(_MATCH.format(index)).isNotNull()
         flags[index] = (_keys_present(check.columns) & (matched if violated_on_match else ~matched))
     frame = frame.select("*", *[flag.alias(FLAG.format(index)) for index, flag in flags.items()])
-    return frame.drop(*[_MATCH.format(index) for index in flags])
+    return frame.drop(*[_MATCH.format(index) for index in flags]), cached

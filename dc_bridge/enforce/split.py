@@ -14,6 +14,9 @@ valid and quarantined rows, with the verdict of the same call (DESIGN section 9,
 - With `where`, the rows judged are the slice the expression selects; uniqueness and foreign keys
   still compare against the whole table and the whole referenced model (scope.py); every check of
   the verdict states its scope.
+- `engines` other than the native one (GX, Soda) judge the same rows in a run of their own beside the
+  split's pass, and their reports fold into the verdict as a run's would: the rows are still split by
+  the native conditions. A slice is judged against the whole table by the native engine only.
 """
 
 from __future__ import annotations
@@ -39,10 +42,12 @@ from dc_bridge.engines.columns import (
 )
 from dc_bridge.engines.native import ENGINE as NATIVE
 from dc_bridge.engines.native import judge_rows
+from dc_bridge.engines.registry import ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.engines.views import temp_views
 from dc_bridge.plan.checks import Check, kind_of
 from dc_bridge.runner.data import is_connect
+from dc_bridge.runner.pipeline import run_engine
 from dc_bridge.runner.reads import foreign_reads
 from dc_bridge.verdict import Evidence, Verdict, fold
 
@@ -52,6 +57,8 @@ VIOLATIONS_COLUMN = "dc_bridge_violations"
 VIOLATION_TYPE = "array<struct<id:string,kind:string,severity:string,reason:string>>"
 # the engine whose semantics the split's counts follow, and under whose name its results fold
 ENGINE_NAME = NATIVE.name
+# the judged rows' own column while they are cached: whether the row is quarantined (an error-severity violation)
+_QUARANTINED = "__dc_bridge_quarantined"
 
 
 class SplitError(ValueError):
@@ -64,11 +71,13 @@ class Split:
     """The split's outputs: `valid, quarantined, verdict = dc_bridge.split(...)` unpacks them.
 
     `valid` and `quarantined` read the judged rows this call cached; `release()` frees them once
-    written. `rows` holds the rows judged (`slice`) and, with `where`, the rows of the whole table."""
+    written. `rows` holds the rows judged (`slice`) and, with `where`, the rows of the whole table;
+    `quarantined_rows` how many of the rows judged are quarantined (counted by the same pass)."""
     valid: Any
     quarantined: Any
     verdict: Verdict
     rows: dict[str, int]
+    quarantined_rows: int = 0
     _cached: Any = None
 
     def __iter__(self) -> Iterator[Any]:
@@ -80,20 +89,29 @@ class Split:
 
 
 def split(contract: str | Path | Contract, model: str, df, *, where: str | None = None, frames: dict | None = None,
-          now: datetime | None = None, vars: dict[str, str] | None = None, column: str = VIOLATIONS_COLUMN) -> Split:
+          now: datetime | None = None, vars: dict[str, str] | None = None, column: str = VIOLATIONS_COLUMN,
+          engines: tuple[str, ...] | list[str] = (ENGINE_NAME,)) -> Split:
     """Judge `df` (the rows of `model`) by the contract and partition them into valid and quarantined rows.
 
     `where`: judge only the rows it selects (the slice); uniqueness still compares their keys with all
     of `df`, a foreign key looks them up in the whole referenced model. `frames`: the DataFrames of the
     other models the checks read (the models foreign keys reference, the views SQL checks join).
-    `now`: the time retention and freshness are judged at (now, unless given). Raises SplitError when
+    `now`: the time retention and freshness are judged at (now, unless given). `engines`: whose
+    results the verdict folds (the native engine's, counted by the split's own pass, unless given; GX
+    and Soda each run the model's checks on the same rows once more). Raises SplitError when
     no row can be judged (a model the contract lacks, a column a row-level check needs); the verdict
     reports what only a run would (a table-level check on a missing column is `failed`)."""
+    from pyspark.sql import functions as F
+
     began = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     now = now or started_at
     now = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
     spark = df.sparkSession
+    engines = chosen_engines(engines)
+    if where is not None and engines != (ENGINE_NAME,):
+        raise SplitError(f"where {where!r} judges a slice against the whole table, which only the native engine "
+                         f"(`{ENGINE_NAME}`) does; leave out engines, or judge the whole DataFrame")
     where_filter = filter_expression(where) if where else None
     # lint compiles the contract's patterns in the session's own JVM, as a run does
     loaded, local_errors = load_for_run(contract, vars, compiler_in(lambda: None if is_connect(spark) else spark._jvm))
@@ -117,22 +135,67 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
                                 {name: view_name(loaded.id, name) for name in frames if name in plan.models})
         absent = absent_references(table_level, frames)
         invalid = {**compiled.invalid, **foreign}
-        judged, observation, counts = _judge_rows(slice_df, df, row_level, frames, now, column)
+        judged, observation, counts, keys = _judge_rows(slice_df, df, row_level, frames, now, column)
         cached = judged.persist()
-        cached.count()  # the one pass: flags, groupings and joins; the observation is filled by it
+        cached.count()  # the one pass: flags and joins; the observation is filled by it
+        for looked_up in keys:  # the judged rows are cached: the key sets their joins read are not needed again
+            looked_up.unpersist()
         observed = observation.get
         rows = int(observed["rows"])
         results = {check.id: judge_rows(check, int(observed[name]), rows) for check, name in counts}
-        table_compiled = replace(compiled, plan=replace(plan, checks=tuple(table_level)), invalid={**invalid, **absent})
-        report = NATIVE.run(spark, frames, table_compiled, model, now)
-    table_rows = rows if where is None else _table_rows(df, report, checks)
-    report = EngineReport(ENGINE_NAME, model, {**report.results, **results}, time.perf_counter() - began, error=report.error)
-    verdict = _verdict(plan, model, compiled, report, invalid, absent, rows, table_rows, where, row_level,
+        reports = {}
+        if ENGINE_NAME in engines:
+            table_compiled = replace(compiled, plan=replace(plan, checks=tuple(table_level)), invalid={**invalid, **absent})
+            report = NATIVE.run(spark, frames, table_compiled, model, now)
+            reports[ENGINE_NAME] = EngineReport(ENGINE_NAME, model, {**report.results, **results}, time.perf_counter() - began,
+                                                error=report.error)
+        others = [engine for engine in engines if engine != ENGINE_NAME]
+        if others:
+            # translated again, as a run translates once the data is known: a check the data keeps from running gets no artifact
+            translated = compile_contract(loaded, invalid={**invalid, **absent}, plan=plan)
+            session = _engine_session(spark)
+            rebound = {name: _in_session(frame, session) for name, frame in frames.items()}
+            with temp_views(session, {view_name(loaded.id, name): frame for name, frame in rebound.items() if name in plan.models}):
+                for engine in others:
+                    reports[engine] = run_engine(engine, session, rebound, translated, model, now)
+    table_rows = rows if where is None else _table_rows(df, reports[ENGINE_NAME], checks)
+    reports = {engine: reports[engine] for engine in engines}  # in the order asked, as a run lists them
+    verdict = _verdict(plan, model, compiled, reports, invalid, absent, rows, table_rows, where, row_level,
                        contract_file=loaded.file, started_at=started_at.isoformat(), spark_version=spark.version)
-    quarantine = _quarantined(column)
+    quarantine = F.col(_QUARANTINED)
     counted = {"slice": rows, "table": table_rows} if where is not None else {"table": rows}
-    return Split(valid=cached.where(~quarantine), quarantined=cached.where(quarantine),
-                 verdict=verdict.model_copy(update={"seconds": round(time.perf_counter() - began, 3)}), rows=counted, _cached=cached)
+    return Split(valid=cached.where(~quarantine).drop(_QUARANTINED), quarantined=cached.where(quarantine).drop(_QUARANTINED),
+                 verdict=verdict.model_copy(update={"seconds": round(time.perf_counter() - began, 3)}), rows=counted,
+                 quarantined_rows=int(observed["quarantined"]), _cached=cached)
+
+
+def _engine_session(spark):
+    """The session GX and Soda query: GX's Spark data source takes the process's session
+    (`SparkSession.builder.getOrCreate()`), which is not a streaming micro-batch's own."""
+    if is_connect(spark):
+        return spark
+    from pyspark.sql import SparkSession
+
+    return SparkSession.builder.getOrCreate()
+
+
+def _in_session(frame, session):
+    """`frame`'s rows as a DataFrame of `session`, so that a view of it is seen there (a micro-batch's
+    rows and the caller's referenced models, each in a session of its own, meet in one)."""
+    if is_connect(session) or frame.sparkSession._jsparkSession.equals(session._jsparkSession):
+        return frame
+    from pyspark.sql import DataFrame
+
+    plan = frame._jdf.queryExecution().analyzed()
+    return DataFrame(session._jvm.org.apache.spark.sql.Dataset.ofRows(session._jsparkSession, plan), session)
+
+
+def chosen_engines(engines) -> tuple[str, ...]:
+    """`engines` as a tuple, refused (SplitError) when empty or naming an engine there is not."""
+    engines = tuple(engines)
+    if not engines or any(engine not in ENGINES for engine in engines):
+        raise SplitError(f"engines={engines!r}: choose among {', '.join(ENGINES)}")
+    return engines
 
 
 def _slice(df, where: str | None, where_filter, model: str):
@@ -179,25 +242,25 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
     from pyspark.sql import functions as F
 
     source = list(slice_df.columns)
-    frame = flagged(slice_df, table, checks, frames, now)
+    frame, keys = flagged(slice_df, table, checks, frames, now)
     entries = [F.when(F.col(FLAG.format(i)), F.struct(F.lit(check.id).alias("id"), F.lit(check.kind).alias("kind"),
                                                        F.lit(check.severity).alias("severity"),
                                                        F.lit(_reason(check)).alias("reason")))
                for i, check in enumerate(checks)]
-    violations = (F.filter(F.array(*entries), lambda entry: entry.isNotNull()) if entries
-                  else F.from_json(F.lit("[]"), VIOLATION_TYPE))
+    # array_compact, not a `filter` lambda: higher-order functions are interpreted row by row, outside whole-stage code generation
+    violations = F.array_compact(F.array(*entries)) if entries else F.from_json(F.lit("[]"), VIOLATION_TYPE)
     observation = Observation()
     counts = [(check, f"n{i}") for i, check in enumerate(checks)]
-    observed = frame.observe(observation, F.count(F.lit(1)).alias("rows"),
+    # a row is quarantined when it violates an error-severity check; the flag is kept beside the rows
+    # so that each output filters on a boolean rather than searching the list of violations
+    quarantined = F.lit(False)
+    for i, check in enumerate(checks):
+        if check.severity == "error":
+            quarantined = quarantined | F.col(FLAG.format(i))
+    observed = frame.observe(observation, F.count(F.lit(1)).alias("rows"), F.count(F.when(quarantined, True)).alias("quarantined"),
                              *[F.count(F.when(F.col(FLAG.format(i)), True)).alias(name) for i, (_, name) in enumerate(counts)])
-    return observed.select(*[F.col(quote_identifier(name)) for name in source], violations.alias(column)), observation, counts
-
-
-def _quarantined(column: str):
-    """A row with at least one violated `error`-severity check."""
-    from pyspark.sql import functions as F
-
-    return F.exists(F.col(column), lambda entry: entry["severity"] == "error")
+    judged = observed.select(*[F.col(quote_identifier(name)) for name in source], violations.alias(column), quarantined.alias(_QUARANTINED))
+    return judged, observation, counts, keys
 
 
 def _table_rows(df, report: EngineReport, checks: list[Check]) -> int:
@@ -209,20 +272,21 @@ def _table_rows(df, report: EngineReport, checks: list[Check]) -> int:
     return df.count()
 
 
-def _verdict(plan, model: str, compiled, report: EngineReport, invalid: dict, absent: dict, rows: int, table_rows: int,
+def _verdict(plan, model: str, compiled, reports: dict[str, EngineReport], invalid: dict, absent: dict, rows: int, table_rows: int,
              where: str | None, row_level: list[Check], *, contract_file: str, started_at: str, spark_version: str) -> Verdict:
-    """The fold of the split's report for `model` alone, each check with its scope."""
+    """The fold of the split's reports (engine -> report) for `model` alone, each check with its scope."""
     checks = tuple(plan.for_model(model))
     ids = {check.id for check in checks}
     model_plan = replace(plan, checks=checks, models=(model,),
                          objectives=tuple(o for o in plan.objectives if set(o.check_ids) <= ids))
     evidence = Evidence(empty_models=frozenset({model}) if rows == 0 else frozenset(), row_counts={model: rows})
-    verdict = fold(model_plan, {model: {ENGINE_NAME: report}}, compiled.coverage, (ENGINE_NAME,), invalid, evidence,
+    verdict = fold(model_plan, {model: reports}, compiled.coverage, tuple(reports), invalid, evidence,
                    absent=absent, contract_file=contract_file, where=where, started_at=started_at,
-                   engine_seconds={ENGINE_NAME: round(report.seconds, 3)},
+                   engine_seconds={engine: round(report.seconds, 3) for engine, report in reports.items()},
                    versions={"dc-bridge": __version__, "spark": spark_version})
-    if report.error:
-        verdict = verdict.model_copy(update={"engine_errors": {ENGINE_NAME: report.error}})
+    errors = {engine: report.error for engine, report in reports.items() if report.error}
+    if errors:
+        verdict = verdict.model_copy(update={"engine_errors": errors})
     judged_rows = {check.id for check in row_level}
     sliced = where is not None
 

@@ -2,7 +2,10 @@
 query, as the function of `writeStream.foreachBatch` (DESIGN section 9, docs/enforcing.md "Streaming").
 
 Each batch is judged by the split (split.py: the same checks, the native engine's semantics), and
-its verdict appended to `log` as one JSON line. Then, by `on_failure`:
+its verdict appended to `log` as one JSON line. The native engine judges by default: its counts come
+from the split's own pass, where GX and Soda each cost a run of their own per batch, with seconds of
+fixed overhead; `engines` chooses them all the same (the rows are split by the native conditions).
+Then, by `on_failure`:
 - `stop`: a batch with a failed or errored check raises `GuardStopped` naming the batch id and the
   failing checks, before any of its rows is written: the query stops with that error;
 - `quarantine`: the rows of a violated `error`-severity row-level check go to `quarantine`, the rest
@@ -25,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dc_bridge.contract.model import Contract
-from dc_bridge.enforce.split import split
+from dc_bridge.enforce.split import ENGINE_NAME, chosen_engines, split
 
 OnFailure = Literal["stop", "quarantine", "continue"]
 ON_FAILURE = ("stop", "quarantine", "continue")
@@ -40,10 +43,12 @@ class GuardStopped(RuntimeError):
 
 def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, on_failure: OnFailure = "stop",
           quarantine: str | None = None, frames: dict | None = None, format: str = "parquet",
-          vars: dict[str, str] | None = None) -> Callable[[Any, int], None]:
+          vars: dict[str, str] | None = None, engines: tuple[str, ...] | list[str] = (ENGINE_NAME,)) -> Callable[[Any, int], None]:
     """The `foreachBatch` function that judges each micro-batch of `model` and writes it to `sink`
     (a folder, in `format`), its quarantined rows to `quarantine` (with `on_failure="quarantine"`),
-    and its verdict as one JSON line to `log`. `frames`: DataFrames of the models foreign keys reference."""
+    and its verdict as one JSON line to `log`. `frames`: DataFrames of the models foreign keys reference.
+    `engines`: whose results judge each batch (`split`'s `engines`: the native engine unless given)."""
+    engines = chosen_engines(engines)
     if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure={on_failure!r}: choose one of {', '.join(ON_FAILURE)}")
     if on_failure == "quarantine" and quarantine is None:
@@ -57,7 +62,7 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
             return  # re-delivered after a restart: written once already
         if logged is not None and logged["action"] == "stopped":
             raise GuardStopped(_stopped_message(batch_id, logged["failing"]))
-        result = split(contract, model, batch, frames=frames, vars=vars)
+        result = split(contract, model, batch, frames=frames, vars=vars, engines=engines)
         try:
             failing = [c.check_id for c in result.verdict.checks() if c.outcome in FAILING]
             source = [name for name in result.valid.columns if name in batch.columns]

@@ -375,12 +375,12 @@ def _timed_engine(engine: str, spark, frames: dict, compiled: Compiled, model: s
     """One engine on one model within the time limit, and the seconds it took."""
     say(f"{engine}: {model}")
     began = time.perf_counter()
-    report = within(timeout, spark, f"{engine} on {model}", lambda: _run_engine(engine, spark, frames, compiled, model, now),
+    report = within(timeout, spark, f"{engine} on {model}", lambda: run_engine(engine, spark, frames, compiled, model, now),
                     on_timeout=lambda reason: EngineReport(engine, model, {}, float(timeout), error=reason))
     return report, time.perf_counter() - began
 
 
-def _run_engine(engine: str, spark, frames: dict, compiled: Compiled, model: str, now: datetime) -> EngineReport:
+def run_engine(engine: str, spark, frames: dict, compiled: Compiled, model: str, now: datetime) -> EngineReport:
     """One engine on one model. An engine that raises becomes a report with the error, never a crash."""
     began = time.perf_counter()
     try:

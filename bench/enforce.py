@@ -1,0 +1,215 @@
+"""Benchmark: the contract enforced inside the pipeline (docs/enforcing.md), on the narrow workload.
+
+    /work/spark-slot .venv/bin/python -m bench.enforce                        # 10M rows, 5 micro-batches of 100k
+    /work/spark-slot .venv/bin/python -m bench.enforce --rows 1000000 --out bench/results
+
+What is timed, in one process on one Spark session (local[2]), on the same parquet table, one
+system after another after an untimed warm-up pass; each as wall seconds and as the JVM's and
+Python's CPU seconds (bench/run.py `measure`), and as ratios to the native engine's verdict:
+
+- `native_verdict`: `dc_bridge.run(..., engines=("spark",), samples=False)`: the verdict alone;
+- `split`: `dc_bridge.split` and both outputs written (valid rows with their own columns,
+  quarantined rows with their violations), to Spark's `noop` sink so that storage is not timed;
+- `hand_split`: the split a user writes by hand in PySpark: one filter over the error-severity
+  conditions (engines/spark_conditions.py) and a grouping joined back per uniqueness key, for each
+  output; no violation list, no counts, no verdict; to `noop` as well.
+
+The streaming row: a file source of `--batches` parquet files of `--batch-rows` rows each, read one
+file per micro-batch (`trigger(availableNow=True)`), through `foreachBatch` either of
+- `stream_write_only`: a function that appends the batch to a parquet folder, or
+- `stream_guard`: `dc_bridge.streaming.guard(..., on_failure="quarantine")`, which judges each batch,
+  writes its valid rows to the sink and its quarantined rows aside, and logs its verdict;
+its figure is the mean seconds Spark reports per batch (`addBatch`), and the guard's overhead the
+difference. Every count is checked against the planted truth (bench/workload.py). Not part of the
+test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import tempfile
+import time
+from datetime import datetime, timezone
+from functools import reduce
+from pathlib import Path
+
+from bench.run import check_truth, measure
+from bench.workload import WORKLOADS, generate
+
+WORKLOAD = WORKLOADS["narrow"]
+
+
+def native_verdict(spark, frame, contract: str) -> dict:
+    import dc_bridge
+
+    verdict = dc_bridge.run(contract, dataframes={"orders": frame}, spark=spark, engines=("spark",), samples=False)
+    return {c.check_id: c.observed for c in verdict.checks()}
+
+
+def split(spark, frame, contract: str) -> dict:
+    import dc_bridge
+    from dc_bridge.enforce.split import VIOLATIONS_COLUMN
+
+    result = dc_bridge.split(contract, "orders", frame)
+    try:
+        result.valid.drop(VIOLATIONS_COLUMN).write.format("noop").mode("overwrite").save()
+        result.quarantined.write.format("noop").mode("overwrite").save()
+    finally:
+        result.release()
+    return {**{c.check_id: c.observed for c in result.verdict.checks()}, "quarantined_rows": result.quarantined_rows}
+
+
+def hand_split(spark, frame, plan) -> dict:
+    """Valid and quarantined rows by hand: the error-severity row conditions in one filter, a
+    grouping per uniqueness key joined back; each output reads the source again."""
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    from dc_bridge.engines.spark_conditions import VIOLATIONS, column
+
+    now = datetime.now(timezone.utc)
+    source = frame.columns
+    conditions = [F.coalesce(VIOLATIONS[k.kind](k, k.params, now), F.lit(False))
+                  for k in plan.checks if k.kind in VIOLATIONS and k.severity == "error"]
+    for index, check in enumerate(k for k in plan.checks if k.kind == "unique" and k.severity == "error"):
+        key, mark = f"__key_{index}", f"__repeated_{index}"
+        repeated = (frame.where(column(check.column).isNotNull()).groupBy(column(check.column).alias(key)).count()
+                    .where("count > 1").select(key, F.lit(True).alias(mark)))
+        frame = frame.join(repeated, column(check.column) == F.col(key), "left").drop(key)
+        conditions.append(F.col(mark).isNotNull())
+    bad = reduce(lambda a, b: a | b, conditions)
+    counted = Observation()
+    frame.where(~bad).select(*source).write.format("noop").mode("overwrite").save()
+    frame.where(bad).select(*source).observe(counted, F.count(F.lit(1)).alias("n")).write.format("noop").mode("overwrite").save()
+    return {"quarantined_rows": counted.get["n"]}
+
+
+def stream(spark, source: Path, schema, out: Path, contract: str | None) -> list[float]:
+    """The stream over `source`, one file per batch, through a write-only function or the guard;
+    Spark's seconds per batch (`addBatch`)."""
+    import dc_bridge
+
+    shutil.rmtree(out, ignore_errors=True)
+    if contract is None:
+        def write(batch, batch_id):
+            batch.write.mode("append").parquet(str(out / "sink"))
+    else:
+        write = dc_bridge.streaming.guard(contract, "orders", on_failure="quarantine", sink=str(out / "sink"),
+                                          quarantine=str(out / "quarantine"), log=str(out / "verdicts.jsonl"))
+    query = (spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(str(source)).writeStream
+             .foreachBatch(write).option("checkpointLocation", str(out / "checkpoint")).trigger(availableNow=True).start())
+    query.awaitTermination()
+    return [p["durationMs"]["addBatch"] / 1000 for p in query.recentProgress if p["numInputRows"]]
+
+
+def figures(seconds: float, profile: dict) -> dict:
+    return {"seconds": round(seconds, 2), "jvm_cpu_seconds": profile.get("jvm_cpu_seconds"),
+            "python_cpu_seconds": profile.get("python_cpu_seconds"), "task_cpu_seconds": profile.get("task_cpu_seconds"),
+            "spark_busy_seconds": profile.get("spark_busy_seconds"), "task_cpu_by_call_site": profile.get("task_cpu_by_call_site", [])[:6]}
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 3) if a is not None and b else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--batches", type=int, default=5)
+    parser.add_argument("--batch-rows", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=1, help="times each batch system runs; the fastest (wall) is kept")
+    parser.add_argument("--driver-memory", default="4g")
+    parser.add_argument("--data", default=None, help="folder for the generated parquet (default: a temp folder, removed)")
+    parser.add_argument("--out", type=Path, default=Path("bench/results"))
+    args = parser.parse_args()
+
+    from dc_bridge import compiler
+    from dc_bridge.contract.reading.load import load_contract
+    from dc_bridge.runner.data import get_session
+
+    spark, _ = get_session("local[2]", {"spark.driver.memory": args.driver_memory, "spark.sql.shuffle.partitions": "8"})
+    folder = Path(args.data or tempfile.mkdtemp(prefix="dc-bridge-bench-enforce-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    contract = folder / "narrow.yaml"
+    contract.write_text(WORKLOAD.contract)
+    plan = compiler.compile_contract(load_contract(contract).contract).plan
+    truth = WORKLOAD.truth(args.rows)
+    data = folder / f"narrow_{args.rows}.parquet"
+    if not (data / "_SUCCESS").exists():
+        started = time.perf_counter()
+        generate(spark, WORKLOAD, args.rows, str(data))
+        print(f"generated {args.rows:,} rows in {time.perf_counter() - started:.0f}s", flush=True)
+    systems = {"native_verdict": lambda f: native_verdict(spark, f, str(contract)),
+               "split": lambda f: split(spark, f, str(contract)),
+               "hand_split": lambda f: hand_split(spark, f, plan)}
+    native_verdict(spark, spark.read.parquet(str(data)), str(contract))  # warm-up: JIT, file cache
+    results, problems, counts = {}, [], {}
+    for name, action in systems.items():
+        for _ in range(args.repeat):
+            frame = spark.read.parquet(str(data))
+            seconds, jobs, _, found, profile = measure(spark, name, lambda action=action, frame=frame: action(frame))
+            if name not in results or seconds < results[name]["seconds"]:
+                results[name] = {**figures(seconds, profile), "spark_jobs": jobs}
+                counts[name] = found
+            print(f"  {name:<16} {seconds:7.1f}s  JVM CPU {profile.get('jvm_cpu_seconds')}s  jobs {jobs}", flush=True)
+        problems += check_truth(name, {k: v for k, v in counts[name].items() if k != "quarantined_rows"}, truth)
+    if counts["split"]["quarantined_rows"] != counts["hand_split"]["quarantined_rows"]:
+        problems.append(f"split quarantined {counts['split']['quarantined_rows']} rows, the hand-written split "
+                        f"{counts['hand_split']['quarantined_rows']}")
+    for name in ("split", "hand_split"):
+        results[name]["ratio_to_native_verdict"] = {"wall": ratio(results[name]["seconds"], results["native_verdict"]["seconds"]),
+                                                    "jvm_cpu": ratio(results[name]["jvm_cpu_seconds"],
+                                                                     results["native_verdict"]["jvm_cpu_seconds"])}
+    results["split"]["ratio_to_hand_split"] = {"wall": ratio(results["split"]["seconds"], results["hand_split"]["seconds"]),
+                                               "jvm_cpu": ratio(results["split"]["jvm_cpu_seconds"], results["hand_split"]["jvm_cpu_seconds"])}
+
+    # the streaming row: batches of exactly --batch-rows rows, one parquet file each
+    from pyspark.sql import functions as F
+
+    source = folder / "stream_source"
+    shutil.rmtree(source, ignore_errors=True)
+    (spark.range(0, args.batches * args.batch_rows, 1, args.batches)
+     .select(*[F.expr(expression).alias(name) for name, expression in WORKLOAD.columns.items()]).write.parquet(str(source)))
+    schema = spark.read.parquet(str(source)).schema
+    streaming = {}
+    for name, guarded in (("stream_write_only", None), ("stream_guard", str(contract))):
+        seconds, _, _, per_batch, profile = measure(spark, name, lambda name=name, guarded=guarded: stream(spark, source, schema, folder / name, guarded))
+        streaming[name] = {**figures(seconds, profile), "batches": len(per_batch),
+                           "mean_batch_seconds": round(statistics.mean(per_batch), 3),
+                           "median_batch_seconds": round(statistics.median(per_batch), 3)}
+        print(f"  {name:<16} {seconds:7.1f}s  per batch {streaming[name]['mean_batch_seconds']:.2f}s  "
+              f"JVM CPU {profile.get('jvm_cpu_seconds')}s", flush=True)
+    written = spark.read.parquet(str(folder / "stream_guard" / "sink")).count() + \
+        spark.read.parquet(str(folder / "stream_guard" / "quarantine")).count()
+    if written != args.batches * args.batch_rows:
+        problems.append(f"the guard wrote {written} rows of {args.batches * args.batch_rows}")
+    plain, guarded = streaming["stream_write_only"], streaming["stream_guard"]
+    streaming["guard_overhead_per_batch_seconds"] = round(guarded["mean_batch_seconds"] - plain["mean_batch_seconds"], 3)
+    streaming["guard_ratio_per_batch"] = ratio(guarded["mean_batch_seconds"], plain["mean_batch_seconds"])
+    streaming["guard_ratio_jvm_cpu"] = ratio(guarded["jvm_cpu_seconds"], plain["jvm_cpu_seconds"])
+    version = spark.version
+    spark.stop()
+    if args.data is None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+    report = {"when": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "rows": args.rows, "checks": len(plan.checks),
+              "batch_rows": args.batch_rows, "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                                                         "spark": version, "platform": platform.platform()},
+              "split": results, "streaming": streaming, "truth_mismatches": problems}
+    args.out = args.out if args.out.is_absolute() else Path(__file__).resolve().parent.parent / args.out
+    args.out.mkdir(parents=True, exist_ok=True)
+    target = args.out / f"enforce-{report['when'].replace(':', '').replace('-', '')}.json"
+    target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2))
+    print(f"written to {target}")
+    if problems:
+        raise SystemExit("COUNTS THAT DO NOT MATCH:\n  " + "\n  ".join(problems))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""`dc-bridge run --quarantine PATH --valid-output PATH`: a model's rows split by the contract and written
+out (dc_bridge/enforce, docs/enforcing.md "The split from the command line").
+
+Every refusal comes before Spark starts: a model the contract lacks or a choice it needs (`--model`),
+an output that exists (without `--overwrite`), is an input of the run, or cannot be created. The
+outputs are then written whole or not at all (enforce/outputs.py), and the run's exit code is the
+verdict's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from dc_bridge.cli.outputs import (
+    OutputRefused,
+    check_folder,
+    contract_inputs,
+    data_inputs,
+    same_path,
+)
+
+# the engine a split judges with unless --engines is given: its counts come from the split's own pass
+SPLIT_ENGINES = ("spark",)
+# formats that can hold the quarantine's list of violations (csv has no arrays)
+SPLIT_FORMATS = ("parquet", "delta", "json", "orc", "avro")
+
+
+@dataclass(frozen=True)
+class SplitRequest:
+    """What `run --quarantine` writes: `model`'s rows, split, to two paths in `format`."""
+    model: str
+    quarantine: str
+    valid_output: str
+    format: str
+    overwrite: bool
+
+
+def requested(files: list[str], read, *, quarantine: str | None, valid_output: str | None, model: str | None, split_format: str,
+              overwrite: bool, data: dict, server: str | None, data_docs: str | None, history: str | None) -> SplitRequest | None:
+    """The split `run` was asked for, checked before Spark starts (None: a plain run); `read`: the one
+    contract's ReadContract. Raises click's usage errors and OutputRefused (exit 2)."""
+    if quarantine is None and valid_output is None:
+        for given, option in ((model, "--model"), (overwrite, "--overwrite")):
+            if given:
+                raise click.UsageError(f"{option} belongs to a split: give it with --quarantine PATH --valid-output PATH.")
+        return None
+    if quarantine is None or valid_output is None:
+        missing = "--valid-output" if quarantine else "--quarantine"
+        raise click.UsageError(f"a split writes both halves of the rows: give {missing} PATH too.")
+    if len(files) > 1:
+        raise click.UsageError(f"--quarantine splits one model of one contract, and {len(files)} were given; run each on its own.")
+    for given, option in ((data_docs, "--data-docs"), (history, "--history")):
+        if given:
+            raise click.UsageError(f"{option} belongs to a run of the engines, not to a split (--quarantine); leave one of them out.")
+    contract = read.result.contract
+    chosen = model
+    if contract is not None:  # else the run reports the contract's errors
+        names = [m.name for m in contract.models]
+        if model is not None and model not in names:
+            raise OutputRefused(f"--model {model}: {files[0]} has no model named `{model}` (models: {', '.join(names)}); "
+                                        f"nothing was written.")
+        if model is None and len(names) != 1:
+            raise OutputRefused(f"--quarantine: {files[0]} has {len(names)} models ({', '.join(names)}); choose the one "
+                                        f"whose rows are split with --model NAME. Nothing was written.")
+        chosen = model or names[0]
+        inputs = contract_inputs(files[0], read.result) + data_inputs(contract, data, server)
+    else:
+        inputs = contract_inputs(files[0], read.result)
+    if same_path(quarantine, valid_output) or _nested(quarantine, valid_output):
+        raise OutputRefused(f"--quarantine {quarantine} and --valid-output {valid_output} overlap; nothing was written. "
+                                    f"Give each half of the rows a path of its own.")
+    for option, path in (("--quarantine", quarantine), ("--valid-output", valid_output)):
+        if "://" in path and not path.startswith("file://"):
+            continue  # object stores and clusters: checked by the write itself, which leaves nothing behind
+        local = path.removeprefix("file://")
+        check_folder(option, local, inputs, create=False)
+        if Path(local).exists() and not overwrite:
+            raise OutputRefused(f"{option} {path} exists; nothing was written. Replace it with --overwrite, "
+                                        f"or choose a path that does not exist.")
+    return SplitRequest(chosen, quarantine, valid_output, split_format, overwrite)
+
+
+def _nested(a: str, b: str) -> bool:
+    """Whether one path lies inside the other (as they would resolve; neither need exist)."""
+    import os
+
+    first, second = (os.path.realpath(p.removeprefix("file://")) for p in (a, b))
+    return first.startswith(second + os.sep) or second.startswith(first + os.sep)
+
+
+def split_and_write(read, request: SplitRequest, options):
+    """Split the model's rows by the contract and write both halves; the verdict of the split.
+    `read`: the ReadContract; `options`: the run's RunOptions (engines, data, server, where, Spark)."""
+    from dc_bridge.compiler import lint_for_run
+    from dc_bridge.contract.lint.java_regex import compiler_in
+    from dc_bridge.enforce.outputs import Output, write_all
+    from dc_bridge.enforce.split import VIOLATIONS_COLUMN, split
+    from dc_bridge.runner.data import (
+        DataError,
+        choose_server,
+        get_session,
+        is_connect,
+        model_dataframe,
+    )
+
+    options.say("starting Spark")
+    spark, created = get_session(options.master, options.conf)
+    try:
+        # lint compiles the contract's patterns in the session's JVM, as a run does; errors stop here (ContractError)
+        contract, _ = lint_for_run(read.result, compiler_in(lambda: None if is_connect(spark) else spark._jvm))
+        unknown = sorted(set(options.data) - {m.name for m in contract.models})
+        if unknown:
+            raise DataError(f"{contract.file} has no model named {', '.join(unknown)} (models: {', '.join(m.name for m in contract.models)})")
+        # every model's rows, as a run reads them: foreign keys look up the others, SQL checks may read them
+        server = None if all(m.name in options.data for m in contract.models) else choose_server(contract, options.server)
+        frames = {m.name: model_dataframe(spark, contract, m, server, options.data) for m in contract.models}
+        options.say(f"splitting {request.model}")
+        result = split(contract, request.model, frames[request.model], where=options.where, frames=frames, now=options.clock(),
+                       vars=dict(options.vars), engines=options.engines)
+        try:
+            source = [name for name in result.valid.columns if name != VIOLATIONS_COLUMN]
+            options.say("writing")
+            write_all([Output("--valid-output", request.valid_output, result.valid.select(*source)),
+                       Output("--quarantine", request.quarantine, result.quarantined)], request.format, request.overwrite)
+        finally:
+            result.release()
+    finally:
+        if created:
+            spark.stop()
+    judged = result.rows.get("slice", result.rows["table"])
+    click.echo(f"{request.model}: {judged - result.quarantined_rows} valid rows written to {request.valid_output}, "
+               f"{result.quarantined_rows} quarantined rows to {request.quarantine}", err=True)
+    return result.verdict

@@ -1,0 +1,75 @@
+"""The split's outputs written whole or not at all (`dc-bridge run --quarantine`, docs/enforcing.md).
+
+Each output is first written to a hidden sibling of its path (`.<name>.dc-bridge-<token>`: Spark's
+file readers skip names starting with `.`), and every one is moved into place only once all of them
+are written. So a write that fails leaves no part of any output behind, and an output that exists is
+replaced (`overwrite`) only by a rename once its successor is complete. Paths go through Hadoop's
+FileSystem, so any file system Spark writes to is served; on an object store a rename is a copy, so
+there an output is complete once it appears, not at once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from dc_bridge.runner.data import root_cause
+
+
+class OutputError(ValueError):
+    """An output that is there already, or could not be written: nothing of the call's outputs is left behind."""
+
+
+@dataclass(frozen=True)
+class Output:
+    option: str  # how messages name it: `--quarantine`
+    path: str
+    rows: Any  # the DataFrame written there
+
+
+def write_all(outputs: list[Output], format: str, overwrite: bool = False) -> None:
+    """Write every output's rows to its path in `format` (a folder, as Spark writes one), all or none.
+    An existing path is refused (OutputError) unless `overwrite`."""
+    if not outputs:
+        return
+    spark = outputs[0].rows.sparkSession
+    hadoop = spark._jvm.org.apache.hadoop.fs
+    conf = spark._jsc.hadoopConfiguration()
+    token = uuid.uuid4().hex[:12]
+    staged = []  # (output, its path, the sibling it is written to, their file system)
+    try:
+        for output in outputs:
+            target = hadoop.Path(output.path)
+            fs = target.getFileSystem(conf)
+            if fs.exists(target) and not overwrite:
+                raise OutputError(f"{output.option} {output.path} exists; nothing was written. Replace it with --overwrite, "
+                                  f"or choose a path that does not exist.")
+            sibling = hadoop.Path(target.getParent(), f".{target.getName()}.dc-bridge-{token}")
+            staged.append((output, target, sibling, fs))
+            try:
+                output.rows.write.format(format).save(sibling.toString())
+            except Exception as exc:  # Spark's: a format it lacks, a folder it may not write, a task that failed
+                raise OutputError(f"{output.option} {output.path} could not be written ({root_cause(exc)}); "
+                                  f"nothing was written") from None
+        for output, target, sibling, fs in staged:
+            _move(fs, hadoop, output, target, sibling, token)
+    finally:
+        for _, _, sibling, fs in staged:
+            fs.delete(sibling, True)  # what a failure left; after a move, nothing is there
+
+
+def _move(fs, hadoop, output: Output, target, sibling, token: str) -> None:
+    """The written sibling into place; an existing output is set aside first, and deleted once replaced."""
+    replaced = None
+    if fs.exists(target):
+        replaced = hadoop.Path(target.getParent(), f".{target.getName()}.dc-bridge-{token}-replaced")
+        if not fs.rename(target, replaced):
+            raise OutputError(f"{output.option} {output.path} could not be replaced (renaming it aside failed); it is unchanged")
+    if not fs.rename(sibling, target):
+        if replaced is not None:
+            fs.rename(replaced, target)
+        raise OutputError(f"{output.option} {output.path} could not be moved into place from {sibling.toString()}; "
+                          f"nothing was written there")
+    if replaced is not None:
+        fs.delete(replaced, True)
