@@ -258,6 +258,15 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         # each contract is read once, here: before Spark starts, a report or site that would replace one of
         # the files it reads, or could not be written after the run, stops the command; the run lints what was read
         reads = [read_contract(file, variables) for file in files]
+        # a quality-rule library has no data of its own: its rules run where a contract imports them
+        for file, read in zip(files, reads):
+            if read.result.kind == "library":
+                click.echo(f"{file}: a shared quality-rule library; its rules run where a contract imports them", err=True)
+        kept = [(file, read) for file, read in zip(files, reads) if read.result.kind != "library"]
+        if not kept:
+            raise ValueError("nothing to run: every file given is a quality-rule library; run a contract that imports it")
+        files, reads = [file for file, _ in kept], [read for _, read in kept]
+        several = len(files) > 1
         for file, read in zip(files, reads):
             _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs, history)
         split = quarantine.requested(files, reads[0], quarantine=quarantine_path, valid_output=valid_output, model=split_model,
