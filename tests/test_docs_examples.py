@@ -46,7 +46,7 @@ from click.testing import CliRunner
 from dc_bridge.cli import main
 from docs_examples import ROOT, DocFile, Example, doc_files, matches, read, refreshed, rewrite
 
-COLUMNS = 100
+COLUMNS = 80  # a console without a terminal (CI logs) is 80 columns wide
 UPDATE = os.environ.get("DCB_DOCS_UPDATE") == "1"
 SHIPPED = ("contracts", "docs/examples", "tests/broken")
 # `dc-bridge` commands whose run starts Spark: the test takes the suite's session first, so none starts another
@@ -142,9 +142,9 @@ class Session:
     def _bash(self, command: str) -> tuple[str, int]:
         path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
         done = subprocess.run(["bash", "-c", f"(exit {self.status}); {self.private(command)}"], cwd=os.getcwd(),
-                              capture_output=True, text=True, timeout=120,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120,
                               env={**os.environ, **self.env, "PATH": path, "PYTHONPATH": str(ROOT)})
-        return done.stdout + done.stderr, done.returncode
+        return done.stdout, done.returncode
 
 
 def _absolute_data(arg: str, here: str) -> str:

@@ -103,7 +103,8 @@ def split_and_write(read, request: SplitRequest, options):
         choose_server,
         get_session,
         is_connect,
-        model_dataframe,
+        model_source,
+        source_dataframe,
     )
 
     options.say("starting Spark")
@@ -116,7 +117,7 @@ def split_and_write(read, request: SplitRequest, options):
             raise DataError(f"{contract.file} has no model named {', '.join(unknown)} (models: {', '.join(m.name for m in contract.models)})")
         # every model's rows, as a run reads them: foreign keys look up the others, SQL checks may read them
         server = None if all(m.name in options.data for m in contract.models) else choose_server(contract, options.server)
-        frames = {m.name: model_dataframe(spark, contract, m, server, options.data) for m in contract.models}
+        frames = {m.name: source_dataframe(spark, m, model_source(contract, m, server, options.data), server) for m in contract.models}
         options.say(f"splitting {request.model}")
         result = split(contract, request.model, frames[request.model], where=options.where, frames=frames, now=options.clock(),
                        vars=dict(options.vars), engines=options.engines)

@@ -18,7 +18,7 @@ from pathlib import Path
 from dc_bridge.contract.model import Contract, Field, Model, Server
 from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
 from dc_bridge.runner import verbosity
-from dc_bridge.runner.spark_start import SparkUnavailable, check_classic, check_connect, starting
+from dc_bridge.runner.spark_start import SparkUnavailable, check_classic, check_connect, check_master, starting
 
 FILE_FORMATS = ("parquet", "csv", "json", "delta", "orc", "avro")
 _OBJECT_STORES = ("s3", "gcs", "azure", "local", "file", "hdfs", "abfs", "adls", "minio")
@@ -88,6 +88,8 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None, s
     from pyspark.sql import SparkSession
 
     conf = dict(conf or {})
+    if master is not None and not master.startswith("sc://"):
+        check_master(master)  # a URL Spark cannot parse is said as such, whether or not a session runs already
     active = SparkSession.getActiveSession() or _connect_default()
     if active is not None:
         running = location(active)

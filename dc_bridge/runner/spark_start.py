@@ -38,7 +38,7 @@ def check_classic(master: str | None, submitted: bool) -> None:
     """Before a classic session's JVM is launched: a master Spark can parse and reach, and a Java to run on.
     `submitted`: spark-submit launched this process's JVM already (nothing is launched then)."""
     if master is not None:
-        _check_master(master)
+        check_master(master)
     if not submitted:
         _check_java()
 
@@ -92,7 +92,7 @@ def _spark_env() -> bool:
     return any(folder and (Path(folder) / "spark-env.sh").is_file() for folder in folders)
 
 
-def _check_master(master: str) -> None:
+def check_master(master: str) -> None:
     """A master URL as Spark parses it (spark-submit, then SparkContext), and a standalone master's address answering."""
     local = _LOCAL.fullmatch(master)
     if local:
