@@ -81,7 +81,8 @@ def test_catalog_commands_start_their_session_from_master_and_conf(tmp_path):
     assert generated.returncode == 0, generated.stdout + generated.stderr[-3000:]
     assert "generated.yaml: 1 model(s), 2 top-level field(s), 3 proposed rule(s) from the first 100000 rows; lint: clean" in generated.stdout
 
+    # Spark that cannot start is bad input on every command (exit 2, one line), not a catalog's outage
     unreachable = cli("register", "new.yaml", "--catalog", "spark", "--namespace", "sales", "--master", "local[bogus]")
-    assert unreachable.returncode == 0, unreachable.stdout + unreachable.stderr[-3000:]
-    assert ("warning: the catalog cannot be reached, new.yaml was not registered: spark: the session could not start: "
-            "Could not parse Master URL: 'local[bogus]'") in unreachable.stderr
+    assert unreachable.returncode == 2, unreachable.stdout + unreachable.stderr[-3000:]
+    assert "register: --master 'local[bogus]' is not a master URL Spark can parse" in unreachable.stderr
+    assert "Traceback" not in unreachable.stderr

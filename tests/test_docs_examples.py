@@ -129,14 +129,21 @@ class Session:
         return output, result.exit_code
 
     def _python(self, script: str) -> tuple[str, int]:
-        self.spark_fixture()
+        spark = self.spark_fixture()
         buffer = io.StringIO()
         status = 0
+        # a user's script registers the views its checkpoint or scan reads in the suite's one session: they go
+        # when it ends, as they would with its own process
+        views = {t.name for t in spark.catalog.listTables() if t.isTemporary}
         with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
             try:
                 runpy.run_path(script, run_name="__main__")
             except SystemExit as exc:
                 status = exc.code if isinstance(exc.code, int) else 1
+            finally:
+                for table in spark.catalog.listTables():
+                    if table.isTemporary and table.name not in views:
+                        spark.catalog.dropTempView(table.name)
         return buffer.getvalue(), status
 
     def _bash(self, command: str) -> tuple[str, int]:

@@ -60,9 +60,10 @@ def resolve(catalog_spec: str | None, namespace: str | None) -> tuple[str, str]:
 @contextlib.contextmanager
 def open_catalog(spec: str, master: str | None = None, conf_options: tuple[str, ...] = ()) -> Iterator:
     """The catalog's Store; for `spark` the session `--master` and `--conf` ask for (cli/options.spark_session,
-    as `run` starts it). CatalogUnavailable when it cannot be reached, a session that cannot start included:
-    the Spark catalog is reached through it."""
+    as `run` starts it). CatalogUnavailable when it cannot be reached; Spark that cannot start at all (no Java, a
+    master URL it cannot parse or reach) is SparkUnavailable, bad input on every command (exit 2), not a catalog's outage."""
     from dc_bridge.catalog import CatalogUnavailable, open_store, parse
+    from dc_bridge.runner.spark_start import SparkUnavailable
 
     settings = config.current()
     root = Path(settings.file).parent if settings.file else Path.cwd()
@@ -71,9 +72,9 @@ def open_catalog(spec: str, master: str | None = None, conf_options: tuple[str, 
         if parse(spec)[0] == "spark":
             try:
                 session = stack.enter_context(spark_session(master, conf_options))
-            except click.BadParameter:  # a malformed --conf is bad input, not an unreachable catalog
+            except (click.BadParameter, SparkUnavailable):  # a malformed --conf, Spark that cannot start: bad input
                 raise
-            except Exception as exc:  # a master that cannot be parsed or reached, another session already running
+            except Exception as exc:  # a metastore the session cannot reach while it starts
                 from dc_bridge.runner.data import root_cause
 
                 raise CatalogUnavailable(f"spark: the session could not start: {root_cause(exc)}") from None

@@ -231,6 +231,9 @@ class Kind:
     # a violating row can be sent aside (dc_bridge/enforce: the split, a slice, a stream's batches);
     # the other kinds judge the table as a whole and stay in the verdict only (DESIGN section 9)
     row_level: bool = False
+    # the dataset metric its observed number is, where it counts one for a whole model (`rowCount`) or
+    # one column (`nullCount`): OpenLineage's data-quality metrics facet (report/openlineage.py)
+    dataset_metric: str | None = None
 
     @property
     def judged_by_threshold(self) -> bool:
@@ -243,14 +246,14 @@ class Kind:
 
 
 _ALL = (
-    Kind("not_null", NotNull, "rows", local_lint_codes=frozenset({"DCB160"}), row_level=True),
+    Kind("not_null", NotNull, "rows", local_lint_codes=frozenset({"DCB160"}), row_level=True, dataset_metric="nullCount"),
     Kind("unique", Unique, "rows", samples="duplicate_keys", local_lint_codes=frozenset({"DCB160"}), row_level=True),
     Kind("unique_combination", Unique, "rows", samples="duplicate_keys", local_lint_codes=frozenset({"DCB160"}), row_level=True),
     Kind("regex", Regex, "rows", single_value=True, samples="failing_rows", local_lint_codes=frozenset({"DCB140", "DCB160"}), row_level=True),
     Kind("in_set", InSet, "rows", single_value=True, samples="failing_rows", local_lint_codes=frozenset({"DCB160"}), row_level=True),
     Kind("length_between", LengthBetween, "rows", single_value=True, samples="failing_rows", row_level=True),
     Kind("value_between", ValueBetween, "rows", single_value=True, samples="failing_rows", row_level=True),
-    Kind("row_count", RowCount, "value", local_lint_codes=frozenset({"DCB160", "DCB161"})),
+    Kind("row_count", RowCount, "value", local_lint_codes=frozenset({"DCB160", "DCB161"}), dataset_metric="rowCount"),
     Kind("column_exists", ColumnExists, "outcome", presence=True),
     Kind("column_type", ColumnType, "outcome"),
     # also an ODCS timeOfAvailability SLA, measured by a query the plan writes (plan/build.py)

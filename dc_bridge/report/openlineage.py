@@ -23,6 +23,7 @@ from typing import Iterator
 from urllib.parse import urlsplit
 
 from dc_bridge import __version__
+from dc_bridge.plan.checks import KINDS
 from dc_bridge.verdict import CheckVerdict, Verdict
 
 PRODUCER = "https://github.com/dc-bridge/dc-bridge"
@@ -81,9 +82,13 @@ def _metrics(checks: list[CheckVerdict]):
     column from a null check counted in rows; None when it has neither."""
     from openlineage.client.facet_v2 import data_quality_metrics_input_dataset as dqm
 
-    rows = next((int(c.observed) for c in checks if c.kind == "row_count" and c.observed is not None), None)
+    def metric(check: CheckVerdict) -> str | None:
+        kind = KINDS.get(check.kind)
+        return kind.dataset_metric if kind is not None and check.observed is not None else None
+
+    rows = next((int(c.observed) for c in checks if metric(c) == "rowCount"), None)
     nulls = {c.columns[0]: int(c.observed) for c in checks
-             if c.kind == "not_null" and c.unit == "rows" and c.observed is not None and len(c.columns) == 1}
+             if metric(c) == "nullCount" and c.unit == "rows" and len(c.columns) == 1}
     if rows is None and not nulls:
         return None
     return dqm.DataQualityMetricsInputDatasetFacet(

@@ -89,7 +89,7 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None, s
 
     conf = dict(conf or {})
     if master is not None and not master.startswith("sc://"):
-        check_master(master)  # a URL Spark cannot parse is said as such, whether or not a session runs already
+        check_master(master, reach=False)  # a URL Spark cannot parse is said as such, whether or not a session runs already
     active = SparkSession.getActiveSession() or _connect_default()
     if active is not None:
         running = location(active)

@@ -92,8 +92,8 @@ def _spark_env() -> bool:
     return any(folder and (Path(folder) / "spark-env.sh").is_file() for folder in folders)
 
 
-def check_master(master: str) -> None:
-    """A master URL as Spark parses it (spark-submit, then SparkContext), and a standalone master's address answering."""
+def check_master(master: str, reach: bool = True) -> None:
+    """A master URL as Spark parses it (spark-submit, then SparkContext), and (`reach`) a standalone master's address answering."""
     local = _LOCAL.fullmatch(master)
     if local:
         if local["threads"] == "0":
@@ -107,6 +107,8 @@ def check_master(master: str) -> None:
     if not all(addresses):
         raise SparkUnavailable(f"--master {master}: a standalone master is spark://HOST:PORT (several: spark://HOST1:PORT1,HOST2:PORT2), "
                                f"as the master's web UI shows it")
+    if not reach:
+        return
     problems = {f"{_shown(a['host'])}:{a['port']}": _unreachable(a["host"].strip("[]"), int(a["port"])) for a in addresses}
     if all(problems.values()):
         problems = "; ".join(f"{address}: {problem}" for address, problem in problems.items())
