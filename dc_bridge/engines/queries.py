@@ -39,8 +39,10 @@ def missing(column_sql: str, values) -> str:
 
 # a Python int PySpark hands to Java as a literal: a long; a larger one fails in py4j (NumberFormatException)
 LONG_RANGE = range(-(2**63), 2**63)
-# the integers a double holds exactly: GX and Soda read a range's integer bound as a float
-DOUBLE_EXACT = range(-(2**53), 2**53 + 1)
+# the integer bounds GX's and Soda's own range forms judge exactly: GX and Soda may read a bound, and GX a
+# value, as a double, and a double holds every integer of magnitude below 2^53 and its neighbours; at +-2^53
+# itself a value one beyond (2^53 + 1) rounds onto the bound and would pass, so those bounds take the exact query
+DOUBLE_EXACT = range(-(2**53) + 1, 2**53)
 
 
 def plain_literals(values) -> bool:
