@@ -56,8 +56,23 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
     if Path(log).exists() and not Path(log).is_file():
         raise ValueError(f"log={log!r} is not a file")
 
+    # batch id -> its last record's action and failing checks: the log is read once, on the first batch
+    # (a restarted query's guard finds the earlier deliveries there), then kept here as this guard appends
+    seen: dict[int, dict] | None = None
+
+    def record_of(batch_id: int) -> dict | None:
+        nonlocal seen
+        if seen is None:
+            seen = _logged(log)
+        return seen.get(batch_id)
+
+    def append(record: dict) -> None:
+        _append(log, record)
+        if seen is not None:
+            seen[record["batch_id"]] = {"action": record["action"], "failing": record["failing"]}
+
     def judge(batch, batch_id: int) -> None:
-        logged = _logged(log).get(int(batch_id))
+        logged = record_of(int(batch_id))
         if logged is not None and logged["action"] == "written":
             return  # re-delivered after a restart: written once already
         if logged is not None and logged["action"] == "stopped":
@@ -69,14 +84,14 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
             record = {"batch_id": int(batch_id), "outcome": result.verdict.outcome, "failing": failing, "rows": result.rows,
                       "verdict": result.verdict.model_dump(mode="json")}
             if on_failure == "stop" and failing:
-                _append(log, {**record, "action": "stopped"})
+                append({**record, "action": "stopped"})
                 raise GuardStopped(_stopped_message(batch_id, failing))
             if on_failure == "quarantine":
                 _write_batch(result.quarantined, quarantine, batch_id, format)
                 _write_batch(result.valid.select(*source), sink, batch_id, format)
             else:
                 _write_batch(result.valid.select(*source).unionByName(result.quarantined.select(*source)), sink, batch_id, format)
-            _append(log, {**record, "action": "written"})
+            append({**record, "action": "written"})
         finally:
             result.release()
 
@@ -88,7 +103,7 @@ def _stopped_message(batch_id: int, failing: list[str]) -> str:
 
 
 def _logged(log: str) -> dict[int, dict]:
-    """batch id -> its last record in the log."""
+    """batch id -> its last record's action and failing checks, from the log."""
     path = Path(log)
     if not path.exists():
         return {}
@@ -96,7 +111,7 @@ def _logged(log: str) -> dict[int, dict]:
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             record = json.loads(line)
-            found[int(record["batch_id"])] = record
+            found[int(record["batch_id"])] = {"action": record["action"], "failing": record["failing"]}
     return found
 
 
