@@ -98,26 +98,16 @@ def split_and_write(read, request: SplitRequest, options):
     from dc_bridge.contract.lint.java_regex import compiler_in
     from dc_bridge.enforce.outputs import Output, write_all
     from dc_bridge.enforce.split import VIOLATIONS_COLUMN, split
-    from dc_bridge.runner.data import (
-        DataError,
-        choose_server,
-        get_session,
-        is_connect,
-        model_source,
-        source_dataframe,
-    )
+    from dc_bridge.runner.data import get_session, is_connect, model_sources, source_dataframe
 
     options.say("starting Spark")
     spark, created = get_session(options.master, options.conf)
     try:
         # lint compiles the contract's patterns in the session's JVM, as a run does; errors stop here (ContractError)
         contract, _ = lint_for_run(read.result, compiler_in(lambda: None if is_connect(spark) else spark._jvm))
-        unknown = sorted(set(options.data) - {m.name for m in contract.models})
-        if unknown:
-            raise DataError(f"{contract.file} has no model named {', '.join(unknown)} (models: {', '.join(m.name for m in contract.models)})")
         # every model's rows, as a run reads them: foreign keys look up the others, SQL checks may read them
-        server = None if all(m.name in options.data for m in contract.models) else choose_server(contract, options.server)
-        frames = {m.name: source_dataframe(spark, m, model_source(contract, m, server, options.data), server) for m in contract.models}
+        server, sources = model_sources(contract, options.data, set(), options.server)
+        frames = {m.name: source_dataframe(spark, m, sources[m.name], server) for m in contract.models}
         options.say(f"splitting {request.model}")
         result = split(contract, request.model, frames[request.model], where=options.where, frames=frames, now=options.clock(),
                        vars=dict(options.vars), engines=options.engines)

@@ -651,6 +651,35 @@ def server_location(contract: Contract, server: Server, model: Model) -> DataLoc
     return DataLocation(location, fmt, options)
 
 
+class UnreadModel(DataError):
+    """A model's data could not be found or read (not a --where that cannot filter it): the run a
+    history records as one without data."""
+
+    def __init__(self, model: str, message: str):
+        super().__init__(message)
+        self.model = model
+
+
+def model_sources(contract: Contract, data: dict[str, DataLocation], given: set[str], server_name: str | None,
+                  local: bool = False) -> tuple[Server | None, dict[str, DataLocation | str]]:
+    """(the server chosen, model -> its `model_source`) for every model whose DataFrame is not `given`, decided
+    before Spark starts. A model that is not the contract's is a DataError; a model whose data is not there
+    an UnreadModel."""
+    names = [m.name for m in contract.models]
+    unknown = (given | set(data)) - set(names)
+    if unknown:
+        raise DataError(f"{contract.file} has no model named {', '.join(sorted(unknown))} (models: {', '.join(names)})")
+    server = None if all(name in given or name in data for name in names) else choose_server(contract, server_name)
+    found = {}
+    for model in contract.models:
+        if model.name not in given:
+            try:
+                found[model.name] = model_source(contract, model, server, data, local)
+            except DataError as exc:
+                raise UnreadModel(model.name, str(exc)) from None
+    return server, found
+
+
 def model_source(contract: Contract, model: Model, server: Server | None, data: dict[str, DataLocation],
                  local: bool = False) -> DataLocation | str:
     """Where a model's data is, decided before Spark starts: its `--data` location, else its server's (a file

@@ -29,7 +29,7 @@ from dc_bridge.engines.columns import absent_references, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.runner.data import (
-    SMALL_DATA_BYTES, DataError, DataLocation, choose_server, embedded, get_session, is_connect, local_bytes, model_source,
+    SMALL_DATA_BYTES, DataError, DataLocation, UnreadModel, embedded, get_session, is_connect, local_bytes, model_sources,
     source_dataframe,
 )
 from dc_bridge.runner.drift import schema_drift
@@ -251,7 +251,7 @@ def _read(contract: str | Path | Contract | ReadContract, options: RunOptions, p
 class _Sources:
     """Each model's source that is not a DataFrame (data.py `model_source`) and the server chosen, found before
     Spark starts (`find`, between lint's halves). A model that is not the contract's, or a server it does not
-    have, is bad input (DataError); a model whose data is not there is a run without data (`_Unread`, recorded
+    have, is bad input (DataError); a model whose data is not there is a run without data (`UnreadModel`, recorded
     in the history)."""
     dataframes: dict
     options: RunOptions
@@ -262,22 +262,10 @@ class _Sources:
     server: Server | None = None
 
     def find(self, contract: Contract) -> None:
-        data = self.options.data
-        unknown = (set(self.dataframes) | set(data)) - {m.name for m in contract.models}
-        if unknown:
-            raise DataError(f"{contract.file} has no model named {', '.join(sorted(unknown))} "
-                            f"(models: {', '.join(m.name for m in contract.models)})")
-        given = set(self.dataframes) | set(data)
-        self.server = None if all(m.name in given for m in contract.models) else choose_server(contract, self.options.server)
         # a --data path without a scheme is this machine's only when the session will be an embedded one
         local = self.starts_session and embedded(self.options.master, self.options.conf)
         with _recorded_unread(contract, self.history, self.started_at):
-            for model in contract.models:
-                if model.name not in self.dataframes:
-                    try:
-                        self.found[model.name] = model_source(contract, model, self.server, data, local)
-                    except DataError as exc:
-                        raise _Unread(model.name, str(exc)) from None
+            self.server, self.found = model_sources(contract, self.options.data, set(self.dataframes), self.options.server, local)
 
 
 @contextlib.contextmanager
@@ -285,7 +273,7 @@ def _recorded_unread(contract: Contract, history, started_at: datetime):
     """A model whose data cannot be found or read: the run a history records as one without data."""
     try:
         yield
-    except _Unread as exc:
+    except UnreadModel as exc:
         if history is not None:
             models = [m.name for m in contract.models]
             was_read = {name: name != exc.model for name in models[:models.index(exc.model) + 1]}
@@ -309,7 +297,7 @@ def _model_frames(spark, contract: Contract, dataframes: dict, sources: dict[str
             try:
                 frame = source_dataframe(spark, model, sources[model.name], server)
             except DataError as exc:
-                raise _Unread(model.name, str(exc)) from None
+                raise UnreadModel(model.name, str(exc)) from None
         origins[model.name] = "dataframe" if model.name in dataframes else _origin(sources[model.name])
         if where_filter is not None:
             expression, columns = where_filter
@@ -340,15 +328,6 @@ def _origin(source: DataLocation | str) -> str:
     """Where a model's data was read from (read already, so the location is known to be good): the path or
     URI of a file location, `table:NAME` of a catalog table or view."""
     return f"table:{source}" if isinstance(source, str) else source.path
-
-
-class _Unread(DataError):
-    """A model's data could not be found or read (not a --where that cannot filter it): the run a
-    history records as one without data."""
-
-    def __init__(self, model: str, message: str):
-        super().__init__(message)
-        self.model = model
 
 
 def _persist(frames: dict, given: dict) -> list:
