@@ -95,7 +95,9 @@ class CheckVerdict(BaseModel):
     # the threshold `expected` is written from, for a reader that writes it its own way (the HTML report's durations)
     threshold: Threshold | None = None
     observed: float | None = None
-    unit: str = "rows"
+    # what `observed` counts: rows, percent (of all rows, or of passing runs), seconds; None where it
+    # is not dc-bridge's to say (a SQL metric's value, a check judged by its outcome alone)
+    unit: str | None = "rows"
     reason: str | None = None
     description: str | None = None
     source: dict[str, Any]
@@ -202,7 +204,7 @@ EXPECTED = Syntax(compare="{op} {value}{unit}", between="between {left}{low}, {h
 def fold_check(check: Check, expected_engines: list[str], reports: dict[str, EngineReport], skip_reason: str | None) -> CheckVerdict:
     expected = render(check.threshold, EXPECTED, check.unit) if check.threshold is not None else None
     base = dict(check_id=check.id, model=check.model, kind=check.kind, columns=list(check.columns), severity=check.severity,
-                expected=expected, threshold=check.threshold, unit=check.unit, description=check.description,
+                expected=expected, threshold=check.threshold, unit=kind_of(check).observed_unit(check), description=check.description,
                 source={"file": check.source.file, "path": check.source.path, "line": check.source.line})
     if not kind_of(check).executable:  # the plan could not build a check; its params say why
         return CheckVerdict(outcome="not_executable", reason=check.params.reason, **base)

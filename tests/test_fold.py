@@ -170,6 +170,17 @@ def test_fold_keeps_each_engines_result_and_the_first_number():
     assert got.observed == 3 and got.expected == "= 0"
 
 
+@pytest.mark.parametrize("kind, observed, unit", [
+    ("not_null", 3, "rows"),        # the rows that violate it, as the contract counts them
+    ("row_count", 3, "rows"),       # the model's rows
+    ("sql_metric", 3, None),        # the user's query computes a number of its own: no unit is ours to claim
+    ("column_exists", None, None),  # judged by its outcome: no number
+])
+def test_the_verdict_unit_says_what_the_observed_number_counts(kind, observed, unit):
+    outcome = "passed" if kind in _NO_THRESHOLD else "failed"
+    assert one(run([check(kind)], {"gx": (outcome, observed), "soda": (outcome, observed)})).unit == unit
+
+
 def test_model_absent_from_reports_fails_closed():
     """No report at all for the model (it could not be read): each selected engine's absence is named."""
     got = one(run([check()], {}, reports={}))

@@ -234,10 +234,19 @@ class Kind:
     # the dataset metric its observed number is, where it counts one for a whole model (`rowCount`) or
     # one column (`nullCount`): OpenLineage's data-quality metrics facet (report/openlineage.py)
     dataset_metric: str | None = None
+    # the unit of the number a `value` or `seconds` kind measures, as the verdict reports it (a `rows`
+    # kind's unit is the contract's: rows, or percent of all rows); None where dc-bridge cannot know it:
+    # a SQL metric's value is the user's own number, whatever the query computes
+    value_unit: str | None = None
 
     @property
     def judged_by_threshold(self) -> bool:
         return self.measure in ("rows", "value", "seconds")
+
+    def observed_unit(self, check: "Check") -> str | None:
+        """The unit of the check's observed number in the verdict: the contract's for counted rows and
+        for the percent of passing runs a history service level is judged by, else the kind's own."""
+        return check.unit if self.measure == "rows" or self.from_history else self.value_unit
 
     @property
     def vacuous_on_empty(self) -> bool:
@@ -253,13 +262,14 @@ _ALL = (
     Kind("in_set", InSet, "rows", single_value=True, samples="failing_rows", local_lint_codes=frozenset({"DCB160"}), row_level=True),
     Kind("length_between", LengthBetween, "rows", single_value=True, samples="failing_rows", row_level=True),
     Kind("value_between", ValueBetween, "rows", single_value=True, samples="failing_rows", row_level=True),
-    Kind("row_count", RowCount, "value", local_lint_codes=frozenset({"DCB160", "DCB161"}), dataset_metric="rowCount"),
+    Kind("row_count", RowCount, "value", local_lint_codes=frozenset({"DCB160", "DCB161"}), dataset_metric="rowCount",
+         value_unit="rows"),
     Kind("column_exists", ColumnExists, "outcome", presence=True),
     Kind("column_type", ColumnType, "outcome"),
     # also an ODCS timeOfAvailability SLA, measured by a query the plan writes (plan/build.py)
     Kind("sql_metric", SqlMetric, "value", local_lint_codes=_SQL_CODES | _SLA_CODES, sql_query=True),
-    Kind("freshness", Freshness, "seconds", local_lint_codes=_SLA_CODES, in_seconds=True, clock=True),
-    Kind("frequency", Frequency, "value", local_lint_codes=_SLA_CODES, sql_query=True, in_seconds=True),
+    Kind("freshness", Freshness, "seconds", local_lint_codes=_SLA_CODES, in_seconds=True, clock=True, value_unit="seconds"),
+    Kind("frequency", Frequency, "value", local_lint_codes=_SLA_CODES, sql_query=True, in_seconds=True, value_unit="seconds"),
     Kind("latency", Latency, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES, row_level=True),
     Kind("retention", Retention, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES, clock=True, row_level=True),
     Kind("foreign_key", ForeignKey, "rows", samples="orphan_keys", local_lint_codes=_REFERENCE_CODES, row_level=True),

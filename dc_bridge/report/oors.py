@@ -140,11 +140,11 @@ def _check_result(check: CheckVerdict, verdict: Verdict, document: Any) -> dict[
     if target is not None:
         result["target"] = target
     if check.observed is not None:
-        measure: dict[str, Any] = {"metric": check.kind, "value": check.observed, "unit": check.unit}
+        measure: dict[str, Any] = {"metric": check.kind, "value": check.observed, **({"unit": check.unit} if check.unit else {})}
         threshold = _threshold(check.threshold)
         if threshold:
             measure["threshold"] = threshold
-        # a row-level check counts the rows that broke it (a SQL metric's number is its own, whatever its unit)
+        # a row-level check counts the rows that broke it
         if check.kind in KINDS and KINDS[check.kind].row_level and check.unit == "rows" and check.observed == int(check.observed):
             measure["failedRowCount"] = int(check.observed)
         result["measure"] = measure
