@@ -2,15 +2,19 @@
 history store: every page parses, references nothing on the network (no http(s) URL, no
 protocol-relative one, a CSP that forbids fetching), shows every check id, draws a chart per check
 with numbers, marks failed runs distinguishably (class, data-outcome and a letter, not colour alone),
-links each check to its contract line, and stays small however many runs the store holds.
+links each check to its contract line, and stays small however many runs the store holds. A real run of
+`run --data-docs DIR --history STORE` is linked from its contract page to the Data Docs it built (a
+relative link to a file that is there); a run without `--data-docs` has no link.
 
 No Chromium here (not installed on this machine): the HTML-parse variant of the browser test."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+import re
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from click.testing import CliRunner
@@ -124,3 +128,49 @@ def test_the_site_opens_offline_with_every_check_a_chart_per_number_and_failures
     assert "<tr><td>dq</td><td>15</td><td>30</td><td>50.0%</td></tr>" in page_text
     # escaped, not markup
     assert "other &lt;contract&gt;" in (out / "index.html").read_text()
+    # no run of these built Data Docs: no such section, no such link
+    assert 'id="data-docs"' not in page_text and "data-docs" not in "".join(page.urls)
+
+
+DOCS_CONTRACT = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: site-docs
+version: 1.0.0
+status: active
+schema:
+  - name: orders
+    properties:
+      - {name: order_id, logicalType: string, required: true, unique: true}
+"""
+
+
+def test_a_run_that_built_data_docs_links_to_them_from_its_contract_page(spark, tmp_path):
+    contract, data = tmp_path / "site-docs.yaml", tmp_path / "orders.csv"
+    contract.write_text(DOCS_CONTRACT)
+    data.write_text("order_id\nO1\nO2\n")
+    target, docs, out = tmp_path / "runs" / "history.db", tmp_path / "docs", tmp_path / "site"
+    target.parent.mkdir()
+    run = ["run", str(contract), "--engines", "spark", "--data", f"orders={data}", "--history", str(target)]
+    for extra in ([], ["--data-docs", str(docs)]):  # the first run without Data Docs, the second with
+        result = CliRunner().invoke(main, run + extra, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+
+    newest, first = HistoryStore(target).runs("site-docs")
+    assert first.data_docs is None
+    validations = sorted((docs / "validations").rglob("*.html"))
+    assert len(validations) == 1  # the one model's validation page of the one run with --data-docs
+    assert newest.data_docs == {"index": str((docs / "index.html").resolve()), "validations": {"orders": str(validations[0].resolve())}}
+
+    result = CliRunner().invoke(main, ["site", "--history", str(target), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    page = out / "contracts" / "site-docs.html"
+    text = page.read_text(encoding="utf-8")
+    # the second run of the window (the page's column 2) has its links, the first none
+    assert re.findall(r'<tr data-run="(\d+)">', text) == ["2"]
+    links = re.findall(r'<a class="data-docs" href="([^"]+)"', text)
+    assert len(links) == 2
+    for link in links:  # relative, to files that are there: the site and the Data Docs open offline together
+        assert not re.match(r"[a-z][a-z0-9+.-]*:|/", link), link
+    assert {(page.parent / unquote(link)).resolve() for link in links} == {(docs / "index.html").resolve(), validations[0].resolve()}
+    assert all((page.parent / unquote(link)).is_file() for link in links)

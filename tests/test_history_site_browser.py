@@ -1,27 +1,28 @@
-"""The site of `dc-bridge site` (docs/history.md, "The site") opened in headless Chromium with the network
-blocked: every request the browser would make goes to a proxy on loopback that this test starts and
-that records each connection (a control page that does fetch something shows the count works), and
-the site's pages make none. Chromium itself, whatever its flags, still calls its own services at start
-(its component updater, Google sign-in): the hosts it calls for an empty page are measured first, and
-no page of the site may add a request beyond those (nor any request at all to another host); the
-rendered DOM holds no URL with a scheme either. Screenshots of the index and of a contract page are written to the test output folder
-(DC_BRIDGE_TEST_OUTPUT, else tests/output); across a contract's pages every check id is there, a chart
-per check with numbers, failed runs marked (class, outcome and a letter), and every page stays small
-however many runs and checks the store holds."""
+"""The site of `dc-bridge site` (docs/history.md, "The site") opened in one headless Chromium with the
+network blocked, driven over its DevTools protocol (tests/browser.py `Chromium`): each page's own requests
+are counted (Network.requestWillBeSent of the page, any URL not on this machine: sent, refused or blocked
+by the page's CSP alike), and no page of the site attempts a single one. A control page with a remote
+image counts one, and the proxy on loopback that every request of the browser is sent to (it refuses
+them all) sees that same request: the count sees what would leave the machine. (Chromium's own
+background calls at start-up, its component updater and Google sign-in, go to that proxy too and are
+refused; they are no page's.) The rendered DOM holds no URL with a scheme either. Screenshots of the
+index and of a contract page are written to the test output folder (DC_BRIDGE_TEST_OUTPUT, else
+tests/output); across a contract's pages every check id is there, a chart per check with numbers, failed
+runs marked (class, outcome and a letter), and every page stays small however many runs and checks the
+store holds."""
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import socketserver
-import subprocess
 import threading
 from datetime import datetime, timedelta, timezone
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from browser import Chromium
 from click.testing import CliRunner
 
 from dc_bridge.cli import main
@@ -31,7 +32,6 @@ from dc_bridge.verdict import CheckVerdict, ModelVerdict, Verdict
 
 pytest.importorskip("matplotlib")
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 OUTPUT = Path(os.environ.get("DC_BRIDGE_TEST_OUTPUT") or Path(__file__).parent / "output") / "site"
 START = datetime(2026, 3, 1, tzinfo=timezone.utc)
 # what the site must stay under, page by page
@@ -97,20 +97,15 @@ def proxy():
     server.server_close()
 
 
-def _open(page: Path, proxy: _Proxy, profile: Path, screenshot: Path | None = None) -> str:
-    """The page's DOM once Chromium has loaded it, every request sent to `proxy` (loopback too: `<-loopback>`)
-    and every host name unresolvable; Chromium's own background traffic switched off."""
-    shot = [f"--screenshot={screenshot}"] if screenshot else []
-    browser = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-extensions", "--disable-default-apps", "--no-pings",
-         "--disable-domain-reliability", "--metrics-recording-only", "--disable-features=NetworkTimeServiceQuerying",
-         f"--user-data-dir={profile}",
-         f"--proxy-server=http://127.0.0.1:{proxy.server_address[1]}", "--proxy-bypass-list=<-loopback>",
-         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--window-size=1366,1400", *shot, "--dump-dom",
-         page.as_uri()], capture_output=True, text=True, timeout=180)
-    assert "<html" in browser.stdout, browser.stderr[-2000:]
-    return browser.stdout
+def _browser(proxy: _Proxy, profile: Path) -> Chromium:
+    """One Chromium for the whole test: every request sent to `proxy` (loopback too: `<-loopback>`), every
+    host name unresolvable, Chromium's own background traffic switched off as far as its flags go."""
+    return Chromium(profile, size=(1366, 1400), flags=(
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+        "--disable-default-apps", "--no-pings", "--disable-domain-reliability", "--metrics-recording-only",
+        "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,MediaRouter,Translate",
+        f"--proxy-server=http://127.0.0.1:{proxy.server_address[1]}", "--proxy-bypass-list=<-loopback>",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"))
 
 
 class _Dom(HTMLParser):
@@ -137,7 +132,6 @@ class _Dom(HTMLParser):
             self.links.append(attrs.get("href", ""))
 
 
-@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="chromium is not installed (Debian: apt-get install chromium)")
 def test_the_site_in_headless_chromium_fetches_nothing(tmp_path, proxy):
     checks = 40  # with 50 runs a page, more than one page of checks
     store = _store(tmp_path, runs=60, checks=checks)
@@ -146,35 +140,36 @@ def test_the_site_in_headless_chromium_fetches_nothing(tmp_path, proxy):
     assert result.exit_code == 0, result.output
     OUTPUT.mkdir(parents=True, exist_ok=True)
 
-    # Chromium's own calls, opening an empty page; then the harness counts: a page that fetches something is seen
-    empty, control = tmp_path / "empty.html", tmp_path / "control.html"
-    empty.write_text("<!DOCTYPE html><html><body>empty</body></html>")
-    _open(empty, proxy, tmp_path / "profile-empty")
-    browser_own = {_host(line) for line in proxy.requests}
-    assert "images.example.invalid" not in browser_own
+    control = tmp_path / "control.html"
     control.write_text('<!DOCTYPE html><html><body><img src="http://images.example.invalid/x.png"></body></html>')
-    _open(control, proxy, tmp_path / "profile-control")
-    assert "images.example.invalid" in {_host(line) for line in proxy.requests}, "the proxy did not see a page's request"
-    proxy.requests.clear()
-
-    index = _Dom(_open(site / "index.html", proxy, tmp_path / "profile", OUTPUT / "index.png"))
+    csp = re.search(r'<meta http-equiv="Content-Security-Policy"[^>]*>', (site / "index.html").read_text(encoding="utf-8")).group(0)
+    blocked = tmp_path / "blocked.html"
+    blocked.write_text(f'<!DOCTYPE html><html><head>{csp}</head><body><img src="http://images.example.invalid/y.png"></body></html>')
     pages = sorted((site / "contracts").glob("browser-demo*.html"))
     pages.sort(key=lambda p: int(p.stem.partition(".page")[2] or 1))
     assert len(pages) > 1 and [p.name for p in pages] == ["browser-demo.html"] + [f"browser-demo.page{n}.html" for n in range(2, len(pages) + 1)]
-    assert index.links == ["contracts/browser-demo.html"]
     seen, charts, failed = [], [], []
-    for number, page in enumerate(pages):
-        rendered = _open(page, proxy, tmp_path / "profile", OUTPUT / "contract.png" if number == 0 else None)
-        assert not re.search(r"""(?:src|href|action|data)\s*=\s*["'](?:[a-z][a-z0-9+.-]*:|//)""", rendered, re.I), page
-        dom = _Dom(rendered)
-        seen += dom.checks
-        charts += dom.charts
-        failed += dom.failed
-        assert dom.svgs == len(dom.charts)  # each chart an inline svg, drawn in the page
-        assert {link for link in dom.links if not link.startswith("#")} <= {"../index.html", *(p.name for p in pages),
-                                                                             *(f"browser-demo.html#L{i}" for i in range(1, checks + 4))}
-    # no request by any page of the site: nothing beyond Chromium's own calls, none to any other host
-    assert {_host(line) for line in proxy.requests} <= browser_own, sorted(set(r.split("?")[0] for r in proxy.requests))
+    with _browser(proxy, tmp_path / "profile") as browser:
+        # the harness counts: a page that fetches something is seen, by the count and by the proxy
+        assert browser.open(control).requests == ["http://images.example.invalid/x.png"]
+        assert "images.example.invalid" in {_host(line) for line in proxy.requests}, "the proxy did not see the page's request"
+        # and a request the page's Content-Security-Policy blocks (the site's own policy) is counted all the same
+        assert browser.open(blocked).requests == ["http://images.example.invalid/y.png"]
+
+        opened = browser.open(site / "index.html", OUTPUT / "index.png")
+        assert opened.requests == []
+        assert _Dom(opened.dom).links == ["contracts/browser-demo.html"]
+        for number, page in enumerate(pages):
+            opened = browser.open(page, OUTPUT / "contract.png" if number == 0 else None)
+            assert opened.requests == [], (page.name, opened.requests)  # not one request attempted
+            assert not re.search(r"""(?:src|href|action|data)\s*=\s*["'](?:[a-z][a-z0-9+.-]*:|//)""", opened.dom, re.IGNORECASE), page
+            dom = _Dom(opened.dom)
+            seen += dom.checks
+            charts += dom.charts
+            failed += dom.failed
+            assert dom.svgs == len(dom.charts)  # each chart an inline svg, drawn in the page
+            assert {link for link in dom.links if not link.startswith("#")} <= {"../index.html", *(p.name for p in pages),
+                                                                                 *(f"browser-demo.html#L{i}" for i in range(1, checks + 4))}
 
     numeric = [f"events.c{i:03d}.nulls" for i in range(checks)]
     assert sorted(seen) == sorted(numeric + ["events.schema", "availability"])  # every check id, once

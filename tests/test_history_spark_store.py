@@ -1,7 +1,8 @@
 """The history as a table in the Spark catalog (`--history table:db.name`, dc_bridge/history/spark_store.py)
 on Spark's embedded Hive metastore (Derby), in processes of their own (a Hive session cannot share the
 suite's session): runs appended in one process are read back, unrewritten, by another, and the SLAs'
-earlier runs from the table equal those from the JSON Lines file of the same runs."""
+earlier runs from the table equal those from the JSON Lines file of the same runs; a table of schema
+version 1 is migrated when a run opens it, its rows kept."""
 
 from __future__ import annotations
 
@@ -131,3 +132,32 @@ def test_dc_bridge_run_records_into_a_catalog_table_with_source_and_slice(tmp_pa
     assert found["runs"] == [["table-history", "passed", source, where] for where in ("day = 'mon'", "day = 'tue'", "id > 1")]
     # availability needs three runs: the third was judged over the first two, read from the table
     assert found["availability"] == [["not_executable", "day = 'mon'"], ["not_executable", "day = 'tue'"], ["passed", "id > 1"]]
+
+
+# a table as schema version 1 made it (the columns of today but data_docs) with one run's row, then opened by this version
+MIGRATE = SESSION.replace('store = SparkTableStore(spark, "table:quality.runs")\n', "") + """
+from dc_bridge.history.spark_store import COLUMNS
+v1 = [(column, kind) for column, kind in COLUMNS if column != "data_docs"]
+spark.sql(f"CREATE TABLE quality.runs ({', '.join(f'{c} {k}' for c, k in v1)}) USING parquet")
+old = record(0, 3)
+spark.createDataFrame([(1, "old-run", "orders", "1.0.0", old["run_at"], 1, "failed", True, 3, 1, None, None, None,
+                        None, None, None, None, None, {}, None)], ", ".join(f"{c} {k.lower()}" for c, k in v1)).write.insertInto("quality.runs")
+before = [r.asDict() for r in spark.table("quality.runs").collect()]
+store = SparkTableStore(spark, "table:quality.runs")
+store.append(record(1, 1), data_docs={"index": "/ci/docs/index.html", "validations": {"orders": "/ci/docs/v.html"}})
+SparkTableStore(spark, "table:quality.runs")  # opening again adds nothing
+rows = spark.table("quality.runs").orderBy("run_at_us", "check_id").collect()
+print(json.dumps({"columns": spark.table("quality.runs").columns, "before": before,
+                  "old": [r.asDict() for r in rows if r.run_id == "old-run"],
+                  "new": sorted({(r.schema_version, r.data_docs) for r in rows if r.run_id != "old-run"})}, default=str))
+"""
+
+
+def test_a_table_of_schema_version_1_gets_the_new_column_and_keeps_its_rows(tmp_path):
+    migrated = _in_process(MIGRATE, tmp_path)
+    assert migrated.returncode == 0, migrated.stderr[-3000:]
+    found = json.loads(migrated.stdout.strip().splitlines()[-1])
+    assert found["columns"] == [column for column, _ in COLUMNS]  # data_docs added at the end, once
+    assert found["old"] == [{**row, "data_docs": None} for row in found["before"]]  # the old row as written
+    docs = json.dumps({"index": "/ci/docs/index.html", "validations": {"orders": "/ci/docs/v.html"}}, sort_keys=True)
+    assert found["new"] == [[2, docs]]  # the new run's rows (its own and its checks') carry version 2 and where its docs are

@@ -1,7 +1,8 @@
 """The verdict history store (dc_bridge/history/store.py, docs/history.md): what real runs reported is
 read back exactly; availability and errorRate judged from the store equal today's judgement from the
 JSON Lines file of the same runs; several processes appending at once lose nothing; a JSON Lines
-history imports once, untouched; prune deletes only what it is told; the schema is the documented one.
+history imports once, untouched; prune deletes only what it is told; the schema is the documented one,
+and a file of an earlier schema version opened by this one is migrated without losing a row.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from click.testing import CliRunner
 import dc_bridge
 from dc_bridge.cli import main
 from dc_bridge.history import SCHEMA_VERSION, HistoryStore, StoreError, is_jsonl, open_store
+from dc_bridge.history.store import SCHEMA
 from dc_bridge.runner.history import HistoryError, append_record, earlier_runs, read_history, unread_record
 from dc_bridge.verdict import PastRun, judge_history
 
@@ -215,6 +217,36 @@ def test_targets_and_schema_versions(tmp_path):
     with pytest.raises(StoreError, match="notes.db"):
         open_store(not_sqlite)
     assert not_sqlite.read_text() == "a text file\n"
+
+
+def test_a_store_of_schema_version_1_is_migrated_when_opened_and_loses_nothing(tmp_path):
+    # a file as dc-bridge's schema version 1 wrote it: the tables of today without runs.data_docs
+    v1 = SCHEMA.replace(",\n    data_docs TEXT", "")
+    assert v1 != SCHEMA and SCHEMA_VERSION == 2
+    path = tmp_path / "v1.db"
+    with sqlite3.connect(path) as db:
+        db.executescript(v1)
+        db.execute("INSERT INTO schema_version VALUES (1, '2026-01-01T00:00:00+00:00')")
+        # a run of version 1, with its 16 columns
+        db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   ("old-run", "orders", "1.0.0", "2026-01-01T06:00:00+00:00", 1767247200000000, "failed", 1, 3, 1,
+                    "orders.yaml", None, None, None, 1.5, None, "run"))
+        db.execute("INSERT INTO checks (run_id, check_id, outcome) VALUES ('old-run', 'orders.id.required', 'failed')")
+    with sqlite3.connect(path) as db:
+        before = {table: db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall() for table in ("runs", "checks")}
+
+    store = HistoryStore(path)  # migrated here, in the transaction that opens it
+    docs = {"index": str(tmp_path / "docs" / "index.html"), "validations": {"orders": str(tmp_path / "docs" / "v.html")}}
+    store.append(_record("orders", datetime(2026, 1, 2, 6, tzinfo=timezone.utc), 2), data_docs=docs)
+    HistoryStore(path)  # opening again migrates nothing more
+    with sqlite3.connect(path) as db:
+        assert [v for (v,) in db.execute("SELECT version FROM schema_version ORDER BY rowid")] == [1, 2]
+        assert [row[1] for row in db.execute("PRAGMA table_info(runs)")][-1] == "data_docs"
+        after = {table: db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall() for table in ("runs", "checks")}
+    # every row of version 1 as it was, the new column NULL in it
+    assert after["runs"][0] == before["runs"][0] + (None,) and after["checks"][: len(before["checks"])] == before["checks"]
+    assert [(r.run_id == "old-run", r.data_docs) for r in reversed(store.runs("orders"))] == [(True, None), (False, docs)]
+    assert store.earlier_runs("orders", datetime(2026, 1, 3, tzinfo=timezone.utc)).runs == (PastRun(True, 3, 1), PastRun(True, 3, 1))
 
 
 def test_docs_describe_every_table_and_column_of_the_schema(tmp_path):

@@ -6,6 +6,10 @@ repeated on each row: the shape a team queries and dashboards read without joins
 rows in one `INSERT` (one Spark job: the rows of a run land together or not at all), never rewrites
 earlier ones, and the SLAs read only this contract's run rows within the window (a filter Spark
 pushes down to the files), not the whole table.
+
+Versioned as the SQLite store is: every row carries the `schema_version` it was written with, and a
+table of an earlier version is brought to this one when it is opened (`MIGRATIONS`: columns added at
+the end, which `ALTER TABLE ... ADD COLUMNS` can do to any catalog's table; earlier rows read NULL there).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from dc_bridge.history.store import StoreError, data_source_text, epoch_micros
+from dc_bridge.history.store import StoreError, data_docs_text, data_source_text, epoch_micros
 from dc_bridge.verdict import HISTORY_WINDOW, PastRun, RunHistory, Verdict
 
 PREFIX = "table:"
@@ -28,9 +32,11 @@ COLUMNS = (
     ("run_at", "STRING"), ("run_at_us", "BIGINT"), ("run_outcome", "STRING"), ("data_read", "BOOLEAN"),
     ("evaluated", "INT"), ("in_error", "INT"), ("data_source", "STRING"), ("slice", "STRING"), ("reason", "STRING"),
     ("check_id", "STRING"), ("model", "STRING"), ("kind", "STRING"), ("outcome", "STRING"), ("observed", "DOUBLE"),
-    ("engines", "MAP<STRING, DOUBLE>"), ("source_line", "INT"),
+    ("engines", "MAP<STRING, DOUBLE>"), ("source_line", "INT"), ("data_docs", "STRING"),
 )
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# version -> the columns a table of the version before it lacks (added at the end, in order)
+MIGRATIONS: dict[int, tuple[str, ...]] = {2: ("data_docs",)}
 
 
 def is_table(target: str) -> bool:
@@ -47,9 +53,17 @@ class SparkTableStore:
         self.spark, self.name = spark, name
         columns = ", ".join(f"{column} {kind}" for column, kind in COLUMNS)
         spark.sql(f"CREATE TABLE IF NOT EXISTS {name} ({columns}) USING parquet")
+        present = set(spark.table(name).columns)
+        kinds = dict(COLUMNS)
+        for version in sorted(MIGRATIONS):
+            missing = [column for column in MIGRATIONS[version] if column not in present]
+            if missing:
+                spark.sql(f"ALTER TABLE {name} ADD COLUMNS ({', '.join(f'{column} {kinds[column]}' for column in missing)})")
 
-    def append(self, record: dict, verdict: Verdict | None = None, data_source: str | None = None) -> str:
-        """This run's rows in one INSERT: the run row, then a row per check (from the verdict, else the record's outcomes)."""
+    def append(self, record: dict, verdict: Verdict | None = None, data_source: str | None = None,
+               data_docs: dict | None = None) -> str:
+        """This run's rows in one INSERT: the run row, then a row per check (from the verdict, else the record's
+        outcomes); `data_docs`, where the GX Data Docs the run built are, on every row as the run's other facts."""
         run_id = str(uuid.uuid4())
         run = (SCHEMA_VERSION, run_id, record["contract_id"], record["contract_version"], record["run_at"],
                epoch_micros(datetime.fromisoformat(record["run_at"])), record["outcome"], all(record["read"].values()),
@@ -61,7 +75,9 @@ class SparkTableStore:
                       for c in verdict.checks()]
         else:
             checks = [(check_id, None, None, outcome, None, {}, None) for check_id, outcome in record["checks"].items()]
-        rows = [run + (None,) * 7] + [run + check for check in checks]
+        # the columns after the check's are the run's facts a later version added
+        added = (data_docs_text(data_docs),)
+        rows = [run + (None,) * 7 + added] + [run + check + added for check in checks]
         frame = self.spark.createDataFrame(rows, ", ".join(f"{column} {kind.lower()}" for column, kind in COLUMNS))
         frame.write.insertInto(self.name)
         return run_id

@@ -10,8 +10,9 @@ are judged over (docs/history.md has the schema).
 - **Reads only what a run needs.** `earlier_runs` asks for three numbers of this contract's runs
   within HISTORY_WINDOW through an index on (contract, time): the cost of a run does not grow with
   the history.
-- **Versioned.** `schema_version` holds the version the file was written with; a file of a newer
-  version is refused rather than misread.
+- **Versioned.** `schema_version` holds each version the file was brought to; a file of an older
+  version is migrated (`MIGRATIONS`) in the transaction that opens it, losing nothing, and a file of a
+  newer version is refused rather than misread.
 
 A record is the JSON Lines record of runner/history.py (`run_record`, `unread_record`): the runs
 table holds the same facts, so a JSON Lines history imports without loss (`import_jsonl`), and the
@@ -33,11 +34,11 @@ from typing import Any, Iterator
 from dc_bridge.runner.history import HistoryError, read_history
 from dc_bridge.verdict import HISTORY_WINDOW, PastRun, RunHistory, Verdict
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # how long a run waits for another run's transaction on the same file before it gives up
 BUSY_SECONDS = 60.0
 
-# the tables of schema version 1, created together in one transaction (docs/history.md follows them:
+# the tables of the current schema version, created together in one transaction (docs/history.md follows them:
 # tests/test_history_store.py). Times are kept twice: ISO 8601 text to read, microseconds since the
 # epoch (UTC) to compare exactly as runner/history.py compares datetimes.
 SCHEMA = """
@@ -58,7 +59,8 @@ CREATE TABLE IF NOT EXISTS runs (
     reason TEXT,
     seconds REAL,
     phases TEXT,
-    origin TEXT NOT NULL
+    origin TEXT NOT NULL,
+    data_docs TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_by_contract_and_time ON runs (contract_id, run_at_us);
 CREATE INDEX IF NOT EXISTS runs_by_time ON runs (run_at_us);
@@ -112,6 +114,13 @@ CREATE TABLE IF NOT EXISTS imports (
 );
 """
 
+# version -> the statements that bring a file of the version before it to it; each runs once, in the
+# transaction that opens the file, and records its version in `schema_version`
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    # where the GX Data Docs of a run of `--data-docs DIR` are (NULL for the runs before, as for a run without them)
+    2: ("ALTER TABLE runs ADD COLUMN data_docs TEXT",),
+}
+
 
 class StoreError(HistoryError):
     """A history store dc-bridge cannot open, read or append to (a ValueError, as HistoryError)."""
@@ -123,6 +132,11 @@ def data_source_text(verdict: Verdict | None, given: str | None = None) -> str |
     if given is not None or verdict is None or not verdict.data_sources:
         return given
     return json.dumps(verdict.data_sources, sort_keys=True, ensure_ascii=False)
+
+
+def data_docs_text(data_docs: dict | None) -> str | None:
+    """The `data_docs` a run records: `{"index": ..., "validations": {model: ...}}` as JSON (absolute paths), or NULL."""
+    return json.dumps(data_docs, sort_keys=True, ensure_ascii=False) if data_docs else None
 
 
 def epoch_micros(at: datetime) -> int:
@@ -140,6 +154,8 @@ class StoredRun:
     data_read: bool
     evaluated: int
     in_error: int
+    # where the GX Data Docs of the run are (`data_docs_text`, read back), None when it built none
+    data_docs: dict | None = None
 
 
 class HistoryStore:
@@ -156,11 +172,16 @@ class HistoryStore:
             for statement in SCHEMA.split(";"):
                 db.execute(statement)
             versions = [row[0] for row in db.execute("SELECT version FROM schema_version")]
+            now = datetime.now(timezone.utc).isoformat()
             if not versions:
-                db.execute("INSERT INTO schema_version VALUES (?, ?)", (SCHEMA_VERSION, datetime.now(timezone.utc).isoformat()))
+                db.execute("INSERT INTO schema_version VALUES (?, ?)", (SCHEMA_VERSION, now))
             elif max(versions) > SCHEMA_VERSION:
                 raise StoreError(f"history store {self.path} has schema version {max(versions)}, newer than this dc-bridge's "
                                  f"{SCHEMA_VERSION}: upgrade dc-bridge to read it")
+            for version in range(max(versions, default=SCHEMA_VERSION) + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[version]:
+                    db.execute(statement)
+                db.execute("INSERT INTO schema_version VALUES (?, ?)", (version, now))
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -192,12 +213,14 @@ class HistoryStore:
         except sqlite3.Error as exc:
             raise StoreError(f"history store {self.path} cannot be read: {exc}") from None
 
-    def append(self, record: dict, verdict: Verdict | None = None, data_source: str | None = None) -> str:
+    def append(self, record: dict, verdict: Verdict | None = None, data_source: str | None = None,
+               data_docs: dict | None = None) -> str:
         """This run, in one transaction: `record` is runner/history.py's record of it (`run_record`,
-        `unread_record`), `verdict` adds each check's numbers when the run has one. Returns the run id."""
+        `unread_record`), `verdict` adds each check's numbers when the run has one, `data_docs` where
+        the GX Data Docs it built are (report/data_docs.py `run_data_docs`). Returns the run id."""
         run_id = str(uuid.uuid4())
         with self._transaction() as db:
-            _insert(db, run_id, record, verdict, data_source, origin="run")
+            _insert(db, run_id, record, verdict, data_source, origin="run", data_docs=data_docs)
         return run_id
 
     def earlier_runs(self, contract_id: str, now: datetime) -> RunHistory:
@@ -209,12 +232,13 @@ class HistoryStore:
 
     def runs(self, contract_id: str | None = None, limit: int | None = None) -> list[StoredRun]:
         """Runs, newest first (of one contract when named; the newest `limit` when given)."""
-        sql = "SELECT run_id, contract_id, contract_version, run_at, outcome, data_read, evaluated, in_error FROM runs"
+        sql = "SELECT run_id, contract_id, contract_version, run_at, outcome, data_read, evaluated, in_error, data_docs FROM runs"
         parameters: tuple = ()
         if contract_id is not None:
             sql, parameters = sql + " WHERE contract_id = ?", (contract_id,)
         sql += " ORDER BY run_at_us DESC, rowid DESC" + (f" LIMIT {int(limit)}" if limit is not None else "")
-        return [StoredRun(*row[:5], bool(row[5]), *row[6:]) for row in self._read(sql, parameters)]
+        return [StoredRun(*row[:5], bool(row[5]), *row[6:8], json.loads(row[8]) if row[8] else None)
+                for row in self._read(sql, parameters)]
 
     def checks(self, run_id: str) -> list[dict[str, Any]]:
         """One run's checks with each engine's number (`engines`: engine -> {outcome, observed, error})."""
@@ -302,15 +326,16 @@ def _line_ends(data: bytes) -> Iterator[int]:
     yield len(data)
 
 
-def _insert(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict | None, data_source: str | None, origin: str) -> None:
+def _insert(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict | None, data_source: str | None, origin: str,
+            data_docs: dict | None = None) -> None:
     at = datetime.fromisoformat(record["run_at"])
-    db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
+    db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
         run_id, record["contract_id"], record["contract_version"], record["run_at"], epoch_micros(at), record["outcome"],
         all(record["read"].values()), record["evaluated"], record["in_error"],
         verdict.contract_file if verdict else None, data_source_text(verdict, data_source), verdict.where if verdict else None,
         record.get("reason"),
         verdict.seconds if verdict else None, json.dumps([p.model_dump(exclude_none=True) for p in verdict.phases]) if verdict and verdict.phases else None,
-        origin))
+        origin, data_docs_text(data_docs)))
     models = sorted(set(record["read"]) | set(record["models"]))
     db.executemany("INSERT INTO models VALUES (?, ?, ?, ?)",
                    [(run_id, m, record["read"].get(m), record["models"].get(m)) for m in models])

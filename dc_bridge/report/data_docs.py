@@ -3,7 +3,8 @@
 GX builds the site (engines/gx/data_docs.py, through what the GX engine's package exports): the
 objects `dc-bridge gx init` writes, in an in-memory context whose only Data Docs site is DIR, each
 model's checkpoint run on the run's DataFrames (docs/reports.md). The HTML report links to the
-validation pages a run built (`data_docs_pages`).
+validation pages a run built (`data_docs_pages`); a history store records where they are
+(`run_data_docs`), and the history site links to them.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from dc_bridge.compiler import Compiled, safe_name
 from dc_bridge.engines import gx
+from dc_bridge.verdict import Verdict
 
 # the run name of `dc-bridge run --data-docs` validations: their Data Docs pages are found by it
 RUN_NAME = "dc-bridge"
@@ -29,3 +31,12 @@ def data_docs_pages(directory: str | Path, contract_id: str, models: list[str], 
     """model -> the validation page `dc-bridge run --data-docs` built for the run that started at
     `started_at` (the verdict's)."""
     return gx.data_docs_pages(directory, contract_id, models, started_at, RUN_NAME, safe_name)
+
+
+def run_data_docs(directory: str | Path, verdict: Verdict) -> dict:
+    """Where the Data Docs of the run of `verdict` are, as a history store records them (absolute paths,
+    so a page anywhere can link to them): `index` the site's index, `validations` model -> the validation
+    page of its suite this run built."""
+    pages = data_docs_pages(directory, verdict.contract_id, [m.name for m in verdict.models], verdict.started_at)
+    return {"index": str((Path(directory) / "index.html").resolve()),
+            "validations": {model: str(page.resolve()) for model, page in sorted(pages.items())}}

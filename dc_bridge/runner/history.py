@@ -109,8 +109,9 @@ class History:
     def earlier_runs(self, contract_id: str, now: datetime) -> RunHistory:
         return earlier_runs(self.records, self.path, contract_id, now)
 
-    def append(self, record: dict, verdict: Verdict | None = None) -> None:
-        """The record as one line; the verdict's numbers are for a history store (dc_bridge/history), a line keeps outcomes."""
+    def append(self, record: dict, verdict: Verdict | None = None, data_docs: dict | None = None) -> None:
+        """The record as one line; the verdict's numbers and where the run's Data Docs are are for a history
+        store (dc_bridge/history), a line keeps outcomes."""
         append_record(self.path, record)
         self.records.append(record)
 

@@ -204,16 +204,20 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
         with phases.timed("fold"):
             verdict = conclude(plan, judged, options.engines, Evidence(empty_models=empty, samples=found, row_counts=rows, history=past),
                                **facts)
-        if history is not None:
-            with phases.timed("history"):
-                # a store keeps the verdict's numbers and the phases so far (the history's own and data docs' come after)
-                history.append(run_record(verdict, plan.models, started_at), verdict.model_copy(update={"phases": list(phases.records)}))
+        data_docs = None
         if options.data_docs is not None:
-            from dc_bridge.report.data_docs import build_data_docs
+            from dc_bridge.report.data_docs import build_data_docs, run_data_docs
 
             options.say("gx: Data Docs")
             with phases.timed("data_docs"):
                 build_data_docs(spark, frames, compiled, options.data_docs, started_at)
+            # built before the run is recorded, so that a store records where its pages are (the history site links them)
+            data_docs = run_data_docs(options.data_docs, verdict)
+        if history is not None:
+            with phases.timed("history"):
+                # a store keeps the verdict's numbers and the phases so far (the history's own comes after)
+                history.append(run_record(verdict, plan.models, started_at), verdict.model_copy(update={"phases": list(phases.records)}),
+                               data_docs=data_docs)
     finally:
         with phases.timed("cleanup"):
             for frame in cached:

@@ -5,7 +5,10 @@ Every page is bounded whatever the history holds: a contract page shows the newe
 window; older runs stay in the store and in SQL), the index the newest `TREND` outcomes per contract;
 a contract with many checks has its checks on several pages of at most about `PAGE_BYTES` each
 (`<contract>.html`, then `<contract>.page2.html`, ...), the first with the SLOs and the contract's text.
-The store is read with one query per question over the window, never whole.
+The store is read with one query per question over the window, never whole. A run of the window that
+built GX Data Docs (`run --data-docs DIR --history STORE`) is linked to them: relative links from the
+contract page to the files, so the two open offline together (a file: URL when no relative path joins
+them, as between Windows drives; never a network address).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dc_bridge.history.site.charts import observed_svg
 from dc_bridge.history.store import HistoryStore, StoredRun
 from dc_bridge.outcomes import ALL
 from dc_bridge.plan.checks import KINDS
+from dc_bridge.report.html import file_href
 
 # the runs a contract page shows by default, and the outcomes of the index's trend
 DEFAULT_RUNS = 50
@@ -52,6 +56,23 @@ class Compliance:
     judged: int
 
 
+@dataclass(frozen=True)
+class DocsLink:
+    """A Data Docs page of a run: what it is (`index`, or the model whose validation page it is), the
+    link from the contract page, None when the file is no longer where the run wrote it."""
+    name: str
+    href: str | None
+    path: str
+
+
+@dataclass(frozen=True)
+class RunDocs:
+    """The Data Docs a run of the window built: the run's column number on the page, its time, its pages."""
+    number: int
+    run_at: str
+    links: list[DocsLink]
+
+
 @cache
 def _templates() -> Environment:
     environment = Environment(loader=PackageLoader("dc_bridge.history.site", "templates"), autoescape=True,
@@ -70,17 +91,18 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -
         page = Path("contracts") / f"{safe_name(contract_id, 'contract')}.html"
         index.append({"contract_id": contract_id, "latest": window[0], "trend": [r.outcome for r in reversed(window[:TREND])],
                       "href": page.as_posix()})
-        for name, text in _contract_pages(store, contract_id, list(reversed(window)), page.name):
+        for name, text in _contract_pages(store, contract_id, list(reversed(window)), page.name, out / "contracts"):
             (out / "contracts" / name).write_text(text, encoding="utf-8")
             written.append(out / "contracts" / name)
     (out / "index.html").write_text(_templates().get_template("index.html.j2").render(contracts=index), encoding="utf-8")
     return [out / "index.html", *written]
 
 
-def _contract_pages(store: HistoryStore, contract_id: str, window: list[StoredRun], first: str) -> list[tuple[str, str]]:
+def _contract_pages(store: HistoryStore, contract_id: str, window: list[StoredRun], first: str,
+                    out_dir: Path) -> list[tuple[str, str]]:
     """(file name, page) of the contract's pages, `first` the first: the window's runs oldest first, each
     check's outcome per run and a chart per check with numbers, the checks spread over pages of about
-    PAGE_BYTES; compliance and the contract text on the first page."""
+    PAGE_BYTES; compliance, the runs' Data Docs and the contract text on the first page (in `out_dir`)."""
     newest = {c["check_id"]: c for c in store.checks(window[-1].run_id)}
     table = store.outcomes([r.run_id for r in window])
     rows = []
@@ -94,13 +116,14 @@ def _contract_pages(store: HistoryStore, contract_id: str, window: list[StoredRu
                              sum(c is not None and c[0] in ("passed", "failed") for c in r.cells))
                   for r in rows if r.kind in KINDS and KINDS[r.kind].from_history]
     compliance += [Compliance(name, met, judged) for name, met, judged in store.objective_compliance([r.run_id for r in window])]
+    docs = _run_docs(window, out_dir)
     file = store.contract_file(contract_id)
     text = _contract_text(file)
     groups = _pages(rows)
     names = [first] + [first.replace(".html", f".page{number}.html") for number in range(2, len(groups) + 1)]
     template = _templates().get_template("contract.html.j2")
     return [(name, template.render(contract_id=contract_id, runs=window, rows=group, compliance=compliance if number == 1 else None,
-                                   lines=text if number == 1 else None, file=file, first=first, page=number, pages=names,
+                                   docs=docs if number == 1 else None, lines=text if number == 1 else None, file=file, first=first, page=number, pages=names,
                                    has_text=text is not None, checks=len(rows)))
             for number, (name, group) in enumerate(zip(names, groups), 1)]
 
@@ -117,6 +140,26 @@ def _pages(rows: list[CheckRow]) -> list[list[CheckRow]]:
         pages[-1].append(row)
         taken += size
     return pages
+
+
+def _run_docs(window: list[StoredRun], page_dir: Path) -> list[RunDocs]:
+    """The runs of the window (oldest first, numbered as the page's columns) that recorded Data Docs, each
+    page linked from `page_dir`."""
+    return [RunDocs(number, run.run_at, [_docs_link("index", run.data_docs["index"], page_dir),
+                                         *(_docs_link(f"{model} validation", path, page_dir)
+                                                                   for model, path in run.data_docs["validations"].items())])
+            for number, run in enumerate(window, 1) if run.data_docs]
+
+
+def _docs_link(name: str, path: str, page_dir: Path) -> DocsLink:
+    """A link from `page_dir` to a Data Docs file: relative, so the site and the Data Docs open offline from
+    wherever they are together; a file: URL where no relative path joins them (another drive)."""
+    if not Path(path).is_file():
+        return DocsLink(name, None, path)
+    try:
+        return DocsLink(name, file_href(path, page_dir), path)
+    except ValueError:  # os.path.relpath: paths on different drives
+        return DocsLink(name, file_href(path, None), path)
 
 
 def _contract_text(file: str | None) -> list[str] | None:
