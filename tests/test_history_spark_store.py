@@ -147,7 +147,15 @@ store = SparkTableStore(spark, "table:quality.runs")
 store.append(record(1, 1), data_docs={"index": "/ci/docs/index.html", "validations": {"orders": "/ci/docs/v.html"}})
 SparkTableStore(spark, "table:quality.runs")  # opening again adds nothing
 rows = spark.table("quality.runs").orderBy("run_at_us", "check_id").collect()
-print(json.dumps({"columns": spark.table("quality.runs").columns, "before": before,
+columns = spark.table("quality.runs").columns
+spark.sql("ALTER TABLE quality.runs ADD COLUMNS (later_fact STRING)")  # as a newer dc-bridge's migration would
+from dc_bridge.history.store import StoreError
+try:
+    SparkTableStore(spark, "table:quality.runs")
+    refused = None
+except StoreError as error:
+    refused = str(error)
+print(json.dumps({"columns": columns, "before": before, "refused": refused, "count": spark.table("quality.runs").count(),
                   "old": [r.asDict() for r in rows if r.run_id == "old-run"],
                   "new": sorted({(r.schema_version, r.data_docs) for r in rows if r.run_id != "old-run"})}, default=str))
 """
@@ -161,3 +169,6 @@ def test_a_table_of_schema_version_1_gets_the_new_column_and_keeps_its_rows(tmp_
     assert found["old"] == [{**row, "data_docs": None} for row in found["before"]]  # the old row as written
     docs = json.dumps({"index": "/ci/docs/index.html", "validations": {"orders": "/ci/docs/v.html"}}, sort_keys=True)
     assert found["new"] == [[2, docs]]  # the new run's rows (its own and its checks') carry version 2 and where its docs are
+    # a table a newer dc-bridge migrated is refused, not written to, with the column that says so
+    assert "later_fact" in found["refused"] and "upgrade dc-bridge" in found["refused"]
+    assert found["count"] == len(found["before"]) + 1 + 3

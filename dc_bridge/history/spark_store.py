@@ -9,7 +9,8 @@ pushes down to the files), not the whole table.
 
 Versioned as the SQLite store is: every row carries the `schema_version` it was written with, and a
 table of an earlier version is brought to this one when it is opened (`MIGRATIONS`: columns added at
-the end, which `ALTER TABLE ... ADD COLUMNS` can do to any catalog's table; earlier rows read NULL there).
+the end, which `ALTER TABLE ... ADD COLUMNS` can do to any catalog's table; earlier rows read NULL there);
+a table with a column this version does not know, which a newer dc-bridge added, is refused rather than misread.
 """
 
 from __future__ import annotations
@@ -53,8 +54,13 @@ class SparkTableStore:
         self.spark, self.name = spark, name
         columns = ", ".join(f"{column} {kind}" for column, kind in COLUMNS)
         spark.sql(f"CREATE TABLE IF NOT EXISTS {name} ({columns}) USING parquet")
-        present = set(spark.table(name).columns)
+        present = spark.table(name).columns
         kinds = dict(COLUMNS)
+        # a later version only adds columns at the end: a column this version does not know is a newer dc-bridge's
+        newer = [column for column in present if column not in kinds]
+        if newer:
+            raise StoreError(f"history table {name} has the columns {', '.join(newer)}, which a newer dc-bridge than this "
+                             f"one (schema version {SCHEMA_VERSION}) added: upgrade dc-bridge to write to it")
         for version in sorted(MIGRATIONS):
             missing = [column for column in MIGRATIONS[version] if column not in present]
             if missing:
