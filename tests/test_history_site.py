@@ -6,7 +6,7 @@ links each check to its contract line, and stays small however many runs the sto
 `run --data-docs DIR --history STORE` is linked from its contract page to the Data Docs it built (a
 relative link to a file that is there); a run without `--data-docs` has no link.
 
-No Chromium here (not installed on this machine): the HTML-parse variant of the browser test."""
+The same pages opened in headless Chromium with the network refused: tests/test_history_site_browser.py."""
 
 from __future__ import annotations
 
