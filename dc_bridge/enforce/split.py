@@ -335,13 +335,15 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
     source = list(slice_df.columns)
     frame, keys = flagged(slice_df, table, checks, frames, now)
     flags = [F.col(FLAG.format(i)) for i in range(len(checks))]
-    entries = [F.when(flag, F.struct(F.lit(check.id).alias("id"), F.lit(check.kind).alias("kind"),
-                                     F.lit(check.severity).alias("severity"), F.lit(_reason(check)).alias("reason")))
-               for flag, check in zip(flags, checks)]
     none = F.expr(f"CAST(array() AS {VIOLATION_TYPE})")
-    # built only for a row with a flag; the clean rows (most) get the constant: array_compact runs as a
-    # `filter` lambda, interpreted row by row outside whole-stage code generation
-    violations = F.when(reduce(or_, flags), F.array_compact(F.array(*entries))).otherwise(none) if entries else none
+    # one single-element list per violated check, flattened: no lambda (`filter`, and `array_compact`
+    # which Spark runs as one) in the projection, which would keep Spark from compiling the whole pass
+    # into one stage of generated code; built only for a row with a flag, the clean rows (most) get the constant
+    entries = [F.when(flag, F.array(F.struct(F.lit(check.id).alias("id"), F.lit(check.kind).alias("kind"),
+                                             F.lit(check.severity).alias("severity"),
+                                             F.lit(_reason(check)).alias("reason")))).otherwise(none)
+               for flag, check in zip(flags, checks)]
+    violations = F.when(reduce(or_, flags), F.flatten(F.array(*entries))).otherwise(none) if entries else none
     counts = [(check, f"n{i}") for i, check in enumerate(checks)]
     # a row is quarantined when it violates an error-severity check; the flag is kept beside the rows
     # so that each output filters on a boolean rather than searching the list of violations
