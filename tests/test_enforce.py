@@ -360,3 +360,50 @@ def test_a_failed_write_leaves_no_output_behind(spark, tmp_path):
     with pytest.raises(OutputError, match=r"--quarantine .*/q could not be written \(.*boom.*\); nothing was written"):
         write_all([Output("--valid-output", str(tmp_path / "v"), good), Output("--quarantine", str(tmp_path / "q"), failing)], "parquet")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_stream_judged_by_soda_per_batch_judges_as_the_native_engine(spark, tmp_path, frames):
+    """engines=("soda",): Soda judges each micro-batch, with the native engine's outcome and failing checks."""
+    from pyspark.errors import StreamingQueryException
+
+    logged = {}
+    for engines in (("spark",), ("soda",)):
+        folder = tmp_path / engines[0]
+        folder.mkdir()
+        (folder / "c.yaml").write_text(CONTRACT)
+        query = _stream(spark, folder, [CLEAN, BAD], "stop", sink=str(folder / "sink"), log=str(folder / "log.jsonl"),
+                        customers=frames[1], engines=engines)
+        with pytest.raises(StreamingQueryException, match=r"batch 1 failed the contract"):
+            query.awaitTermination()
+        assert _ids(spark, folder / "sink") == [1, 2]
+        logged[engines[0]] = [json.loads(line) for line in (folder / "log.jsonl").read_text().splitlines()]
+    assert [r["verdict"]["engines"] for r in logged["soda"]] == [["soda"], ["soda"]]
+    judged = {engine: [(r["batch_id"], r["action"], r["outcome"], sorted(r["failing"])) for r in lines]
+              for engine, lines in logged.items()}
+    assert judged["soda"] == judged["spark"]
+
+
+def test_split_write_writes_both_outputs_in_one_pass_with_the_same_verdict(contract, frames, spark, tmp_path):
+    """`Split.write`: one Spark job writes every judged row, partitioned by the quarantine flag; its
+    two parts are moved into place, and its Observation gives the counts the unpacked split gives."""
+    orders, customers = frames
+    counted = dc_bridge.split(contract, "orders", orders, frames={"customers": customers}, now=NOW)
+    written = dc_bridge.split(contract, "orders", orders, frames={"customers": customers}, now=NOW)
+    recounted = written._recounted
+    written._recounted = None  # the counts must come from the write's own Observation, not from a pass of their own
+    try:
+        verdict = written.write(valid=str(tmp_path / "out" / "valid"), quarantined=str(tmp_path / "out" / "q"))
+    finally:
+        written._recounted = recounted
+        written.release()
+    valid, quarantined = spark.read.parquet(str(tmp_path / "out" / "valid")), spark.read.parquet(str(tmp_path / "out" / "q"))
+    assert {r["order_id"] for r in quarantined.collect()} == QUARANTINED
+    assert {r["order_id"] for r in valid.collect()} == {1, 2, 6, 12, 13}
+    assert valid.columns == orders.columns + [VIOLATIONS_COLUMN] == quarantined.columns
+    both = valid.select(*orders.columns).unionByName(quarantined.select(*orders.columns))
+    assert _checksum(both, orders.columns) == _checksum(orders, orders.columns)
+    assert [(c.check_id, c.outcome, c.observed) for c in verdict.checks()] == \
+        [(c.check_id, c.outcome, c.observed) for c in counted.verdict.checks()]
+    assert (written.rows, written.quarantined_rows) == (counted.rows, counted.quarantined_rows) == ({"table": len(ROWS)}, 9)
+    assert _left_behind(tmp_path / "out") == []
+    counted.release()

@@ -73,3 +73,53 @@ def _move(fs, hadoop, output: Output, target, sibling, token: str) -> None:
                           f"nothing was written there")
     if replaced is not None:
         fs.delete(replaced, True)
+
+
+# format -> whether its one write is partitioned: a file format writes a folder of self-contained files
+# per partition, moved on as an output of its own (a table format's log, delta's, describes all
+# partitions at once: not here); `noop` stores nothing and takes no partitioning, the same one pass
+# without storage (bench/enforce.py times it)
+ONE_WRITE_FORMATS = {"parquet": True, "json": True, "orc": True, "avro": True, "noop": False}
+
+
+def write_partitioned(rows, column: str, outputs: dict[bool, Output], format: str, overwrite: bool = False) -> bool:
+    """`rows` written in one Spark job, partitioned by the boolean `column`; the rows of each value
+    moved to that value's output, all or none as `write_all`. False, with nothing written, when the
+    outputs cannot come from one write: a format not in ONE_WRITE_FORMATS, or outputs on two file
+    systems (a folder cannot be renamed from one to the other)."""
+    if format not in ONE_WRITE_FORMATS:
+        return False
+    spark = rows.sparkSession
+    hadoop = spark._jvm.org.apache.hadoop.fs
+    conf = spark._jsc.hadoopConfiguration()
+    targets = {value: hadoop.Path(output.path) for value, output in outputs.items()}
+    systems = {value: target.getFileSystem(conf) for value, target in targets.items()}
+    if len({fs.getUri().toString() for fs in systems.values()}) > 1:
+        return False
+    fs = next(iter(systems.values()))
+    for value, output in outputs.items():
+        if fs.exists(targets[value]) and not overwrite:
+            raise OutputError(f"{output.option} {output.path} exists; nothing was written. Replace it with --overwrite, "
+                              f"or choose a path that does not exist.")
+    token = uuid.uuid4().hex[:12]
+    first = targets[False]
+    staging = hadoop.Path(first.getParent(), f".{first.getName()}.dc-bridge-{token}")
+    try:
+        try:
+            writer = rows.write.format(format).mode("overwrite")  # a new folder; noop takes no other mode
+            (writer.partitionBy(column) if ONE_WRITE_FORMATS[format] else writer).save(staging.toString())
+        except Exception as exc:  # Spark's: a format it lacks, a folder it may not write, a task that failed
+            raise OutputError(f"{' and '.join(f'{o.option} {o.path}' for o in outputs.values())} could not be written "
+                              f"({root_cause(exc)}); nothing was written") from None
+        if not fs.exists(staging):
+            return True  # a format that stores nothing (noop)
+        parts = {value: hadoop.Path(staging, f"{column}={str(value).lower()}") for value in outputs}
+        for value, part in parts.items():
+            if not fs.exists(part):  # no row of this value: its output is written empty, with the columns
+                rows.limit(0).drop(column).write.format(format).save(part.toString())
+            fs.create(hadoop.Path(part, "_SUCCESS")).close()  # as Spark marks a written folder
+        for value, output in outputs.items():
+            _move(fs, hadoop, output, targets[value], parts[value], token)
+    finally:
+        fs.delete(staging, True)  # what a failure left, and the write's own marker; moved parts are not there
+    return True

@@ -12,7 +12,8 @@ cached. Each set of keys (a grouping of the key columns alone, as the verdict's 
 and counted before the rows are joined with it, so that Spark plans the join knowing its real size:
 the repeated keys of a key that is mostly distinct are few, and are broadcast to the rows instead of
 every row of the table being shuffled to them (10M rows: docs/benchmarks.md "Enforcing"). Many keys
-still get a shuffle join. The caller frees them once the judged rows are cached.
+still get a shuffle join. They stay cached while the split's outputs may be written (each output
+recomputes its rows from the source): `Split.release()` frees them.
 """
 
 from __future__ import annotations
@@ -39,14 +40,18 @@ def _keys_present(names: tuple[str, ...]):
 
 
 def _repeated_keys(index: int, check: Check, table, frames: dict):
-    """The keys that occur more than once in the whole table: one grouping. A row of the slice whose
-    key is among them is a duplicate, whether its twin is in the slice or in history."""
+    """The keys that occur more than once in the whole table. A row of the slice whose key is among
+    them is a duplicate, whether its twin is in the slice or in history. Counted with a window over
+    the key, as the native engine counts duplicates (spark_conditions.py `duplicates`): on a key
+    that is mostly distinct a grouping's partial aggregation reduces nothing and hashes every key twice."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     keys = [column(name).alias(_KEY.format(index, j)) for j, name in enumerate(check.columns)]
-    return (table.where(_keys_present(check.columns)).groupBy(*keys).count()
-            .where(F.col("count") > 1).select(*[F.col(_KEY.format(index, j)) for j in range(len(keys))],
-                                               F.lit(True).alias(_MATCH.format(index))))
+    names = [F.col(_KEY.format(index, j)) for j in range(len(keys))]
+    counted = table.where(_keys_present(check.columns)).select(*keys).select(
+        *names, F.count(F.lit(1)).over(Window.partitionBy(*names)).alias("count"))
+    return counted.where(F.col("count") > 1).select(*names).distinct().withColumn(_MATCH.format(index), F.lit(True))
 
 
 def _referenced_keys(index: int, check: Check, table, frames: dict):

@@ -7,9 +7,10 @@ valid and quarantined rows, with the verdict of the same call (DESIGN section 9,
 - A row violating an `error`-severity check is quarantined; a `warning` or `info` violation annotates
   the row and keeps it valid. Both outputs carry the source columns and `VIOLATIONS_COLUMN`: every
   violated check of the row as (id, kind, severity, reason).
-- The counts of each check are collected by a Spark `Observation` on that same pass (the pass that
-  also caches the judged rows for the outputs), and judged exactly as the native engine judges its
-  own (`judge_rows`). Table-level checks (row count, SQL metrics, freshness, column presence and type)
+- The counts of each check are collected by a Spark `Observation` on the first pass that reads every
+  row (`Split`): the counting pass, which caches the quarantined rows only, or `Split.write`'s one
+  write of both outputs; and judged exactly as the native engine judges its own (`judge_rows`).
+  The judged rows are never cached whole: the valid rows are recomputed from the source when written. Table-level checks (row count, SQL metrics, freshness, column presence and type)
   cannot send a row anywhere: the native engine judges them on the whole table, through its door.
 - With `where`, the rows judged are the slice the expression selects; uniqueness and foreign keys
   still compare against the whole table and the whole referenced model (scope.py); every check of
@@ -22,9 +23,11 @@ valid and quarantined rows, with the verdict of the same call (DESIGN section 9,
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from functools import reduce
+from operator import or_
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +60,7 @@ VIOLATIONS_COLUMN = "dc_bridge_violations"
 VIOLATION_TYPE = "array<struct<id:string,kind:string,severity:string,reason:string>>"
 # the engine whose semantics the split's counts follow, and under whose name its results fold
 ENGINE_NAME = NATIVE.name
-# the judged rows' own column while they are cached: whether the row is quarantined (an error-severity violation)
+# the judged rows' own column: whether the row is quarantined (an error-severity violation); `Split.write` partitions by it
 _QUARANTINED = "__dc_bridge_quarantined"
 
 
@@ -70,27 +73,101 @@ class SplitError(ValueError):
 class Split:
     """The split's outputs: `valid, quarantined, verdict = dc_bridge.split(...)` unpacks them.
 
-    `valid` and `quarantined` read the judged rows this call cached; `release()` frees them once
-    written. `rows` holds the rows judged (`slice`) and, with `where`, the rows of the whole table;
-    `quarantined_rows` how many of the rows judged are quarantined (counted by the same pass)."""
-    valid: Any
-    quarantined: Any
-    verdict: Verdict
-    rows: dict[str, int]
-    quarantined_rows: int = 0
-    _cached: Any = None
+    The rows are judged lazily. The verdict (`verdict`, `rows`, `quarantined_rows`) comes from the
+    first pass that reads every row: the counting pass, run when one of them (or `quarantined`, or
+    the unpacking) is first asked for, which caches the quarantined rows only; or `write`, which
+    writes both outputs in one pass and fills the same counts. `valid` recomputes its rows from
+    the source when it is written (the flags and the joins with the cached key sets), so the
+    judged rows are never cached whole. `release()` frees the cached rows and key sets once written.
+    `rows` holds the rows judged (`slice`) and, with `where`, the rows of the whole table;
+    `quarantined_rows` how many of the rows judged are quarantined."""
+    judged: Any  # every judged row: the source columns, the violations column and `_QUARANTINED`
+    _settle: Callable[[dict], tuple[Verdict, dict[str, int]]]  # the observed counts -> (verdict, rows)
+    _observation: Callable[[], tuple[Any, Any]]  # -> (`judged` observed, its Observation): one per pass
+    _recounted: Callable[[], dict]  # the same counts by an aggregation of their own
+    _cached: list = field(default_factory=list)  # the key sets, and the quarantined rows once counted
+    _judgement: tuple[Verdict, dict[str, int], int] | None = None
+    _quarantined: Any = None
 
     def __iter__(self) -> Iterator[Any]:
+        self._count()
         return iter((self.valid, self.quarantined, self.verdict))
 
+    @property
+    def valid(self):
+        return _rows(self.judged, quarantined=False)
+
+    @property
+    def quarantined(self):
+        self._count()
+        return self._quarantined
+
+    @property
+    def verdict(self) -> Verdict:
+        return self._count()[0]
+
+    @property
+    def rows(self) -> dict[str, int]:
+        return self._count()[1]
+
+    @property
+    def quarantined_rows(self) -> int:
+        return self._count()[2]
+
+    def write(self, *, valid: str, quarantined: str, format: str = "parquet", overwrite: bool = False) -> Verdict:
+        """Write both outputs (folders, as Spark writes them; each with the columns of `valid` and
+        `quarantined`) all or none (enforce/outputs.py), and return the verdict. Before the counting
+        pass, in one Spark job: the judged rows written once, partitioned by whether they are
+        quarantined, into a hidden folder whose two parts are then moved into place; its
+        Observation gives the verdict's counts. An existing path is refused (OutputError) unless `overwrite`."""
+        from dc_bridge.enforce.outputs import Output, write_all, write_partitioned
+
+        outputs = {False: Output("valid", valid, None), True: Output("quarantined", quarantined, None)}
+        if self._judgement is None:
+            observed, observation = self._observation()
+            if write_partitioned(observed, _QUARANTINED, outputs, format, overwrite):
+                self._judged_by(observation)
+                return self.verdict
+        write_all([replace(outputs[False], rows=self.valid), replace(outputs[True], rows=self.quarantined)], format, overwrite)
+        return self.verdict
+
     def release(self) -> None:
-        if self._cached is not None:
-            self._cached.unpersist()
+        for frame in self._cached:
+            frame.unpersist()
+        self._cached.clear()
+
+    def _count(self) -> tuple[Verdict, dict[str, int], int]:
+        """The counting pass, once: every row judged and counted, the quarantined rows cached."""
+        if self._judgement is None:
+            observed, observation = self._observation()
+            cached = _rows(observed, quarantined=True).persist()
+            cached.count()
+            self._cached.append(cached)
+            self._quarantined = cached
+            self._judged_by(observation)
+        return self._judgement
+
+    def _judged_by(self, observation) -> None:
+        # Spark's adaptive execution reads a cache it finds empty as no relation at all, and the
+        # observation inside it then reaches no listener: with no quarantined row, counted again
+        observed = observation.get or self._recounted()
+        verdict, rows = self._settle(observed)
+        self._judgement = (verdict, rows, int(observed["quarantined"]))
+        if self._quarantined is None:  # written in one pass: the quarantined rows are read from the source again, if asked
+            self._quarantined = _rows(self.judged, quarantined=True)
+
+
+def _rows(judged, *, quarantined: bool):
+    """The judged rows that are (or are not) quarantined, without the split's own flag."""
+    from pyspark.sql import functions as F
+
+    flag = F.col(_QUARANTINED)
+    return judged.where(flag if quarantined else ~flag).drop(_QUARANTINED)
 
 
 def split(contract: str | Path | Contract, model: str, df, *, where: str | None = None, frames: dict | None = None,
           now: datetime | None = None, vars: dict[str, str] | None = None, column: str = VIOLATIONS_COLUMN,
-          engines: tuple[str, ...] | list[str] = (ENGINE_NAME,)) -> Split:
+          engines: tuple[str, ...] | list[str] = (ENGINE_NAME,), prepared: Prepared | None = None) -> Split:
     """Judge `df` (the rows of `model`) by the contract and partition them into valid and quarantined rows.
 
     `where`: judge only the rows it selects (the slice); uniqueness still compares their keys with all
@@ -98,11 +175,11 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
     other models the checks read (the models foreign keys reference, the views SQL checks join).
     `now`: the time retention and freshness are judged at (now, unless given). `engines`: whose
     results the verdict folds (the native engine's, counted by the split's own pass, unless given; GX
-    and Soda each run the model's checks on the same rows once more). Raises SplitError when
+    and Soda each run the model's checks on the same rows once more). `prepared`: the contract as
+    `prepare` loaded, linted and compiled it, for a caller that splits many DataFrames by one
+    contract (the streaming guard); `contract` and `vars` are then not read again. Raises SplitError when
     no row can be judged (a model the contract lacks, a column a row-level check needs); the verdict
     reports what only a run would (a table-level check on a missing column is `failed`)."""
-    from pyspark.sql import functions as F
-
     began = time.perf_counter()
     started_at = datetime.now(timezone.utc)
     now = now or started_at
@@ -113,10 +190,8 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
         raise SplitError(f"where {where!r} judges a slice against the whole table, which only the native engine "
                          f"(`{ENGINE_NAME}`) does; leave out engines, or judge the whole DataFrame")
     where_filter = filter_expression(where) if where else None
-    # lint compiles the contract's patterns in the session's own JVM, as a run does
-    loaded, local_errors = load_for_run(contract, vars, compiler_in(lambda: None if is_connect(spark) else spark._jvm))
-    plan, invalid = plan_for_run(loaded, local_errors)
-    compiled = compile_contract(loaded, invalid=invalid, plan=plan)
+    prepared = prepared or prepare(contract, spark, vars)
+    loaded, plan, compiled = prepared.loaded, prepared.plan, prepared.compiled
     if model not in plan.models:
         raise SplitError(f"{loaded.file} has no model named `{model}` (models: {', '.join(plan.models)})")
     if column in df.columns:
@@ -129,44 +204,58 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
     _refuse_unjudgeable(df, row_level, frames, model)
 
     views = {view_name(loaded.id, name): frame for name, frame in frames.items() if name in plan.models}
+    table_level = [c for c in checks if c not in row_level]
     with temp_views(spark, views):
-        table_level = [c for c in checks if c not in row_level]
         foreign = foreign_reads(spark, [c for c in table_level if c.id not in compiled.invalid],
                                 {name: view_name(loaded.id, name) for name in frames if name in plan.models})
-        absent = absent_references(table_level, frames)
-        invalid = {**compiled.invalid, **foreign}
-        judged, observation, counts, keys = _judge_rows(slice_df, df, row_level, frames, now, column)
-        cached = judged.persist()
-        cached.count()  # the one pass: flags and joins; the observation is filled by it
-        for looked_up in keys:  # the judged rows are cached: the key sets their joins read are not needed again
-            looked_up.unpersist()
-        observed = observation.get
+    absent = absent_references(table_level, frames)
+    invalid = {**compiled.invalid, **foreign}
+    judged, observation, recounted, counts, keys = _judge_rows(slice_df, df, row_level, frames, now, column)
+
+    def settle(observed: dict) -> tuple[Verdict, dict[str, int]]:
+        """The verdict of the pass that filled `observed`: its row-level counts, and the table-level checks."""
         rows = int(observed["rows"])
         results = {check.id: judge_rows(check, int(observed[name]), rows) for check, name in counts}
         reports = {}
-        if ENGINE_NAME in engines:
-            table_compiled = replace(compiled, plan=replace(plan, checks=tuple(table_level)), invalid={**invalid, **absent})
-            report = NATIVE.run(spark, frames, table_compiled, model, now)
-            reports[ENGINE_NAME] = EngineReport(ENGINE_NAME, model, {**report.results, **results}, time.perf_counter() - began,
-                                                error=report.error)
-        others = [engine for engine in engines if engine != ENGINE_NAME]
-        if others:
-            # translated again, as a run translates once the data is known: a check the data keeps from running gets no artifact
-            translated = compile_contract(loaded, invalid={**invalid, **absent}, plan=plan)
-            session = _engine_session(spark)
-            rebound = {name: _in_session(frame, session) for name, frame in frames.items()}
-            with temp_views(session, {view_name(loaded.id, name): frame for name, frame in rebound.items() if name in plan.models}):
-                for engine in others:
-                    reports[engine] = run_engine(engine, session, rebound, translated, model, now)
-    table_rows = rows if where is None else _table_rows(df, reports[ENGINE_NAME], checks)
-    reports = {engine: reports[engine] for engine in engines}  # in the order asked, as a run lists them
-    verdict = _verdict(plan, model, compiled, reports, invalid, absent, rows, table_rows, where, row_level,
-                       contract_file=loaded.file, started_at=started_at.isoformat(), spark_version=spark.version)
-    quarantine = F.col(_QUARANTINED)
-    counted = {"slice": rows, "table": table_rows} if where is not None else {"table": rows}
-    return Split(valid=cached.where(~quarantine).drop(_QUARANTINED), quarantined=cached.where(quarantine).drop(_QUARANTINED),
-                 verdict=verdict.model_copy(update={"seconds": round(time.perf_counter() - began, 3)}), rows=counted,
-                 quarantined_rows=int(observed["quarantined"]), _cached=cached)
+        with temp_views(spark, views):
+            if ENGINE_NAME in engines:
+                table_compiled = replace(compiled, plan=replace(plan, checks=tuple(table_level)), invalid={**invalid, **absent})
+                report = NATIVE.run(spark, frames, table_compiled, model, now)
+                reports[ENGINE_NAME] = EngineReport(ENGINE_NAME, model, {**report.results, **results}, time.perf_counter() - began,
+                                                    error=report.error)
+            others = [engine for engine in engines if engine != ENGINE_NAME]
+            if others:
+                # translated again, as a run translates once the data is known: a check the data keeps from running gets no artifact
+                translated = compile_contract(loaded, invalid={**invalid, **absent}, plan=plan)
+                session = _engine_session(spark)
+                rebound = {name: _in_session(frame, session) for name, frame in frames.items()}
+                with temp_views(session, {view_name(loaded.id, name): frame for name, frame in rebound.items() if name in plan.models}):
+                    for engine in others:
+                        reports[engine] = run_engine(engine, session, rebound, translated, model, now)
+        table_rows = rows if where is None else _table_rows(df, reports[ENGINE_NAME], checks)
+        reports = {engine: reports[engine] for engine in engines}  # in the order asked, as a run lists them
+        verdict = _verdict(plan, model, compiled, reports, invalid, absent, rows, table_rows, where, row_level,
+                           contract_file=loaded.file, started_at=started_at.isoformat(), spark_version=spark.version)
+        counted = {"slice": rows, "table": table_rows} if where is not None else {"table": rows}
+        return verdict.model_copy(update={"seconds": round(time.perf_counter() - began, 3)}), counted
+
+    return Split(judged=judged, _settle=settle, _observation=observation, _recounted=recounted, _cached=list(keys))
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A contract loaded, linted (its patterns compiled in the session's JVM, as a run does) and
+    compiled: what `split` needs of it before it reads a row."""
+    loaded: Contract
+    plan: Any
+    compiled: Any
+
+
+def prepare(contract: str | Path | Contract, spark, vars: dict[str, str] | None = None) -> Prepared:
+    """The contract ready for `split`: loaded, linted and compiled once (ContractError when it cannot run)."""
+    loaded, local_errors = load_for_run(contract, vars, compiler_in(lambda: None if is_connect(spark) else spark._jvm))
+    plan, invalid = plan_for_run(loaded, local_errors)
+    return Prepared(loaded, plan, compile_contract(loaded, invalid=invalid, plan=plan))
 
 
 def _engine_session(spark):
@@ -237,30 +326,42 @@ def _reason(check: Check) -> str:
 
 
 def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetime, column: str):
-    """The slice with the violations column, observed: (frame, Observation, [(check, its count's name)])."""
+    """The slice with the violations column and the quarantine flag: (frame, a function giving the
+    frame observed and its Observation, one counting the rows alone, [(check, its count's name)],
+    the cached key sets)."""
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
     source = list(slice_df.columns)
     frame, keys = flagged(slice_df, table, checks, frames, now)
-    entries = [F.when(F.col(FLAG.format(i)), F.struct(F.lit(check.id).alias("id"), F.lit(check.kind).alias("kind"),
-                                                       F.lit(check.severity).alias("severity"),
-                                                       F.lit(_reason(check)).alias("reason")))
-               for i, check in enumerate(checks)]
-    # array_compact, not a `filter` lambda: higher-order functions are interpreted row by row, outside whole-stage code generation
-    violations = F.array_compact(F.array(*entries)) if entries else F.from_json(F.lit("[]"), VIOLATION_TYPE)
-    observation = Observation()
+    flags = [F.col(FLAG.format(i)) for i in range(len(checks))]
+    none = F.expr(f"CAST(array() AS {VIOLATION_TYPE})")
+    # one single-element list per violated check, flattened: no lambda (`filter`, and `array_compact`
+    # which Spark runs as one) in the projection, which would keep Spark from compiling the whole pass
+    # into one stage of generated code; built only for a row with a flag, the clean rows (most) get the constant
+    entries = [F.when(flag, F.array(F.struct(F.lit(check.id).alias("id"), F.lit(check.kind).alias("kind"),
+                                             F.lit(check.severity).alias("severity"),
+                                             F.lit(_reason(check)).alias("reason")))).otherwise(none)
+               for flag, check in zip(flags, checks)]
+    violations = F.when(reduce(or_, flags), F.flatten(F.array(*entries))).otherwise(none) if entries else none
     counts = [(check, f"n{i}") for i, check in enumerate(checks)]
     # a row is quarantined when it violates an error-severity check; the flag is kept beside the rows
     # so that each output filters on a boolean rather than searching the list of violations
-    quarantined = F.lit(False)
-    for i, check in enumerate(checks):
-        if check.severity == "error":
-            quarantined = quarantined | F.col(FLAG.format(i))
-    observed = frame.observe(observation, F.count(F.lit(1)).alias("rows"), F.count(F.when(quarantined, True)).alias("quarantined"),
-                             *[F.count(F.when(F.col(FLAG.format(i)), True)).alias(name) for i, (_, name) in enumerate(counts)])
-    judged = observed.select(*[F.col(quote_identifier(name)) for name in source], violations.alias(column), quarantined.alias(_QUARANTINED))
-    return judged, observation, counts, keys
+    quarantined = reduce(or_, [flag for flag, check in zip(flags, checks) if check.severity == "error"], F.lit(False))
+    counted = [F.count(F.lit(1)).alias("rows"), F.count(F.when(quarantined, True)).alias("quarantined"),
+               *[F.count(F.when(flag, True)).alias(name) for flag, (_, name) in zip(flags, counts)]]
+
+    def judged(rows):
+        return rows.select(*[F.col(quote_identifier(name)) for name in source], violations.alias(column), quarantined.alias(_QUARANTINED))
+
+    def observed():
+        observation = Observation()
+        return judged(frame.observe(observation, *counted)), observation
+
+    def recounted() -> dict:
+        return frame.agg(*counted).first().asDict()
+
+    return judged(frame), observed, recounted, counts, keys
 
 
 def _table_rows(df, report: EngineReport, checks: list[Check]) -> int:

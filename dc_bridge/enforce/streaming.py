@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dc_bridge.contract.model import Contract
-from dc_bridge.enforce.split import ENGINE_NAME, chosen_engines, split
+from dc_bridge.enforce.split import ENGINE_NAME, chosen_engines, prepare, split
 
 OnFailure = Literal["stop", "quarantine", "continue"]
 ON_FAILURE = ("stop", "quarantine", "continue")
@@ -71,13 +71,18 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         if seen is not None:
             seen[record["batch_id"]] = {"action": record["action"], "failing": record["failing"]}
 
+    # the contract loaded, linted and compiled on the first batch, for all of them (`split`'s `prepared`)
+    prepared = None
+
     def judge(batch, batch_id: int) -> None:
+        nonlocal prepared
         logged = record_of(int(batch_id))
         if logged is not None and logged["action"] == "written":
             return  # re-delivered after a restart: written once already
         if logged is not None and logged["action"] == "stopped":
             raise GuardStopped(_stopped_message(batch_id, logged["failing"]))
-        result = split(contract, model, batch, frames=frames, vars=vars, engines=engines)
+        prepared = prepared or prepare(contract, batch.sparkSession, vars)
+        result = split(contract, model, batch, frames=frames, engines=engines, prepared=prepared)
         try:
             failing = [c.check_id for c in result.verdict.checks() if c.outcome in FAILING]
             source = [name for name in result.valid.columns if name in batch.columns]
