@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 import pytest
 
 import dc_bridge
+from dc_bridge.enforce.outputs import OutputError
 from dc_bridge.enforce.split import VIOLATIONS_COLUMN, SplitError
 
 NOW = datetime(2024, 6, 1, tzinfo=timezone.utc)
@@ -406,4 +407,8 @@ def test_split_write_writes_both_outputs_in_one_pass_with_the_same_verdict(contr
         [(c.check_id, c.outcome, c.observed) for c in counted.verdict.checks()]
     assert (written.rows, written.quarantined_rows) == (counted.rows, counted.quarantined_rows) == ({"table": len(ROWS)}, 9)
     assert _left_behind(tmp_path / "out") == []
+    # written again to the same paths: refused in the API's own words, the outputs as they were
+    with pytest.raises(OutputError, match=r"^valid .* exists; nothing was written\. Replace it with overwrite=True"):
+        counted.write(valid=str(tmp_path / "out" / "valid"), quarantined=str(tmp_path / "out" / "q"))
+    assert spark.read.parquet(str(tmp_path / "out" / "valid")).count() == 5
     counted.release()

@@ -26,6 +26,11 @@ class Output:
     option: str  # how messages name it: `--quarantine`
     path: str
     rows: Any  # the DataFrame written there
+    overwrite: str = "--overwrite"  # how the caller asks for an existing output to be replaced: the option, or the API's argument
+
+    def exists(self) -> OutputError:
+        return OutputError(f"{self.option} {self.path} exists; nothing was written. Replace it with {self.overwrite}, "
+                           f"or choose a path that does not exist.")
 
 
 def write_all(outputs: list[Output], format: str, overwrite: bool = False) -> None:
@@ -43,8 +48,7 @@ def write_all(outputs: list[Output], format: str, overwrite: bool = False) -> No
             target = hadoop.Path(output.path)
             fs = target.getFileSystem(conf)
             if fs.exists(target) and not overwrite:
-                raise OutputError(f"{output.option} {output.path} exists; nothing was written. Replace it with --overwrite, "
-                                  f"or choose a path that does not exist.")
+                raise output.exists()
             sibling = hadoop.Path(target.getParent(), f".{target.getName()}.dc-bridge-{token}")
             staged.append((output, target, sibling, fs))
             try:
@@ -99,8 +103,7 @@ def write_partitioned(rows, column: str, outputs: dict[bool, Output], format: st
     fs = next(iter(systems.values()))
     for value, output in outputs.items():
         if fs.exists(targets[value]) and not overwrite:
-            raise OutputError(f"{output.option} {output.path} exists; nothing was written. Replace it with --overwrite, "
-                              f"or choose a path that does not exist.")
+            raise output.exists()
     token = uuid.uuid4().hex[:12]
     first = targets[False]
     staging = hadoop.Path(first.getParent(), f".{first.getName()}.dc-bridge-{token}")

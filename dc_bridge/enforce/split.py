@@ -122,7 +122,7 @@ class Split:
         Observation gives the verdict's counts. An existing path is refused (OutputError) unless `overwrite`."""
         from dc_bridge.enforce.outputs import Output, write_all, write_partitioned
 
-        outputs = {False: Output("valid", valid, None), True: Output("quarantined", quarantined, None)}
+        outputs = {False: Output("valid", valid, None, "overwrite=True"), True: Output("quarantined", quarantined, None, "overwrite=True")}
         if self._judgement is None:
             observed, observation = self._observation()
             if write_partitioned(observed, _QUARANTINED, outputs, format, overwrite):
