@@ -13,7 +13,8 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 from dc_bridge import __version__
 from dc_bridge.cli import catalog, evolution, integrations, outputs, quarantine
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
-from dc_bridge.cli.options import DATA_METAVAR, READER_HELP, Group, conf_pairs, default_engines, with_settings, with_variables, with_verbosity
+from dc_bridge.cli.options import (DATA_METAVAR, READER_HELP, Group, collector_paused, conf_pairs, default_engines, with_settings,
+                                   with_variables, with_verbosity)
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
@@ -39,7 +40,10 @@ def lint(contracts: tuple[str, ...], output_format: str, output_file: str | None
 
     Exit 0 when no errors (warnings allowed), 1 when errors were found, 2 when a file could not be read.
     """
-    results = [lint_file(path, variables) for path in contracts]
+    results = []
+    for path in contracts:
+        with collector_paused():
+            results.append(lint_file(path, variables))
     findings = [f for result in results for f in result.findings]
     report = FORMATTERS[output_format](findings, list(contracts))
     if output_file:
@@ -76,18 +80,19 @@ def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, che
     # models or contracts that would share a file, or a file that is an input stops the command first
     compiled_all, renders, inputs = [], [], []
     for path in contracts:
-        loaded, local_errors = _load_or_exit(path, variables)
-        inputs += outputs.contract_inputs(path, loaded)
-        if loaded.kind == "library":
-            compiled_all.append((path, None))
-            continue
-        plan, invalid = compiler.plan_for_run(loaded.contract, local_errors)
-        compiled = compiler.compile_contract(loaded.contract, invalid=invalid, plan=plan)
-        try:
-            renders.append((path, compiler.rendered(compiled, Path(out_dir))))
-        except compiler.OutputError as exc:
-            raise outputs.OutputRefused(f"nothing written; {exc}") from None
-        compiled_all.append((path, compiled))
+        with collector_paused():
+            loaded, local_errors = _load_or_exit(path, variables)
+            inputs += outputs.contract_inputs(path, loaded)
+            if loaded.kind == "library":
+                compiled_all.append((path, None))
+                continue
+            plan, invalid = compiler.plan_for_run(loaded.contract, local_errors)
+            compiled = compiler.compile_contract(loaded.contract, invalid=invalid, plan=plan)
+            try:
+                renders.append((path, compiler.rendered(compiled, Path(out_dir))))
+            except compiler.OutputError as exc:
+                raise outputs.OutputRefused(f"nothing written; {exc}") from None
+            compiled_all.append((path, compiled))
     try:
         compiler.merged(renders, Path(out_dir))
     except compiler.OutputError as exc:

@@ -8,10 +8,11 @@ import sys
 import click
 
 from dc_bridge.contract.durations import parse_duration
-from dc_bridge.history import open_store
-from dc_bridge.history.site import DEFAULT_RUNS, build_site
 from dc_bridge.outcomes import EXIT_OK, EXIT_UNREADABLE
-from dc_bridge.runner.history import HistoryError
+
+# The store, the site builder and runner/history.py are imported by these commands when they run: the module is
+# imported by every `dc-bridge` command, and they (Jinja2, the compiler, the fold) cost a lint or compile process a
+# tenth of its CPU.
 
 
 def register(group: click.Group) -> None:
@@ -31,6 +32,9 @@ def history_group() -> None:
               help="The SQLite history store to add the runs to (created if missing).")
 def import_command(jsonl: str, target: str) -> None:
     """Import a JSON Lines history (run --history FILE.jsonl) into a store: once, the file only read."""
+    from dc_bridge.history import open_store
+    from dc_bridge.runner.history import HistoryError
+
     try:
         added = open_store(target).import_jsonl(jsonl)
     except HistoryError as exc:  # a StoreError too
@@ -46,6 +50,9 @@ def import_command(jsonl: str, target: str) -> None:
               help="Delete the runs that started longer ago than this (e.g. 90d, P6M); the SLAs judge the last 30 days.")
 def prune_command(target: str, older_than: str) -> None:
     """Delete old runs from a history store. Never done automatically: retention is yours."""
+    from dc_bridge.history import open_store
+    from dc_bridge.runner.history import HistoryError
+
     try:
         pruned = open_store(target).prune(parse_duration(older_than))
     except (HistoryError, ValueError) as exc:
@@ -55,15 +62,29 @@ def prune_command(target: str, older_than: str) -> None:
     sys.exit(EXIT_OK)
 
 
+class _RunsOption(click.Option):
+    """`site --runs`, whose default is the site builder's own (`DEFAULT_RUNS`), read from it when click needs it
+    (the help, a `site` without --runs) rather than when this module is imported."""
+
+    def get_default(self, ctx, call=True):
+        from dc_bridge.history.site import DEFAULT_RUNS
+
+        return DEFAULT_RUNS
+
+
 @click.command(name="site")
 @click.option("--history", "target", required=True, type=click.Path(exists=True, dir_okay=False), metavar="STORE",
               help="The SQLite history store of `run --history`.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), metavar="DIR",
               help="The folder to write the site to (index.html, contracts/).")
-@click.option("--runs", default=DEFAULT_RUNS, show_default=True, type=click.IntRange(1, 500),
+@click.option("--runs", cls=_RunsOption, show_default=True, type=click.IntRange(1, 500),
               help="The newest runs each contract page shows.")
 def site_command(target: str, out_dir: str, runs: int) -> None:
     """Build a static site of the history: contracts, their checks per run, charts, SLOs. Opens offline."""
+    from dc_bridge.history import open_store
+    from dc_bridge.history.site import build_site
+    from dc_bridge.runner.history import HistoryError
+
     try:
         pages = build_site(open_store(target), out_dir, runs)
     except (HistoryError, OSError) as exc:

@@ -262,12 +262,20 @@ def check_expression(text: str, tables: Iterable[str] = (), *, allowed: str | No
     return analysis.tree
 
 
-def retarget(statement: exp.Expression, targets: Mapping[str, str]) -> str:
-    """The query in Spark SQL with each table it reads (not a CTE of its own) replaced by its target
-    name (`model_tables`): TABLE_MARKER for the model, a run view for another model."""
-    copy = statement.copy()
+def retarget(query: str, targets: Mapping[str, str]) -> str:
+    """A query `check_read_only` passed, in Spark SQL with each table it reads (not a CTE of its own) replaced
+    by its target name (`model_tables`): TABLE_MARKER for the model, a run view for another model."""
+    reads = {name for name, _, _ in _analyse(query, False).reads}
+    # written once per query and targets of the tables it reads: a contract repeats one query on every model, and
+    # the models' `targets` differ in names the query does not read (a model's own names are TABLE_MARKER)
+    return _retargeted(query, tuple(sorted((name, targets[name]) for name in reads if name in targets)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _retargeted(query: str, targets: tuple[tuple[str, str], ...]) -> str:
+    copy, lookup = _analyse(query, False).tree.copy(), dict(targets)
     for table, name in list(_tables(copy)):
-        target = targets.get(name)
+        target = lookup.get(name)
         if target is not None:
             args = {k: v for k, v in table.args.items() if k not in ("this", "db", "catalog")}
             table.replace(exp.Table(this=exp.to_identifier(target), **args))

@@ -347,8 +347,8 @@ _STAND_IN = quote_identifier(FIELD_STAND_IN)
 @functools.lru_cache(maxsize=4096)
 def _normalised_template(query: str, tables: tuple[tuple[str, str], ...], has_column: bool) -> str:
     filled = substitute(query, table=TABLE_MARKER, column=FIELD_STAND_IN if has_column else None)
-    statement = check_read_only(filled, [name for name, _ in tables])
-    return retarget(statement, dict(tables))
+    check_read_only(filled, [name for name, _ in tables])
+    return retarget(filled, dict(tables))
 
 
 # ---------------------------------------------------------------------------------------------

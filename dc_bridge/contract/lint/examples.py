@@ -47,14 +47,15 @@ def example_findings(result: LoadResult) -> list[Finding]:
     if contract is None or result.kind not in ("dcs", "odcs"):
         return []
     documents = {os.path.normpath(d.file): d for d in result.documents}
+    written_keys: _KeyIndex = {}
     findings: list[Finding] = []
     for model in contract.models:
         keys = {id(field) for field in model.fields if field.name in model.primary_key}  # a key column must hold a value
         for name, field in _named_fields(model.name, model.fields):
             required = field.required or id(field) in keys
-            for example in _field_examples(field, documents):
+            for example in _field_examples(field, documents, written_keys):
                 findings += _judged(name, field, example, required)
-        findings += _row_findings(contract, model, documents)
+        findings += _row_findings(contract, model, documents, written_keys)
     return findings
 
 
@@ -414,8 +415,14 @@ def _named(name: str, field: Field) -> Iterator[tuple[str, Field]]:
             yield from _named(name + part, child)
 
 
-def _node_at(documents: dict[str, Document], source: Source) -> tuple[Document, Any] | None:
-    """The written node of an element of the model, found by its source's file and path."""
+_MISSING = object()
+# id of a written mapping -> its keys by their text (the first key of a text, as the mapping lists them)
+_KeyIndex = dict[int, dict[str, Any]]
+
+
+def _node_at(documents: dict[str, Document], source: Source, keys: _KeyIndex) -> tuple[Document, Any] | None:
+    """The written node of an element of the model, found by its source's file and path; `keys` indexes the
+    mappings passed on the way, once each (a model's fields are looked up in one `models` mapping of 200 keys)."""
     document = documents.get(os.path.normpath(source.file))
     if document is None:
         return None
@@ -429,17 +436,24 @@ def _node_at(documents: dict[str, Document], source: Source) -> tuple[Document, 
             node, rest = node[int(index)], rest[end + 1:]
             continue
         rest = rest[1:] if rest.startswith(".") else rest
-        # the longest key the path goes on with: a name may hold a dot
-        keys = [k for k in node if rest.startswith(str(k)) and rest[len(str(k)):][:1] in ("", ".", "[")] if isinstance(node, dict) else []
-        if not keys:
+        if not isinstance(node, dict):
             return None
-        key = max(keys, key=lambda k: len(str(k)))
+        by_text = keys.get(id(node))
+        if by_text is None:
+            by_text = keys[id(node)] = {}
+            for k in node:
+                by_text.setdefault(str(k), k)
+        # the longest key the path goes on with: a name may hold a dot
+        ends = [len(rest)] + [at for at in range(len(rest) - 1, -1, -1) if rest[at] in ".["]
+        key = next((by_text[rest[:end]] for end in ends if rest[:end] in by_text), _MISSING)
+        if key is _MISSING:
+            return None
         node, rest = node[key], rest[len(str(key)):]
     return document, node
 
 
-def _field_examples(field: Field, documents: dict[str, Document]) -> Iterator[_Example]:
-    found = _node_at(documents, field.source)
+def _field_examples(field: Field, documents: dict[str, Document], keys: _KeyIndex) -> Iterator[_Example]:
+    found = _node_at(documents, field.source, keys)
     if found is not None:
         yield from _examples_of(documents, *found, field.source.path, frozenset())
 
@@ -475,9 +489,9 @@ def _examples_of(documents: dict[str, Document], document: Document, node: Any, 
 _Row = tuple[int | None, dict[str, tuple[Any, str | None]]]  # (line, column -> (value, written text))
 
 
-def _row_findings(contract: Contract, model: Model, documents: dict[str, Document]) -> list[Finding]:
+def _row_findings(contract: Contract, model: Model, documents: dict[str, Document], keys: _KeyIndex) -> list[Finding]:
     """DCS model `examples`: each one a small table, its rows held to the fields' rules, `unique` and the primary key."""
-    found = _node_at(documents, model.source) if contract.format == "dcs" else None
+    found = _node_at(documents, model.source, keys) if contract.format == "dcs" else None
     examples = found[1].get("examples") if found is not None and isinstance(found[1], dict) else None
     if not isinstance(examples, list):
         return []

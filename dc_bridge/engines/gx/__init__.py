@@ -9,12 +9,28 @@ from __future__ import annotations
 
 from dc_bridge.engines.engine import CompiledFiles, Engine
 from dc_bridge.engines.gx.external import reader as read_external
-from dc_bridge.engines.gx.data_docs import build_site as build_data_docs, validation_pages as data_docs_pages
-from dc_bridge.engines.gx.project import RESULT_FORMATS, Change, ProjectConflict, expectation_parameters, file_context, sync, unstorable
 from dc_bridge.engines.gx.translate import assemble_suite, suite_name, suite_text, translate_check
 
 __all__ = ["ENGINE", "RESULT_FORMATS", "Change", "ProjectConflict", "build_data_docs", "data_docs_pages",
            "expectation_parameters", "file_context", "suite_name", "sync", "unstorable"]
+
+# exports of project.py and data_docs.py (with run.py under them), imported on first use: compile and lint reach
+# this package through the registry and need none of them (a fifth of a `dc-bridge compile` process's imports)
+_LAZY = {"RESULT_FORMATS": ("project", "RESULT_FORMATS"), "Change": ("project", "Change"),
+         "ProjectConflict": ("project", "ProjectConflict"), "expectation_parameters": ("project", "expectation_parameters"),
+         "file_context": ("project", "file_context"), "sync": ("project", "sync"), "unstorable": ("project", "unstorable"),
+         "build_data_docs": ("data_docs", "build_site"), "data_docs_pages": ("data_docs", "validation_pages")}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from dc_bridge.engines.gx import data_docs, project
+
+    module, attribute = _LAZY[name]
+    value = getattr({"project": project, "data_docs": data_docs}[module], attribute)
+    globals()[name] = value
+    return value
 
 
 def _run(spark, frames, compiled, model, now):
