@@ -78,8 +78,9 @@ def requested(files: list[str], read, *, quarantine: str | None, valid_output: s
         local = path.removeprefix("file://")
         check_folder(option, local, inputs, create=False)
         if Path(local).exists() and not overwrite:
-            raise OutputRefused(f"{option} {path} exists; nothing was written. Replace it with --overwrite, "
-                                        f"or choose a path that does not exist.")
+            from dc_bridge.enforce.outputs import Output
+
+            raise OutputRefused(str(Output(option, path, None).exists()))
     return SplitRequest(chosen, quarantine, valid_output, split_format, overwrite)
 
 
