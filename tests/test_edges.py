@@ -261,7 +261,7 @@ def test_rows_pyspark_cannot_hold_count_in_every_engine(spark):
             {"metric": "invalidValues", "arguments": {"validValues": ["2024-02-29 12:30:00"]}, "mustBe": 0}]},
     ]}]}
     rows = [(datetime(1, 1, 1, tzinfo=UTC),), (datetime(1, 1, 1, tzinfo=UTC),), (datetime(2024, 2, 29, 12, 30, tzinfo=UTC),), (None,)]
-    plan, df, verdict = _run(spark, contract, rows, "ts timestamp")
+    plan, _df, verdict = _run(spark, contract, rows, "ts timestamp")
     problems = _compare(plan, verdict, rows, {"ts": "timestamp"})
     assert not problems, "\n".join(problems)
 
