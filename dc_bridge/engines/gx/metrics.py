@@ -70,6 +70,7 @@ from great_expectations.validator.metric_configuration import MetricConfiguratio
 from dc_bridge.engines.spark_conditions import AGGREGATES_PER_PASS
 
 _ROWS = "unexpected_rows_query.table"
+_BATCH_VIEW = "tmp_view"  # the temp view GX's query metrics register the batch as (run.py GX_BATCH_VIEW)
 _UNIQUE_COUNT = "column_values.unique.unexpected_count"
 
 # column -> (distinct repeated values, smallest, largest), filled by the uniqueness count of the
@@ -96,12 +97,12 @@ class UnexpectedRowsFetched(UnexpectedRowsQueryTable):
                                                    metric_value_kwargs=metric_value_kwargs, metrics=metrics,
                                                    runtime_configuration=runtime_configuration)
         except (ValueError, OverflowError):  # PySpark's conversion of a value: `year 0 is out of range`
-            if _KEYS.get() is None:
+            if _KEYS.get() is None:  # outside a bridge run
                 raise
         # as QueryTable's function: the batch as GX's view, the query run on it
         batch, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
-        batch.createOrReplaceTempView("tmp_view")
-        rows = execution_engine.spark.sql(cls._format_query(cls._get_query_from_metric_value_kwargs(metric_value_kwargs), batch="tmp_view"))
+        batch.createOrReplaceTempView(_BATCH_VIEW)
+        rows = execution_engine.spark.sql(cls._format_query(cls._get_query_from_metric_value_kwargs(metric_value_kwargs), batch=_BATCH_VIEW))
         if metric_value_kwargs.get("fetch_all", False) is False:
             rows = rows.limit(MAX_RESULT_RECORDS)
         names = rows.columns
