@@ -252,6 +252,20 @@ def test_values_at_the_edges_of_each_type(spark):
     assert not problems, "\n".join(problems)
 
 
+def test_rows_pyspark_cannot_hold_count_in_every_engine(spark):
+    """GX fetches a query expectation's first rows through PySpark, which holds no timestamp of year 1
+    (`year 0 is out of range`); its count is taken from those rows (engines/gx/metrics.py)."""
+    contract = {**BASE, "schema": [{"name": "t", "properties": [
+        {"name": "ts", "logicalType": "timestamp", "quality": [
+            {"metric": "missingValues", "arguments": {"missingValues": ["0001-01-01 00:00:00"]}, "mustBe": 0},
+            {"metric": "invalidValues", "arguments": {"validValues": ["2024-02-29 12:30:00"]}, "mustBe": 0}]},
+    ]}]}
+    rows = [(datetime(1, 1, 1, tzinfo=UTC),), (datetime(1, 1, 1, tzinfo=UTC),), (datetime(2024, 2, 29, 12, 30, tzinfo=UTC),), (None,)]
+    plan, _df, verdict = _run(spark, contract, rows, "ts timestamp")
+    problems = _compare(plan, verdict, rows, {"ts": "timestamp"})
+    assert not problems, "\n".join(problems)
+
+
 # drawn: values at each type's edges, and text every engine could read as its own syntax
 EDGE_LONGS = [LONG_MAX, LONG_MIN, 0, 2**53, 2**53 + 1, -(2**53) - 1]
 EDGE_DECIMALS = [Decimal(D38), Decimal(-D38), Decimal(0), Decimal(2**63), Decimal(10**37)]

@@ -1,12 +1,18 @@
 """How the bridge's GX runs compute their Spark metrics: some of GX's metric functions registered anew
 the way GX registers its own (a metric provider class, the registry's `register_metric`), and the
 bundled aggregation in compiled passes, so that a validation of the compiled suite runs no query
-it does not read. The suite is unchanged, and so is every number GX reports; importing
+twice and none it does not read. The suite is unchanged, and so is every number GX reports; importing
 this module installs the metrics (`in_compiled_passes` is per data source).
 
-- (`unexpected_rows_query.row_count` stays GX's own `count()` beside the query's first 200 rows: taken from
-  those rows, a row PySpark cannot hold, a timestamp of year 1, failed the count with `year 0 is out of
-  range`, where GX's own count holds; tests/test_edges.py.)
+- `unexpected_rows_query.row_count`: GX computes it with a `count()` of the query beside
+  `unexpected_rows_query.table`, the same query's first 200 rows (`MAX_RESULT_RECORDS`), which every
+  `unexpected_rows_expectation` also asks for: each query ran twice (a scalar SQL check's whole
+  subquery, a full pass). Here the count waits for the rows and is their number when fewer than 200
+  came back (all of them); only a query with more rows is counted as before.
+- `unexpected_rows_query.table`: GX's own rows, except that inside a bridge run a row PySpark cannot
+  hold (a timestamp of year 1: `year 0 is out of range`, tests/test_edges.py) no longer fails the
+  expectation, and with it the count taken from the rows: the same first rows are fetched again as
+  Spark's text of each value. Outside a bridge run GX's own error stands.
 - `<map metric>.unexpected_values` (the failing values a result lists): a result format that lists none
   (the bridge's: not COMPLETE, `partial_unexpected_count` 0) still had Spark plan and run the failing
   rows' query with `limit(0)`, once per column map expectation; its answer, the empty list, is given here
@@ -28,6 +34,7 @@ import functools
 import logging
 from collections.abc import Iterator
 
+from great_expectations.core.metric_domain_types import MetricDomainTypes
 from great_expectations.execution_engine import SparkDFExecutionEngine
 from great_expectations.expectations.metrics.column_map_metrics.column_values_unique import (
     ColumnValuesUnique,
@@ -44,14 +51,26 @@ from great_expectations.expectations.metrics.map_metric_provider.map_condition_a
 from great_expectations.expectations.metrics.map_metric_provider.multicolumn_map_condition_auxilliary_methods import (
     _spark_multicolumn_map_condition_values,
 )
+from great_expectations.expectations.metrics.metric_provider import metric_value
+from great_expectations.expectations.metrics.query_metrics.query_row_count.unexpected_rows_query_row_count import (
+    UnexpectedRowsQueryRowCount,
+)
+from great_expectations.expectations.metrics.query_metrics.query_table.query_table import (
+    MAX_RESULT_RECORDS,
+)
+from great_expectations.expectations.metrics.query_metrics.query_table.unexpected_rows_query_table import (
+    UnexpectedRowsQueryTable,
+)
 from great_expectations.expectations.registry import (
     _registered_metrics,
     register_metric,
 )
+from great_expectations.validator.metric_configuration import MetricConfiguration
 
 from dc_bridge.engines.spark_conditions import AGGREGATES_PER_PASS
 
 _ROWS = "unexpected_rows_query.table"
+_BATCH_VIEW = "tmp_view"  # the temp view GX's query metrics register the batch as (run.py GX_BATCH_VIEW)
 _UNIQUE_COUNT = "column_values.unique.unexpected_count"
 
 # column -> (distinct repeated values, smallest, largest), filled by the uniqueness count of the
@@ -63,6 +82,59 @@ _KEYS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("dc_bridge_g
 _REGISTRY_LOG = logging.getLogger("great_expectations.expectations.registry")
 _LEVEL = _REGISTRY_LOG.level
 _REGISTRY_LOG.setLevel(logging.ERROR)
+
+
+class UnexpectedRowsFetched(UnexpectedRowsQueryTable):
+    """`unexpected_rows_query.table` on Spark: GX's own first rows, or inside a bridge run, when PySpark
+    cannot hold one of their values, the same rows as Spark's text of each value."""
+
+    @metric_value(engine=SparkDFExecutionEngine)
+    def _spark(cls, execution_engine, metric_domain_kwargs: dict, metric_value_kwargs: dict, metrics: dict,
+               runtime_configuration: dict) -> list[dict]:
+        try:
+            # QueryTable's own Spark function (the registry calls it with the class as `cls`)
+            return UnexpectedRowsQueryTable._spark(cls=cls, execution_engine=execution_engine, metric_domain_kwargs=metric_domain_kwargs,
+                                                   metric_value_kwargs=metric_value_kwargs, metrics=metrics,
+                                                   runtime_configuration=runtime_configuration)
+        except (ValueError, OverflowError):  # PySpark's conversion of a value: `year 0 is out of range`
+            if _KEYS.get() is None:  # outside a bridge run
+                raise
+        # as QueryTable's function: the batch as GX's view, the query run on it
+        batch, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
+        batch.createOrReplaceTempView(_BATCH_VIEW)
+        rows = execution_engine.spark.sql(cls._format_query(cls._get_query_from_metric_value_kwargs(metric_value_kwargs), batch=_BATCH_VIEW))
+        if metric_value_kwargs.get("fetch_all", False) is False:
+            rows = rows.limit(MAX_RESULT_RECORDS)
+        names = rows.columns
+        # by position: a query's columns may share a name
+        as_text = rows.toDF(*(f"_{i}" for i in range(len(names))))
+        as_text = as_text.select(*(as_text[f"_{i}"].cast("string") for i in range(len(names))))
+        return [dict(zip(names, row)) for row in as_text.collect()]
+
+
+class UnexpectedRowsCountedOnce(UnexpectedRowsQueryRowCount):
+    """`unexpected_rows_query.row_count` on Spark from the rows `unexpected_rows_query.table` fetched."""
+
+    @classmethod
+    def _get_evaluation_dependencies(cls, metric: MetricConfiguration, configuration=None, execution_engine=None,
+                                     runtime_configuration=None) -> dict:
+        dependencies = super()._get_evaluation_dependencies(metric=metric, configuration=configuration, execution_engine=execution_engine,
+                                                            runtime_configuration=runtime_configuration)
+        if isinstance(execution_engine, SparkDFExecutionEngine):
+            # the same domain and query as the expectation's own `.table` metric: one node of the graph
+            dependencies[_ROWS] = MetricConfiguration(_ROWS, metric.metric_domain_kwargs, metric.metric_value_kwargs)
+        return dependencies
+
+    @metric_value(engine=SparkDFExecutionEngine)
+    def _spark(cls, execution_engine, metric_domain_kwargs: dict, metric_value_kwargs: dict, metrics: dict,
+               runtime_configuration: dict) -> int:
+        rows = metrics.get(_ROWS)
+        if isinstance(rows, list) and len(rows) < MAX_RESULT_RECORDS:
+            return len(rows)  # the query returned all its rows: their number is the count
+        # QueryRowCount's own Spark function
+        return UnexpectedRowsQueryRowCount._spark(cls=cls, execution_engine=execution_engine, metric_domain_kwargs=metric_domain_kwargs,
+                                                  metric_value_kwargs=metric_value_kwargs, metrics=metrics,
+                                                  runtime_configuration=runtime_configuration)
 
 
 def _unique_count(cls, execution_engine, metric_domain_kwargs: dict, metric_value_kwargs: dict, metrics: dict, **kwargs) -> int:
