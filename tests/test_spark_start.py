@@ -201,12 +201,15 @@ def test_a_missing_output_folder_that_cannot_be_made(fake_java, tmp_path):
     assert not marker.exists()
 
 
-def test_a_contract_with_a_lint_error_is_refused_before_spark_starts(fake_java, tmp_path):
-    """Its pattern would be compiled in Spark's JVM: lint's other rules come first, so the run returns within lint's time."""
+@pytest.mark.parametrize("split", [False, True], ids=["run", "run-quarantine"])
+def test_a_contract_with_a_lint_error_is_refused_before_spark_starts(fake_java, tmp_path, split):
+    """Its pattern would be compiled in Spark's JVM: lint's other rules come first, so the run returns within lint's
+    time; `run --quarantine` lints in the same two halves."""
     env, marker = fake_java
     contract = tmp_path / "broken.yaml"
     contract.write_text(LINT_ERROR)
-    done = cli(["run", contract], env)
+    outputs = ["--quarantine", tmp_path / "q", "--valid-output", tmp_path / "v"] if split else []
+    done = cli(["run", contract, *outputs], env)
     assert done.returncode == 2, done.stderr
     assert "error DCB110" in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert not marker.exists(), "a JVM was launched for a contract that cannot run"

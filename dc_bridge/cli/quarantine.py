@@ -101,13 +101,21 @@ def split_and_write(read, request: SplitRequest, options):
     from dc_bridge.enforce.split import VIOLATIONS_COLUMN, split
     from dc_bridge.runner.data import get_session, is_connect, model_sources, source_dataframe
 
-    options.say("starting Spark")
-    spark, created = get_session(options.master, options.conf)
+    started: dict = {}
+
+    def start(contract) -> None:
+        # every model's source, found before Spark starts (a missing path stops here); then the session
+        started["sources"] = model_sources(contract, options.data, set(), options.server)
+        options.say("starting Spark")
+        started["spark"], started["created"] = get_session(options.master, options.conf)
+
     try:
-        # lint compiles the contract's patterns in the session's JVM, as a run does; errors stop here (ContractError)
-        contract, _ = lint_for_run(read.result, compiler_in(lambda: None if is_connect(spark) else spark._jvm))
+        # lint as a run does, in two halves: what needs no JVM before Spark starts (a contract that cannot
+        # run is refused at lint's speed), then the patterns compiled in the session's JVM (ContractError)
+        contract, _ = lint_for_run(read.result, compiler_in(lambda: None if is_connect(started["spark"]) else started["spark"]._jvm),
+                                   ready=start)
+        spark, (server, sources) = started["spark"], started["sources"]
         # every model's rows, as a run reads them: foreign keys look up the others, SQL checks may read them
-        server, sources = model_sources(contract, options.data, set(), options.server)
         frames = {m.name: source_dataframe(spark, m, sources[m.name], server) for m in contract.models}
         options.say(f"splitting {request.model}")
         result = split(contract, request.model, frames[request.model], where=options.where, frames=frames, now=options.clock(),
@@ -120,8 +128,8 @@ def split_and_write(read, request: SplitRequest, options):
         finally:
             result.release()
     finally:
-        if created:
-            spark.stop()
+        if started.get("created"):
+            started["spark"].stop()
     judged = result.rows.get("slice", result.rows["table"])
     click.echo(f"{request.model}: {judged - result.quarantined_rows} valid rows written to {request.valid_output}, "
                f"{result.quarantined_rows} quarantined rows to {request.quarantine}", err=True)
