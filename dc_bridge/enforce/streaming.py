@@ -95,7 +95,7 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
                 _write_batch(result.quarantined, quarantine, batch_id, format)
                 _write_batch(result.valid.select(*source), sink, batch_id, format)
             else:
-                _write_batch(result.valid.select(*source).unionByName(result.quarantined.select(*source)), sink, batch_id, format)
+                _write_batch(batch.select(*source), sink, batch_id, format)  # every row as it came: no flags to compute again
             append({**record, "action": "written"})
         finally:
             result.release()
