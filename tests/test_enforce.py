@@ -257,12 +257,13 @@ def test_quarantine_sends_bad_rows_aside_and_a_restart_writes_nothing_twice(spar
     assert _ids(spark, tmp_path / "sink") == [1, 2, 3]
 
 
-def test_a_stream_judged_by_gx_per_batch_judges_as_the_native_engine(spark, tmp_path, frames):
-    """engines=("gx",): GX judges each micro-batch, with the native engine's outcome and failing checks."""
+def test_a_stream_judged_by_gx_or_soda_per_batch_judges_as_the_native_engine(spark, tmp_path, frames):
+    """engines=("gx",) and engines=("soda",): each judges every micro-batch, with the native engine's
+    outcome and failing checks."""
     from pyspark.errors import StreamingQueryException
 
     logged = {}
-    for engines in (("spark",), ("gx",)):
+    for engines in (("spark",), ("gx",), ("soda",)):
         folder = tmp_path / engines[0]
         folder.mkdir()
         (folder / "c.yaml").write_text(CONTRACT)
@@ -272,10 +273,11 @@ def test_a_stream_judged_by_gx_per_batch_judges_as_the_native_engine(spark, tmp_
             query.awaitTermination()
         assert _ids(spark, folder / "sink") == [1, 2]
         logged[engines[0]] = [json.loads(line) for line in (folder / "log.jsonl").read_text().splitlines()]
-    assert [r["verdict"]["engines"] for r in logged["gx"]] == [["gx"], ["gx"]]
     judged = {engine: [(r["batch_id"], r["action"], r["outcome"], sorted(r["failing"])) for r in lines]
               for engine, lines in logged.items()}
-    assert judged["gx"] == judged["spark"]
+    for engine in ("gx", "soda"):
+        assert [r["verdict"]["engines"] for r in logged[engine]] == [[engine], [engine]]
+        assert judged[engine] == judged["spark"], engine
 
 
 # --- `dc-bridge run --quarantine PATH --valid-output PATH`: the split written out, by the real command in process
@@ -361,27 +363,6 @@ def test_a_failed_write_leaves_no_output_behind(spark, tmp_path):
     with pytest.raises(OutputError, match=r"--quarantine .*/q could not be written \(.*boom.*\); nothing was written"):
         write_all([Output("--valid-output", str(tmp_path / "v"), good), Output("--quarantine", str(tmp_path / "q"), failing)], "parquet")
     assert list(tmp_path.iterdir()) == []
-
-
-def test_a_stream_judged_by_soda_per_batch_judges_as_the_native_engine(spark, tmp_path, frames):
-    """engines=("soda",): Soda judges each micro-batch, with the native engine's outcome and failing checks."""
-    from pyspark.errors import StreamingQueryException
-
-    logged = {}
-    for engines in (("spark",), ("soda",)):
-        folder = tmp_path / engines[0]
-        folder.mkdir()
-        (folder / "c.yaml").write_text(CONTRACT)
-        query = _stream(spark, folder, [CLEAN, BAD], "stop", sink=str(folder / "sink"), log=str(folder / "log.jsonl"),
-                        customers=frames[1], engines=engines)
-        with pytest.raises(StreamingQueryException, match=r"batch 1 failed the contract"):
-            query.awaitTermination()
-        assert _ids(spark, folder / "sink") == [1, 2]
-        logged[engines[0]] = [json.loads(line) for line in (folder / "log.jsonl").read_text().splitlines()]
-    assert [r["verdict"]["engines"] for r in logged["soda"]] == [["soda"], ["soda"]]
-    judged = {engine: [(r["batch_id"], r["action"], r["outcome"], sorted(r["failing"])) for r in lines]
-              for engine, lines in logged.items()}
-    assert judged["soda"] == judged["spark"]
 
 
 def test_split_write_writes_both_outputs_in_one_pass_with_the_same_verdict(contract, frames, spark, tmp_path):
