@@ -266,6 +266,21 @@ def test_rows_pyspark_cannot_hold_count_in_every_engine(spark):
     assert not problems, "\n".join(problems)
 
 
+def test_a_range_on_a_decimal_of_38_digits_counts_alike_in_every_engine(spark):
+    """Soda writes `maximum: 0` as `<= 0.0`, a decimal(1,1) literal: against decimal(38,0) the comparison
+    needs 39 digits (Spark's error under ANSI, NULL without it). A run marks such a range exact
+    (engines/columns.py `exact_ranges`); found by the generated literals below."""
+    contract = {**BASE, "schema": [{"name": "t", "properties": [
+        {"name": "dec", "logicalType": "number", "logicalTypeOptions": {"maximum": 0}},
+        {"name": "low", "logicalType": "number", "logicalTypeOptions": {"minimum": 0}},
+    ]}]}
+    rows = [(Decimal(D38), Decimal(-D38)), (Decimal(5), Decimal(-5)), (Decimal(0), Decimal(0)), (None, None)]
+    plan, _df, verdict = _run(spark, contract, rows, "dec decimal(38,0), low decimal(38,0)")
+    problems = _compare(plan, verdict, rows, {"dec": "decimal(38,0)", "low": "decimal(38,0)"})
+    assert not problems, "\n".join(problems)
+    assert {c.check_id: c.observed for c in verdict.checks() if c.kind == "value_between"} == {"t.dec.range": 2, "t.low.range": 2}
+
+
 # drawn: values at each type's edges, and text every engine could read as its own syntax
 EDGE_LONGS = [LONG_MAX, LONG_MIN, 0, 2**53, 2**53 + 1, -(2**53) - 1]
 EDGE_DECIMALS = [Decimal(D38), Decimal(-D38), Decimal(0), Decimal(2**63), Decimal(10**37)]

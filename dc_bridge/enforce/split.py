@@ -39,6 +39,7 @@ from dc_bridge.contract.sql import filter_expression, quote_identifier, view_nam
 from dc_bridge.enforce.scope import FLAG, flagged
 from dc_bridge.engines.columns import (
     absent_references,
+    exact_ranges,
     missing_columns,
     missing_message,
     unrunnable,
@@ -226,7 +227,7 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
             others = [engine for engine in engines if engine != ENGINE_NAME]
             if others:
                 # translated again, as a run translates once the data is known: a check the data keeps from running gets no artifact
-                translated = compile_contract(loaded, invalid={**invalid, **absent}, plan=plan)
+                translated = compile_contract(loaded, invalid={**invalid, **absent}, plan=exact_ranges(plan, frames))
                 session = _engine_session(spark)
                 rebound = {name: _in_session(frame, session) for name, frame in frames.items()}
                 with temp_views(session, {view_name(loaded.id, name): frame for name, frame in rebound.items() if name in plan.models}):

@@ -25,7 +25,7 @@ from dc_bridge.contract.lint.java_regex import compiler_in
 from dc_bridge.contract.model import Contract, Server
 from dc_bridge.contract.reading.load import LoadResult, load_contract
 from dc_bridge.contract.sql import view_name
-from dc_bridge.engines.columns import absent_references, missing_columns
+from dc_bridge.engines.columns import absent_references, exact_ranges, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.runner.data import (
@@ -159,7 +159,7 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             absent = absent_references(plan.checks, frames)
         with phases.timed("translate"):
             # once, after the data is known: the checks it keeps from running get no engine artifact
-            compiled = compile_contract(loaded, invalid={**invalid, **foreign, **absent}, plan=plan)
+            compiled = compile_contract(loaded, invalid={**invalid, **foreign, **absent}, plan=exact_ranges(plan, frames))
         if options.cache:
             cached = _persist(frames, dataframes or {})
         for model in plan.models:

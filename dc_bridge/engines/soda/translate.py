@@ -257,7 +257,7 @@ def _between(check: Check, p: c.ValueBetween, table: str, contract_id: str):
     # (engines/queries.py `outside_range`)
     bounds = (p.min_value, p.max_value)
     # Soda reads an integer bound as a float too: only those a double holds exactly go as they are
-    if not (p.strict_min or p.strict_max) and all(v is None or (isinstance(v, int) and not isinstance(v, bool) and v in DOUBLE_EXACT)
+    if not (p.strict_min or p.strict_max or p.exact_only) and all(v is None or (isinstance(v, int) and not isinstance(v, bool) and v in DOUBLE_EXACT)
                                                   for v in bounds):
         config = {key: value for key, value in (("valid min", p.min_value), ("valid max", p.max_value)) if value is not None}
         return _metric(check, "invalid", config)
