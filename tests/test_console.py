@@ -76,7 +76,7 @@ def console_runs(spark, broken_orders):
 
 def normalised(text: str) -> str:
     """The console text with its times as `N.Ns`, without colours (FORCE_COLOR in a CI's environment) and
-    without the spaces rich pads lines with."""
+    without trailing spaces (a terminal's console pads lines with them)."""
     plain = re.sub(r"\x1b\[[0-9;]*m", "", re.sub(r"\b\d+\.\ds\b", "N.Ns", text))
     return "\n".join(line.rstrip() for line in plain.splitlines()) + "\n"
 
@@ -102,6 +102,8 @@ def test_the_real_run_fits_the_console_and_names_every_model_and_check_not_run_w
         assert any(f"- {check_id}: " in line for line in lines), check_id
     assert "…" not in output and "..." not in output
     assert "(contract) is the contract as a whole" in output and "not run (6), left out of the verdict:" in output
+    # no terminal, as in a CI log or a file: no line carries the blanks rich pads table cells with
+    assert [line for line in lines if line != line.rstrip()] == []
 
 
 def _verdict(models: dict[str, str], contract_id: str = "urn:acme:crm:customer-lifetime-value") -> Verdict:

@@ -13,8 +13,8 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 from dc_bridge import __version__
 from dc_bridge.cli import catalog, evolution, integrations, outputs, quarantine
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
-from dc_bridge.cli.options import (DATA_METAVAR, READER_HELP, Group, collector_paused, conf_pairs, default_engines, with_settings,
-                                   with_variables, with_verbosity)
+from dc_bridge.cli.options import (DATA_METAVAR, READER_HELP, Group, collector_paused, conf_pairs, default_engines, report_console,
+                                   with_settings, with_variables, with_verbosity)
 from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
@@ -238,7 +238,6 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     import time
     from pathlib import Path
 
-    from rich.console import Console
     from rich.text import Text  # contract text (model names) is never markup
 
     from dc_bridge.report import verdict_formats
@@ -249,7 +248,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     from dc_bridge.runner.options import RunOptions
     from dc_bridge.verdict import Verdict
 
-    console = Console(stderr=output_format != "console" and not output_file)
+    console = report_console(stderr=output_format != "console" and not output_file)
     selected = [e.strip() for e in (engines or default_engines()).split(",") if e.strip()]
     try:
         files = contract_files(contracts)
@@ -333,11 +332,11 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         else:
             click.echo(text)
     if output_file and output_format != "console":
-        _print_console(shown, Console(stderr=True), fail_on)
+        _print_console(shown, report_console(stderr=True), fail_on)
     if openlineage:
         _send_lineage(verdicts)
     if explain:  # where the console report went; beside a JSON, JUnit or HTML report on stdout, to stderr
-        verdict_formats.print_phases(verdicts, console if output_format == "console" else Console(stderr=True),
+        verdict_formats.print_phases(verdicts, console if output_format == "console" else report_console(stderr=True),
                                      report_seconds=time.perf_counter() - began)
     sys.exit(max(verdict.exit_code(fail_on) for verdict in verdicts))
 

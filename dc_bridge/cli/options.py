@@ -157,3 +157,38 @@ def with_verbosity(command):
         with verbosity.using(-1 if quiet else verbose):
             return command(*args, **kwargs)
     return with_verbosity
+
+
+class _Unpadded:
+    """A text stream that passes each line on without the blanks rich pads it with (a table's cells
+    are padded to the column's width): a report redirected to a file or a CI log ends its lines where
+    its text does. The last, unfinished line waits for its newline or a flush."""
+
+    def __init__(self, stream):
+        self._stream, self._pending = stream, ""
+
+    def write(self, text: str) -> int:
+        lines = (self._pending + text).split("\n")
+        self._pending = lines.pop()
+        if lines:
+            self._stream.write("\n".join(line.rstrip(" ") for line in lines) + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._stream.write(self._pending)
+            self._pending = ""
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
+def report_console(stderr: bool = False):
+    """The console a command prints its report to: rich's own on a terminal; redirected, one whose
+    lines carry no trailing blanks."""
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr) if stream.isatty() else Console(file=_Unpadded(stream))
+
