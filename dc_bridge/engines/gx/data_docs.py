@@ -86,7 +86,8 @@ def build_site(spark, frames: dict, compiled, directory: str | Path, now: dateti
     show; the verdict is the run's. This is a second GX pass over the data: `--data-docs` costs GX's
     time again."""
     # first: importing run.py turns GX analytics off before GX itself is imported
-    from dc_bridge.engines.gx.run import GX_BATCH_VIEW, clock_parameters
+    from dc_bridge.engines.gx.run import clock_parameters
+    from dc_bridge.engines.gx.translate import GX_BATCH_VIEW
     from dc_bridge.engines.views import temp_views
     from great_expectations.core.run_identifier import RunIdentifier
 

@@ -67,10 +67,10 @@ from great_expectations.expectations.registry import (
 )
 from great_expectations.validator.metric_configuration import MetricConfiguration
 
+from dc_bridge.engines.gx.translate import GX_BATCH_VIEW
 from dc_bridge.engines.spark_conditions import AGGREGATES_PER_PASS
 
 _ROWS = "unexpected_rows_query.table"
-_BATCH_VIEW = "tmp_view"  # the temp view GX's query metrics register the batch as (run.py GX_BATCH_VIEW)
 _UNIQUE_COUNT = "column_values.unique.unexpected_count"
 
 # column -> (distinct repeated values, smallest, largest), filled by the uniqueness count of the
@@ -101,8 +101,8 @@ class UnexpectedRowsFetched(UnexpectedRowsQueryTable):
                 raise
         # as QueryTable's function: the batch as GX's view, the query run on it
         batch, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
-        batch.createOrReplaceTempView(_BATCH_VIEW)
-        rows = execution_engine.spark.sql(cls._format_query(cls._get_query_from_metric_value_kwargs(metric_value_kwargs), batch=_BATCH_VIEW))
+        batch.createOrReplaceTempView(GX_BATCH_VIEW)
+        rows = execution_engine.spark.sql(cls._format_query(cls._get_query_from_metric_value_kwargs(metric_value_kwargs), batch=GX_BATCH_VIEW))
         if metric_value_kwargs.get("fetch_all", False) is False:
             rows = rows.limit(MAX_RESULT_RECORDS)
         names = rows.columns

@@ -49,7 +49,7 @@ from dc_bridge.engines.results import CheckResult, EngineReport, RepeatedKeys, a
 from dc_bridge.engines.spark_conditions import key_examples  # noqa: E402
 from dc_bridge.engines.views import temp_views  # noqa: E402
 from dc_bridge.engines.queries import judge_metric  # noqa: E402
-from dc_bridge.engines.gx.translate import cutoff_parameter  # noqa: E402
+from dc_bridge.engines.gx.translate import GX_BATCH_VIEW, cutoff_parameter  # noqa: E402
 
 # a GX project's checkpoints (project.py): the counts, no values kept
 SUMMARY = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
@@ -58,8 +58,6 @@ SUMMARY = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
 BASIC = {"result_format": "BASIC", "partial_unexpected_count": 0}
 # scalar metrics need the returned row's value; GX puts it into the result only in COMPLETE
 COMPLETE = {"result_format": "COMPLETE", "partial_unexpected_count": 0}
-# the temp view GX's Spark query metrics register the batch under (`{batch}` becomes this name)
-GX_BATCH_VIEW = "tmp_view"
 # table-level expectations that look a column up by GX's own name for it (see columns.gx_column_name)
 _BY_COLUMN_NAME = ("expect_column_to_exist", "expect_column_values_to_be_of_type", "expect_column_values_to_be_in_type_list")
 
