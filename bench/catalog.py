@@ -32,6 +32,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from bench.report import write_report
+
 COLUMNS = 100
 # column i's type: a spread of the types a table holds
 TYPES = ("bigint", "string", "double", "int", "date", "decimal(12,2)", "boolean", "timestamp", "string", "bigint")
@@ -142,10 +144,7 @@ def main() -> None:
         "targets": {"drift_100_columns_within_5s (SC-006)": max(results["drift_iceberg"], results["drift_spark"]) < 5,
                     "lint_50_models_within_2s (SC-001)": results["lint_50_models"] < 2},
     }
-    args.out = args.out if args.out.is_absolute() else Path(__file__).resolve().parent.parent / args.out
-    args.out.mkdir(parents=True, exist_ok=True)
-    target = args.out / f"catalog-{report['when'].replace(':', '').replace('-', '')}.json"
-    target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    target = write_report(report, args.out, "catalog", report["when"].replace(":", "").replace("-", ""))
     print(json.dumps(report, indent=2))
     print(f"written to {target}")
 

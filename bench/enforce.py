@@ -43,6 +43,7 @@ from datetime import datetime, timezone
 from functools import reduce
 from pathlib import Path
 
+from bench.report import write_report
 from bench.run import check_truth, measure
 from bench.workload import WORKLOADS, generate
 
@@ -223,10 +224,7 @@ def main() -> None:
               "batch_rows": args.batch_rows, "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                                                          "spark": version, "platform": platform.platform()},
               "split": results, "streaming": streaming, "truth_mismatches": problems}
-    args.out = args.out if args.out.is_absolute() else Path(__file__).resolve().parent.parent / args.out
-    args.out.mkdir(parents=True, exist_ok=True)
-    target = args.out / f"enforce-{report['when'].replace(':', '').replace('-', '')}.json"
-    target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    target = write_report(report, args.out, "enforce", report["when"].replace(":", "").replace("-", ""))
     print(json.dumps(report, indent=2))
     print(f"written to {target}")
     if problems:

@@ -29,6 +29,8 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from bench.report import write_report
+
 CHECKS = 100
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -144,9 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(results, indent=2)
     print(text)
     if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        stamp = results["at"].replace("-", "").replace(":", "").replace("+0000", "Z")
-        (args.out / f"history-{stamp}.json").write_text(text + "\n")
+        write_report(results, args.out, "history", results["at"].replace("-", "").replace(":", "").replace("+0000", "Z"))
     return 0
 
 

@@ -24,9 +24,9 @@ import resource
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
+from bench.report import stamp as utc_stamp, write_report
 from bench.workload import WORKLOADS
 from dc_bridge.runner.data import SMALL_DATA_JVM_OPTIONS
 
@@ -125,14 +125,11 @@ def main() -> None:
             figure["cpu_ratio_to_floor"] = round(figure["cpu_seconds"] / floor, 2) if floor else None
         print("  CPU × floor: " + ", ".join(f"{s} {f['cpu_ratio_to_floor']}" for s, f in figures.items()), flush=True)
         rounds.append(figures)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = utc_stamp()
     report = {"started": stamp, "workload": workload.name, "rows": args.rows, "commands": {s: made[s] for s in systems},
               "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "load_average": os.getloadavg()},
               "rounds": rounds}
-    out = Path(args.out) / f"process-{stamp}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2))
-    print(f"wrote {out}")
+    print(f"wrote {write_report(report, args.out, 'process', stamp)}")
 
 
 if __name__ == "__main__":

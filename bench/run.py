@@ -25,6 +25,7 @@ from pathlib import Path
 
 from bench import datacontract_cli
 from bench.heap import HeapSampler
+from bench.report import write_report
 from bench.workload import WORKLOADS, Workload, generate
 
 SYSTEMS = ("floor", "gx_alone", "soda_alone", "bridge_spark", "bridge_gx", "bridge_soda", "bridge_both",
@@ -344,12 +345,9 @@ def main() -> None:
         for rows in (int(r) for r in args.rows.split(",")):
             print(f"{workload}, {rows:,} rows", flush=True)
             report["runs"].append(run_workload(spark, WORKLOADS[workload], rows, folder, systems, Path(args.peer_venv), args.reuse_data))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    (out / f"bench-{stamp}.json").write_text(json.dumps(report, indent=2) + "\n")
-    plot(report, out / f"bench-{stamp}.png")
-    print(f"wrote {out / f'bench-{stamp}.json'} and .png")
+    target = write_report(report, args.out, "bench")
+    plot(report, target.with_suffix(".png"))
+    print(f"wrote {target} and .png")
     mismatches = [m for run in report["runs"] for m in run["truth_mismatches"]]
     if mismatches:
         print("COUNTS THAT DO NOT MATCH THE PLANTED TRUTH:\n  " + "\n  ".join(mismatches))
