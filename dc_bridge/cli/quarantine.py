@@ -98,7 +98,7 @@ def split_and_write(read, request: SplitRequest, options):
     from dc_bridge.compiler import lint_for_run
     from dc_bridge.contract.lint.java_regex import compiler_in
     from dc_bridge.enforce.outputs import Output, write_all
-    from dc_bridge.enforce.split import VIOLATIONS_COLUMN, split
+    from dc_bridge.enforce.split import VIOLATIONS_COLUMN, prepared_from, split
     from dc_bridge.runner.data import get_session, is_connect, model_sources, source_dataframe
 
     started: dict = {}
@@ -112,14 +112,15 @@ def split_and_write(read, request: SplitRequest, options):
     try:
         # lint as a run does, in two halves: what needs no JVM before Spark starts (a contract that cannot
         # run is refused at lint's speed), then the patterns compiled in the session's JVM (ContractError)
-        contract, _ = lint_for_run(read.result, compiler_in(lambda: None if is_connect(started["spark"]) else started["spark"]._jvm),
-                                   ready=start)
+        in_session_jvm = compiler_in(lambda: None if is_connect(started["spark"]) else started["spark"]._jvm)
+        contract, local_errors = lint_for_run(read.result, in_session_jvm, ready=start)
         spark, (server, sources) = started["spark"], started["sources"]
         # every model's rows, as a run reads them: foreign keys look up the others, SQL checks may read them
         frames = {m.name: source_dataframe(spark, m, sources[m.name], server) for m in contract.models}
         options.say(f"splitting {request.model}")
+        # linted once, here: the split takes the contract as it stands
         result = split(contract, request.model, frames[request.model], where=options.where, frames=frames, now=options.clock(),
-                       vars=dict(options.vars), engines=options.engines)
+                       engines=options.engines, prepared=prepared_from(contract, local_errors))
         try:
             source = [name for name in result.valid.columns if name != VIOLATIONS_COLUMN]
             options.say("writing")

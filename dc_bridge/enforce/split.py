@@ -254,7 +254,11 @@ class Prepared:
 
 def prepare(contract: str | Path | Contract, spark, vars: dict[str, str] | None = None) -> Prepared:
     """The contract ready for `split`: loaded, linted and compiled once (ContractError when it cannot run)."""
-    loaded, local_errors = load_for_run(contract, vars, compiler_in(lambda: None if is_connect(spark) else spark._jvm))
+    return prepared_from(*load_for_run(contract, vars, compiler_in(lambda: None if is_connect(spark) else spark._jvm)))
+
+
+def prepared_from(loaded: Contract, local_errors: list) -> Prepared:
+    """A contract its caller linted already (`compiler.lint_for_run`, with its check-local errors) ready for `split`."""
     plan, invalid = plan_for_run(loaded, local_errors)
     return Prepared(loaded, plan, compile_contract(loaded, invalid=invalid, plan=plan))
 
