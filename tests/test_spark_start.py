@@ -215,6 +215,20 @@ def test_a_contract_with_a_lint_error_is_refused_before_spark_starts(fake_java, 
     assert not marker.exists(), "a JVM was launched for a contract that cannot run"
 
 
+def test_several_contracts_that_lint_refuses_start_no_spark(fake_java, tmp_path):
+    """`run A B`: the session the contracts share starts when the first of them needs it; two contracts
+    with lint errors are each reported, with their verdicts, and no JVM was launched."""
+    env, marker = fake_java
+    contracts = [tmp_path / "broken.yaml", tmp_path / "broken_too.yaml"]
+    for contract in contracts:
+        contract.write_text(LINT_ERROR)
+    done = cli(["run", *contracts], env)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("error DCB110") == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "2 contracts, checks: 2 error; exit code 2" in done.stdout, done.stdout
+    assert not marker.exists(), "a JVM was launched for contracts that cannot run"
+
+
 def test_the_python_api_refuses_before_spark_too(tmp_path, monkeypatch):
     """dc_bridge.run raises the same messages, before any session exists (no Java here: none would start)."""
     from dc_bridge.compiler import ContractError

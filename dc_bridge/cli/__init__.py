@@ -242,8 +242,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 
     from dc_bridge.report import verdict_formats
     from dc_bridge.compiler import ContractError
-    from dc_bridge.runner.pipeline import check, preload_engines, read_contract
-    from dc_bridge.runner.data import DataError, get_session, parse_data_option
+    from dc_bridge.runner.pipeline import SharedSession, check, read_contract
+    from dc_bridge.runner.data import DataError, parse_data_option
     from dc_bridge.history import is_table, open_history
     from dc_bridge.runner.options import RunOptions
     from dc_bridge.verdict import Verdict
@@ -281,11 +281,9 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         # read once for every contract: a file that is not a dc-bridge history stops the run here, not after the first contract
         # (a table in the Spark catalog is opened by each run in its session)
         recorded = open_history(history) if history and not is_table(history) else None
-        # several contracts share one session, started here and stopped at the end; one contract's run
-        # starts (and stops) its own, after its contract has been read
-        if several:
-            preload_engines(selected)  # GX's and Soda's imports while the JVM starts
-        session, created = get_session(master, conf) if several else (None, False)
+        # several contracts share one session, started by the first run that needs Spark (after its lint's
+        # first half) and stopped at the end; one contract's run starts (and stops) its own
+        session = SharedSession(master, conf, selected) if several else None
     except (DataError, ValueError) as exc:
         click.echo(f"dc-bridge run: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -313,7 +311,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
                     sys.exit(EXIT_UNREADABLE)
                 verdicts.append(Verdict.unchecked(file, selected, str(exc)))
     finally:
-        if created:
+        if session is not None:
             session.stop()
     shown = verdicts if several else verdicts[0]
     began = time.perf_counter()

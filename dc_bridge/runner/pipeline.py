@@ -373,12 +373,33 @@ def run_engine(engine: str, spark, frames: dict, compiled: Compiled, model: str,
         return EngineReport(engine=engine, model=model, results={}, seconds=time.perf_counter() - began, error=message)
 
 
+class SharedSession:
+    """One session for the contracts of one command (`run A B C`), started when the first of them needs
+    Spark: a contract refused by lint before that starts nothing. `stop()` stops it if it was started here."""
+
+    def __init__(self, master: str | None, conf: dict[str, str], engines):
+        self._master, self._conf, self._engines = master, conf, engines
+        self._session: tuple | None = None
+
+    def get(self):
+        if self._session is None:
+            preload_engines(self._engines)  # GX's and Soda's imports while the JVM starts
+            self._session = get_session(self._master, self._conf)
+        return self._session[0]
+
+    def stop(self) -> None:
+        if self._session is not None and self._session[1]:
+            self._session[0].stop()
+
+
 class _SessionOnDemand:
-    """The run's session: the caller's, else one started on first need, which is lint's when the
-    contract has patterns (compiled in Spark's JVM), else right after the contract is planned."""
+    """The run's session: the caller's (or the command's `SharedSession`), else one started on first need,
+    which is lint's when the contract has patterns (compiled in Spark's JVM), else right after the contract
+    is planned."""
 
     def __init__(self, spark, options: RunOptions, phases: Phases):
-        self._session = (spark, False) if spark is not None else None
+        self._shared = spark if isinstance(spark, SharedSession) else None
+        self._session = (spark, False) if spark is not None and self._shared is None else None
         self._options = options
         self._phases = phases
         self.small_data = False  # the run reads a few local megabytes (runner/data.py `local_bytes`)
@@ -388,8 +409,11 @@ class _SessionOnDemand:
         if self._session is None:
             self._options.say("starting Spark")
             with self._phases.timed("spark"):
-                preload_engines(self._options.engines)
-                self._session = get_session(self._options.master, self._options.conf, small_data=self.small_data)
+                if self._shared is not None:
+                    self._session = (self._shared.get(), False)
+                else:
+                    preload_engines(self._options.engines)
+                    self._session = get_session(self._options.master, self._options.conf, small_data=self.small_data)
         return self._session
 
     def jvm(self):
