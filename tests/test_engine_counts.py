@@ -930,3 +930,39 @@ def test_key_samples_of_arrays_structs_and_composite_keys_are_distinct_lists():
     assert key_examples(["a", "b"], ["a", "b"], None) == [["a", "b"]]
     assert key_examples(("x", Decimal("1.50")), ("y", [1, 2])) == [["x", "1.50"], ["y", [1, 2]]]
     assert key_examples("k", "k", 3) == ["k", 3]
+
+
+# keys whose repeats a grouping and a window could tell apart: nulls in a part of the key, NaN and
+# the two zeros of a double (Spark's grouping takes each as one value), arrays, a key of two columns
+KEY_EDGES = {
+    "string with nulls": ("k string", [("a",), ("a",), (None,), (None,), ("b",)], ("k",)),
+    "doubles, NaN and zeros": ("k double", [(float("nan"),), (float("nan"),), (0.0,), (-0.0,), (1.5,), (None,), (None,)], ("k",)),
+    "arrays": ("k array<int>", [([1, 2],), ([1, 2],), ([2, 1],), (None,), ([],), ([],)], ("k",)),
+    "two columns with nulls": ("k string, j double", [("a", 1.0), ("a", 1.0), ("a", None), ("a", None), (None, 2.0), (None, 2.0),
+                                                     ("b", float("nan")), ("b", float("nan")), ("c", 0.0), ("c", -0.0), ("c", 1.0)], ("k", "j")),
+    "no repeats": ("k string", [("a",), ("b",), (None,)], ("k",)),
+}
+
+
+@pytest.mark.parametrize("edge", sorted(KEY_EDGES))
+def test_soda_window_query_counts_as_its_grouping(spark, edge):
+    """A bridge run sends Soda's uniqueness query in rows as `key_samples_query`, a window over the key:
+    its first column (what Soda receives) is the compiled SodaCL's grouping's number, and its repeated
+    keys' count and extremes are the native engine's `duplicates`, on every edge of a key."""
+    from dc_bridge.contract.model import Source
+    from dc_bridge.engines.soda.translate import key_count_query, key_samples_query
+    from dc_bridge.engines.spark_conditions import duplicates, key_examples
+
+    schema, rows, columns = KEY_EDGES[edge]
+    df = spark.createDataFrame(rows, schema)
+    df.createOrReplaceTempView("key_edges")
+    check = c.Check("m.key", "m", columns, c.Unique(), Source(file="c.yaml", path="models.m", line=1))
+    try:
+        grouped = spark.sql(key_count_query(check, "key_edges")).first()[0]
+        windowed = spark.sql(key_samples_query(check, "key_edges")).first()
+    finally:
+        spark.catalog.dropTempView("key_edges")
+    assert windowed[0] == grouped
+    # as text: NaN equals no NaN
+    assert repr((windowed[0], windowed[1], key_examples(windowed[2], windowed[3]) if windowed[1] else [])) == \
+        repr(duplicates(df, check, mostly_distinct=False))
