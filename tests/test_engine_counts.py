@@ -966,3 +966,47 @@ def test_soda_window_query_counts_as_its_grouping(spark, edge):
     # as text: NaN equals no NaN
     assert repr((windowed[0], windowed[1], key_examples(windowed[2], windowed[3]) if windowed[1] else [])) == \
         repr(duplicates(df, check, mostly_distinct=False))
+
+
+LENGTH_BOUNDS = [  # (min_value, max_value, strict_min, strict_max)
+    (None, 3, False, False), (None, 3, False, True), (2, None, False, False), (2, None, True, False),
+    (1, 4, False, False), (1, 4, True, True), (0, 0, False, False),
+]
+
+
+def test_gx_value_lengths_count_as_gx_computes_them(spark):
+    """engines/gx/metrics.py computes GX's value length condition on Spark with the lengths in place (GX's
+    own map and condition functions), so that its count joins the bundled aggregation instead of a pass
+    of its own: every bound GX takes counts the rows a length test in Python finds, nulls left out, in
+    one aggregation (the condition waits for no metric of the lengths)."""
+    import great_expectations as gx
+    import great_expectations.expectations as gxe
+    from great_expectations.expectations.registry import get_metric_provider
+    from great_expectations.validator.metric_configuration import MetricConfiguration
+
+    import dc_bridge.engines.gx.metrics  # noqa: F401  (installs the bridge's metric providers)
+
+    values = ["", "a", "ab", "abc", "abcd", "abcde", None, "äöü", "日本語の", "😀😀", None]
+    df = spark.createDataFrame([(v,) for v in values], "s string")
+    context = gx.get_context(mode="ephemeral")
+    batch = context.data_sources.add_spark("lengths", persist=False).add_dataframe_asset("t").add_batch_definition_whole_dataframe("all")
+    suite = context.suites.add(gx.ExpectationSuite(name="lengths", expectations=[
+        gxe.ExpectColumnValueLengthsToBeBetween(column="s", min_value=lo, max_value=hi, strict_min=smin, strict_max=smax)
+        for lo, hi, smin, smax in LENGTH_BOUNDS]))
+    definition = context.validation_definitions.add(gx.ValidationDefinition(name="lengths", data=batch, suite=suite))
+    results = definition.run(batch_parameters={"dataframe": df}, result_format="BASIC").results
+    engine = context.data_sources.get("lengths").get_execution_engine()
+    condition = MetricConfiguration("column_values.value_length.between.condition", {"column": "s"}, {"max_value": 3})
+    provider, _ = get_metric_provider(condition.metric_name, engine)
+    assert "column_values.value_length.map" not in provider.get_evaluation_dependencies(condition, execution_engine=engine)
+
+    def fails(length, lo, hi, smin, smax):
+        low = lo is None or (length > lo if smin else length >= lo)
+        high = hi is None or (length < hi if smax else length <= hi)
+        return not (low and high)
+
+    for result in results:
+        kwargs = result.expectation_config.kwargs
+        bounds = (kwargs.get("min_value"), kwargs.get("max_value"), kwargs.get("strict_min", False), kwargs.get("strict_max", False))
+        assert result.exception_info.get("raised_exception") in (None, False), result.exception_info
+        assert result.result["unexpected_count"] == sum(fails(len(v), *bounds) for v in values if v is not None), bounds
