@@ -24,6 +24,11 @@ this module installs the metrics (`in_compiled_passes` is per data source).
   repeated values and takes the smallest and largest, which the failing-value samples would
   otherwise compute in a window of their own (runner/samples.py): the bridge's GX run reports them
   as the native engine and Soda do (run.py). Outside one, GX's own function runs.
+- `column_values.value_length.between.condition`: GX's condition depends on a metric of the lengths
+  (`column_values.value_length.map`), so its graph resolves it a level after every other column map
+  condition and counts it in a full pass of its own. Here it takes the dependencies of every column
+  map condition and computes the lengths in place with GX's own map function: the same expression,
+  counted in the one bundled aggregation.
 """
 
 from __future__ import annotations
