@@ -930,3 +930,83 @@ def test_key_samples_of_arrays_structs_and_composite_keys_are_distinct_lists():
     assert key_examples(["a", "b"], ["a", "b"], None) == [["a", "b"]]
     assert key_examples(("x", Decimal("1.50")), ("y", [1, 2])) == [["x", "1.50"], ["y", [1, 2]]]
     assert key_examples("k", "k", 3) == ["k", 3]
+
+
+# keys whose repeats a grouping and a window could tell apart: nulls in a part of the key, NaN and
+# the two zeros of a double (Spark's grouping takes each as one value), arrays, a key of two columns
+KEY_EDGES = {
+    "string with nulls": ("k string", [("a",), ("a",), (None,), (None,), ("b",)], ("k",)),
+    "doubles, NaN and zeros": ("k double", [(float("nan"),), (float("nan"),), (0.0,), (-0.0,), (1.5,), (None,), (None,)], ("k",)),
+    "arrays": ("k array<int>", [([1, 2],), ([1, 2],), ([2, 1],), (None,), ([],), ([],)], ("k",)),
+    "two columns with nulls": ("k string, j double", [("a", 1.0), ("a", 1.0), ("a", None), ("a", None), (None, 2.0), (None, 2.0),
+                                                     ("b", float("nan")), ("b", float("nan")), ("c", 0.0), ("c", -0.0), ("c", 1.0)], ("k", "j")),
+    "no repeats": ("k string", [("a",), ("b",), (None,)], ("k",)),
+}
+
+
+@pytest.mark.parametrize("edge", sorted(KEY_EDGES))
+def test_soda_window_query_counts_as_its_grouping(spark, edge):
+    """A bridge run sends Soda's uniqueness query in rows as `key_samples_query`, a window over the key:
+    its first column (what Soda receives) is the compiled SodaCL's grouping's number, and its repeated
+    keys' count and extremes are the native engine's `duplicates`, on every edge of a key."""
+    from dc_bridge.contract.model import Source
+    from dc_bridge.engines.soda.translate import key_count_query, key_samples_query
+    from dc_bridge.engines.spark_conditions import duplicates, key_examples
+
+    schema, rows, columns = KEY_EDGES[edge]
+    df = spark.createDataFrame(rows, schema)
+    df.createOrReplaceTempView("key_edges")
+    check = c.Check("m.key", "m", columns, c.Unique(), Source(file="c.yaml", path="models.m", line=1))
+    try:
+        grouped = spark.sql(key_count_query(check, "key_edges")).first()[0]
+        windowed = spark.sql(key_samples_query(check, "key_edges")).first()
+    finally:
+        spark.catalog.dropTempView("key_edges")
+    assert windowed[0] == grouped
+    # as text: NaN equals no NaN
+    assert repr((windowed[0], windowed[1], key_examples(windowed[2], windowed[3]) if windowed[1] else [])) == \
+        repr(duplicates(df, check, mostly_distinct=False))
+
+
+LENGTH_BOUNDS = [  # (min_value, max_value, strict_min, strict_max)
+    (None, 3, False, False), (None, 3, False, True), (2, None, False, False), (2, None, True, False),
+    (1, 4, False, False), (1, 4, True, True), (0, 0, False, False),
+]
+
+
+def test_gx_value_lengths_count_as_gx_computes_them(spark):
+    """engines/gx/metrics.py computes GX's value length condition on Spark with the lengths in place (GX's
+    own map and condition functions), so that its count joins the bundled aggregation instead of a pass
+    of its own: every bound GX takes counts the rows a length test in Python finds, nulls left out, in
+    one aggregation (the condition waits for no metric of the lengths)."""
+    import great_expectations as gx
+    import great_expectations.expectations as gxe
+    from great_expectations.expectations.registry import get_metric_provider
+    from great_expectations.validator.metric_configuration import MetricConfiguration
+
+    import dc_bridge.engines.gx.metrics  # noqa: F401  (installs the bridge's metric providers)
+
+    values = ["", "a", "ab", "abc", "abcd", "abcde", None, "äöü", "日本語の", "😀😀", None]
+    df = spark.createDataFrame([(v,) for v in values], "s string")
+    context = gx.get_context(mode="ephemeral")
+    batch = context.data_sources.add_spark("lengths", persist=False).add_dataframe_asset("t").add_batch_definition_whole_dataframe("all")
+    suite = context.suites.add(gx.ExpectationSuite(name="lengths", expectations=[
+        gxe.ExpectColumnValueLengthsToBeBetween(column="s", min_value=lo, max_value=hi, strict_min=smin, strict_max=smax)
+        for lo, hi, smin, smax in LENGTH_BOUNDS]))
+    definition = context.validation_definitions.add(gx.ValidationDefinition(name="lengths", data=batch, suite=suite))
+    results = definition.run(batch_parameters={"dataframe": df}, result_format="BASIC").results
+    engine = context.data_sources.get("lengths").get_execution_engine()
+    condition = MetricConfiguration("column_values.value_length.between.condition", {"column": "s"}, {"max_value": 3})
+    provider, _ = get_metric_provider(condition.metric_name, engine)
+    assert "column_values.value_length.map" not in provider.get_evaluation_dependencies(condition, execution_engine=engine)
+
+    def fails(length, lo, hi, smin, smax):
+        low = lo is None or (length > lo if smin else length >= lo)
+        high = hi is None or (length < hi if smax else length <= hi)
+        return not (low and high)
+
+    for result in results:
+        kwargs = result.expectation_config.kwargs
+        bounds = (kwargs.get("min_value"), kwargs.get("max_value"), kwargs.get("strict_min", False), kwargs.get("strict_max", False))
+        assert result.exception_info.get("raised_exception") in (None, False), result.exception_info
+        assert result.result["unexpected_count"] == sum(fails(len(v), *bounds) for v in values if v is not None), bounds

@@ -24,6 +24,11 @@ this module installs the metrics (`in_compiled_passes` is per data source).
   repeated values and takes the smallest and largest, which the failing-value samples would
   otherwise compute in a window of their own (runner/samples.py): the bridge's GX run reports them
   as the native engine and Soda do (run.py). Outside one, GX's own function runs.
+- `column_values.value_length.between.condition`: GX's condition depends on a metric of the lengths
+  (`column_values.value_length.map`), so its graph resolves it a level after every other column map
+  condition and counts it in a full pass of its own. Here it takes the dependencies of every column
+  map condition and computes the lengths in place with GX's own map function: the same expression,
+  counted in the one bundled aggregation.
 """
 
 from __future__ import annotations
@@ -36,8 +41,14 @@ from collections.abc import Iterator
 
 from great_expectations.core.metric_domain_types import MetricDomainTypes
 from great_expectations.execution_engine import SparkDFExecutionEngine
+from great_expectations.expectations.metrics.column_map_metrics.column_value_lengths import (
+    ColumnValuesValueLength,
+)
 from great_expectations.expectations.metrics.column_map_metrics.column_values_unique import (
     ColumnValuesUnique,
+)
+from great_expectations.expectations.metrics.map_metric_provider.column_map_metric_provider import (
+    ColumnMapMetricProvider,
 )
 from great_expectations.expectations.metrics.map_metric_provider.column_map_condition_auxilliary_methods import (
     _spark_column_map_condition_values,
@@ -72,6 +83,8 @@ from dc_bridge.engines.spark_conditions import AGGREGATES_PER_PASS
 
 _ROWS = "unexpected_rows_query.table"
 _UNIQUE_COUNT = "column_values.unique.unexpected_count"
+_LENGTH_CONDITION = "column_values.value_length.between.condition"
+_LENGTHS = "column_values.value_length.map"
 
 # column -> (distinct repeated values, smallest, largest), filled by the uniqueness count of the
 # validation running in this thread; None outside a bridge run
@@ -155,6 +168,25 @@ def _unique_count(cls, execution_engine, metric_domain_kwargs: dict, metric_valu
     found[accessor_domain_kwargs["column"]] = (int(row[1]), row[2], row[3])
     return int(row[0])
 
+
+def _value_length_condition(cls, execution_engine, metric_domain_kwargs: dict, metric_value_kwargs: dict, metrics: dict,
+                            runtime_configuration: dict):
+    """GX's condition of value lengths on Spark, over the lengths its map function gives, computed here
+    instead of read from a metric of their own."""
+    provider = {"execution_engine": execution_engine, "metric_domain_kwargs": metric_domain_kwargs, "metrics": metrics,
+                "runtime_configuration": runtime_configuration}
+    # both GX's own registered functions (the registry calls them with the class as `cls`)
+    lengths = ColumnValuesValueLength._spark_function(cls=ColumnValuesValueLength, metric_value_kwargs={}, **provider)
+    return ColumnValuesValueLength._spark(cls=ColumnValuesValueLength, metric_value_kwargs=metric_value_kwargs,
+                                          **{**provider, "metrics": {**metrics, _LENGTHS: lengths}})
+
+
+# ColumnMapMetricProvider: the dependencies of every column map condition (the table's columns, types and
+# row count), without ColumnValuesValueLength's on the lengths' metric
+register_metric(metric_name=_LENGTH_CONDITION, metric_domain_keys=ColumnValuesValueLength.condition_domain_keys,
+                metric_value_keys=ColumnValuesValueLength.condition_value_keys, execution_engine=SparkDFExecutionEngine,
+                metric_class=ColumnMapMetricProvider, metric_provider=_value_length_condition,
+                metric_fn_type=ColumnValuesValueLength._spark.metric_fn_type)
 
 register_metric(metric_name=_UNIQUE_COUNT, metric_domain_keys=ColumnValuesUnique.condition_domain_keys,
                 metric_value_keys=ColumnValuesUnique.condition_value_keys, execution_engine=SparkDFExecutionEngine, metric_class=ColumnValuesUnique,

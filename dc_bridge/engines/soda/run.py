@@ -17,9 +17,10 @@ A check Soda could not evaluate (a query error, a missing column) has no outcome
 `get_scan_results()["checks"]`; it is reported as outcome "error" with Soda's error log text.
 
 A uniqueness check counted in rows is sent to Soda's data source widened (`key_samples_query`): the
-same grouping also gives how many distinct keys repeat and the smallest and largest, which the
-result carries as the native engine's does, so the failing-value samples need no grouping of their
-own (runner/samples.py). Soda receives the first column alone, the number its own query computes.
+same count of the rows whose key repeats, by a window over the key (cheaper than the SodaCL's grouping
+for a mostly distinct key), also gives how many distinct keys repeat and the smallest and largest,
+which the result carries as the native engine's does, so the failing-value samples need no query of
+their own (runner/samples.py). Soda receives the first column alone, the number its own query computes.
 
 Telemetry: Soda Core 3.5 decides it once, in the `ConfigHelper` singleton, which reads
 `~/.soda/config.yml` (`send_anonymous_usage_stats`) and, when that file is missing, *writes* one with
@@ -160,8 +161,9 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
 
 
 def _key_queries(checks: list[Check], view: str) -> dict[str, tuple[str, str]]:
-    """Soda's query of each uniqueness check counted in rows -> (check id, the same query widened
-    by the repeated keys' count and extremes): both written by translate.py from the check itself."""
+    """Soda's query of each uniqueness check counted in rows -> (check id, the query of the same count
+    by a window, widened by the repeated keys' count and extremes): both written by translate.py from
+    the check itself."""
     return {key_count_query(check, view): (check.id, key_samples_query(check, view))
             for check in checks if kind_of(check).samples == "duplicate_keys" and check.unit == "rows"}
 

@@ -132,8 +132,12 @@ def _not_null(check: Check, p: c.NotNull, table: str, contract_id: str):
 def _duplicated(check: Check, table: str, selected: str = "COUNT(*) AS n") -> str:
     """One row per key of `check` that more than one row holds (nulls left out), `selected` over its rows."""
     columns = ", ".join(quote_identifier(col) for col in check.columns)
-    not_null = " AND ".join(f"{quote_identifier(col)} IS NOT NULL" for col in check.columns)
-    return f"SELECT {selected} FROM {table} WHERE {not_null} GROUP BY {columns} HAVING COUNT(*) > 1"
+    return f"SELECT {selected} FROM {table} WHERE {_key_present(check)} GROUP BY {columns} HAVING COUNT(*) > 1"
+
+
+def _key_present(check: Check) -> str:
+    """The rows whose key has no null part: the only ones a uniqueness check compares."""
+    return " AND ".join(f"{quote_identifier(col)} IS NOT NULL" for col in check.columns)
 
 
 def key_count_query(check: Check, table: str) -> str:
@@ -143,11 +147,16 @@ def key_count_query(check: Check, table: str) -> str:
 
 def key_samples_query(check: Check, table: str) -> str:
     """Soda's uniqueness metric in rows (`_unique`) as the bridge's runs send it (engines/soda/run.py):
-    the same grouping and its sum first, then the repeated keys' count, smallest and largest, which
-    the failing-value samples would otherwise group the key again for (runner/samples.py)."""
+    the same number first, the rows whose key repeats, then the repeated keys' count, smallest and
+    largest, which the failing-value samples would otherwise count the key again for (runner/samples.py).
+    The rows of each key are counted by a window, not `key_count_query`'s grouping: a key the contract
+    declares unique is mostly distinct, where a grouping's partial aggregation reduces nothing and
+    hashes every key twice while the window sorts each once (docs/benchmarks.md, issue 29: about 5 s
+    of Spark CPU against 10 s on 10M keys), the form the native engine counts such a key with too."""
     columns = [quote_identifier(col) for col in check.columns]
     key = columns[0] if len(columns) == 1 else f"struct({', '.join(columns)})"
-    return f"SELECT COALESCE(SUM(n), 0), COUNT(*), MIN(k), MAX(k) FROM ({_duplicated(check, table, f'COUNT(*) AS n, {key} AS k')}) AS d"
+    counted = f"SELECT {key} AS k, COUNT(*) OVER (PARTITION BY {', '.join(columns)}) AS n FROM {table} WHERE {_key_present(check)}"
+    return f"SELECT COUNT(*), COUNT(DISTINCT k), MIN(k), MAX(k) FROM ({counted}) AS w WHERE n > 1"
 
 
 def _unique(check: Check, p: c.Unique, table: str, contract_id: str):
