@@ -63,7 +63,6 @@ def test_runs_of_a_contract_with_changing_data_read_back_and_judged_as_from_json
     ]
     for rows in planted:
         frame = spark.createDataFrame(rows, "id int, status string, amount double")
-        started = datetime.now(timezone.utc)
         verdict = dc_bridge.run(str(contract), dataframes={"events": frame}, spark=spark, engines=("gx", "soda", "spark"),
                                 history=str(jsonl))
         # the JSON Lines history and the store hold the same run; the store the whole verdict too

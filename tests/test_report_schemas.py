@@ -26,12 +26,12 @@ def _contract(folder: Path, file_name: str) -> Path:
     fields = "\n".join(f"      {json.dumps(n)}: {{type: string, required: true, maxLength: 3}}" for n in ["id"])
     models = "\n".join(f"  {json.dumps(n)}:\n    fields:\n{fields}" for n in NAMES)
     path = folder / file_name
-    path.write_text(textwrap.dedent(f"""\
+    path.write_text(textwrap.dedent("""\
         dataContractSpecification: 1.1.0
         id: "urn:names #1 100%"
-        info: {{title: names, version: 1.0.0}}
+        info: {title: names, version: 1.0.0}
         servers:
-          local: {{type: local, path: "./{{model}}.csv", format: csv}}
+          local: {type: local, path: "./{model}.csv", format: csv}
         models:
         """) + models + "\n", encoding="utf-8")
     return path

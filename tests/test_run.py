@@ -336,14 +336,14 @@ def test_cli_junit_has_one_case_per_check(broken_orders, tmp_path, spark):
 
 def test_cli_where_filters_every_model_and_is_recorded(broken_orders, tmp_path, spark):
     out = tmp_path / "verdict.json"
-    result = run_cli(str(ROOT / "contracts" / "orders.yaml"), "--data", f"orders={broken_orders / 'orders.csv'}",
-                     "--data", f"line_items={broken_orders / 'line_items.csv'}", "--where", "order_id IS NOT NULL",
-                     "--engines", "soda", "--no-samples", "--output", "json", "--output-file", str(out))
+    run_cli(str(ROOT / "contracts" / "orders.yaml"), "--data", f"orders={broken_orders / 'orders.csv'}",
+            "--data", f"line_items={broken_orders / 'line_items.csv'}", "--where", "order_id IS NOT NULL",
+            "--engines", "soda", "--no-samples", "--output", "json", "--output-file", str(out))
     verdict = json.loads(out.read_text())
     assert verdict["where"] == "order_id IS NOT NULL"
-    result = run_cli(str(ROOT / "contracts" / "orders.yaml"), "--data", f"orders={broken_orders / 'orders.csv'}",
-                     "--data", f"line_items={broken_orders / 'line_items.csv'}", "--where", "order_id LIKE '6513%'",
-                     "--engines", "soda", "--no-samples", "--output", "json", "--output-file", str(out))
+    run_cli(str(ROOT / "contracts" / "orders.yaml"), "--data", f"orders={broken_orders / 'orders.csv'}",
+            "--data", f"line_items={broken_orders / 'line_items.csv'}", "--where", "order_id LIKE '6513%'",
+            "--engines", "soda", "--no-samples", "--output", "json", "--output-file", str(out))
     checks = {c["check_id"]: c for m in json.loads(out.read_text())["models"] for c in m["checks"]}
     assert checks["orders.quality[1]"]["observed"] == 2 and checks["orders.quality[1]"]["outcome"] == "failed"  # 2 rows, not > 5
     assert checks["line_items.sku.pattern"]["observed"] == 1     # LI-3 still matches the filter
