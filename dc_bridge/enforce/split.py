@@ -7,11 +7,14 @@ valid and quarantined rows, with the verdict of the same call (DESIGN section 9,
 - A row violating an `error`-severity check is quarantined; a `warning` or `info` violation annotates
   the row and keeps it valid. Both outputs carry the source columns and `VIOLATIONS_COLUMN`: every
   violated check of the row as (id, kind, severity, reason).
-- The counts of each check are collected by a Spark `Observation` on the first pass that reads every
-  row (`Split`): the counting pass, which caches the quarantined rows only, or `Split.write`'s one
-  write of both outputs; and judged exactly as the native engine judges its own (`judge_rows`).
-  The judged rows are never cached whole: the valid rows are recomputed from the source when written. Table-level checks (row count, SQL metrics, freshness, column presence and type)
-  cannot send a row anywhere: the native engine judges them on the whole table, through its door.
+- The counts of each check are collected by a Spark `Observation` on the judged rows (a check's
+  count: the rows whose violations list it) of the first pass that reads every row (`Split`): the
+  counting pass, which caches the quarantined rows only, or `Split.write`'s one write of both
+  outputs; and judged exactly as the native engine judges its own (`judge_rows`). The judged rows
+  are never cached whole: the valid rows are recomputed from the source when written. Table-level
+  checks (row count, SQL metrics, freshness, column presence and type) cannot send a row anywhere:
+  the native engine judges them on the whole table, through its door, given the pass's count of the
+  rows (`run_counted`) unless the pass judged a slice: the rows are not counted again.
 - With `where`, the rows judged are the slice the expression selects; uniqueness and foreign keys
   still compare against the whole table and the whole referenced model (scope.py); every check of
   the verdict states its scope.
@@ -45,7 +48,7 @@ from dc_bridge.engines.columns import (
     unrunnable,
 )
 from dc_bridge.engines.native import ENGINE as NATIVE
-from dc_bridge.engines.native import judge_rows
+from dc_bridge.engines.native import judge_rows, run_counted
 from dc_bridge.engines.registry import ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.engines.views import temp_views
@@ -221,7 +224,9 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
         with temp_views(spark, views):
             if ENGINE_NAME in engines:
                 table_compiled = replace(compiled, plan=replace(plan, checks=tuple(table_level)), invalid={**invalid, **absent})
-                report = NATIVE.run(spark, frames, table_compiled, model, now)
+                # the table's rows are the pass's rows, unless it judged a slice
+                report = (NATIVE.run(spark, frames, table_compiled, model, now) if where is not None
+                          else run_counted(spark, frames, table_compiled, model, now, rows))
                 reports[ENGINE_NAME] = EngineReport(ENGINE_NAME, model, {**report.results, **results}, time.perf_counter() - began,
                                                     error=report.error)
             others = [engine for engine in engines if engine != ENGINE_NAME]
@@ -353,20 +358,26 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
     # a row is quarantined when it violates an error-severity check; the flag is kept beside the rows
     # so that each output filters on a boolean rather than searching the list of violations
     quarantined = reduce(or_, [flag for flag, check in zip(flags, checks) if check.severity == "error"], F.lit(False))
-    counted = [F.count(F.lit(1)).alias("rows"), F.count(F.when(quarantined, True)).alias("quarantined"),
-               *[F.count(F.when(flag, True)).alias(name) for flag, (_, name) in zip(flags, counts)]]
-
-    def judged(rows):
-        return rows.select(*[F.col(quote_identifier(name)) for name in source], violations.alias(column), quarantined.alias(_QUARANTINED))
+    judged = frame.select(*[F.col(quote_identifier(name)) for name in source], violations.alias(column),
+                          quarantined.alias(_QUARANTINED))
+    # counted on the judged rows as they are written, from their own columns: Spark's Observation runs
+    # outside generated code, and one on the flags, below the last projection, cut the pass in two
+    # stages with every row copied between them (10M rows: 19.1 s of task CPU against 17.0 s here,
+    # 15.5 s without counting). A check's count is the rows listing its id, looked for only in a row
+    # that lists any violation (a clean row's list is empty)
+    listed = F.col(quote_identifier(column))
+    counted = [F.count(F.lit(1)).alias("rows"), F.count(F.when(F.col(_QUARANTINED), True)).alias("quarantined"),
+               *[F.count(F.when((F.size(listed) > 0) & F.array_contains(listed.getField("id"), check.id), True)).alias(name)
+                 for check, name in counts]]
 
     def observed():
         observation = Observation()
-        return judged(frame.observe(observation, *counted)), observation
+        return judged.observe(observation, *counted), observation
 
     def recounted() -> dict:
-        return frame.agg(*counted).first().asDict()
+        return judged.agg(*counted).first().asDict()
 
-    return judged(frame), observed, recounted, counts, keys
+    return judged, observed, recounted, counts, keys
 
 
 def _table_rows(df, report: EngineReport, checks: list[Check]) -> int:

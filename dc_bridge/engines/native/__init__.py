@@ -9,13 +9,19 @@ from dc_bridge.engines.engine import Engine
 from dc_bridge.engines.native.translate import translate_check
 
 
-def _run(spark, frames, compiled, model, now):
+def _run(spark, frames, compiled, model, now, rows: int | None = None):
     from dc_bridge.engines.native.run import run_spark
 
     # a check lint found invalid (a pattern Java rejects) would fail the fused aggregation of every check
     checks = [check for check in compiled.plan.for_model(model) if check.id not in compiled.invalid]
     return run_spark(spark, frames[model], checks, now,
-                     view=view_name(compiled.plan.contract_id, model), frames=frames)
+                     view=view_name(compiled.plan.contract_id, model), frames=frames, rows=rows)
+
+
+def run_counted(spark, frames, compiled, model, now, rows: int):
+    """A run of `model` whose rows the caller counted already (the split counts them while it judges
+    them, dc_bridge/enforce): the same results, without a pass that would only count the rows again."""
+    return _run(spark, frames, compiled, model, now, rows)
 
 
 def judge_rows(check, count: int, rows: int):

@@ -27,20 +27,23 @@ from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds
 from dc_bridge.engines.spark_conditions import VIOLATIONS, aggregate, column, duplicates, key_examples
 
 
-def run_spark(spark, df, checks: list[Check], now: datetime, *, view: str, frames: dict[str, Any]) -> EngineReport:
+def run_spark(spark, df, checks: list[Check], now: datetime, *, view: str, frames: dict[str, Any],
+              rows: int | None = None) -> EngineReport:
     """Evaluate `checks` on `df`. `view` is the temp view SQL metrics read; `frames` (model name ->
-    DataFrame) serve foreign keys."""
+    DataFrame) serve foreign keys; `rows`, `df`'s rows when the caller counted them already."""
     started = time.perf_counter()
     model = checks[0].model if checks else ""
     try:
-        results, rows = _run(spark, df, [k for k in checks if not isinstance(translate_check(k, ""), Unsupported)], now, view, frames)
+        results, rows = _run(spark, df, [k for k in checks if not isinstance(translate_check(k, ""), Unsupported)], now, view, frames,
+                             rows)
     except Exception as exc:  # the whole run failed: no result can be trusted
         return EngineReport("spark", model, {}, time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
     return EngineReport("spark", model, results, time.perf_counter() - started, rows=rows)
 
 
-def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict) -> tuple[dict[str, CheckResult], int]:
-    """The results, and the model's row count from the fused pass."""
+def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict,
+         rows: int | None) -> tuple[dict[str, CheckResult], int]:
+    """The results, and the model's row count from the fused pass (or `rows`, when given)."""
     from pyspark.sql import functions as F
 
     now = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
@@ -65,7 +68,8 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict)
         in_fused_pass = FUSED.get(TRANSLATIONS[check.kind])
         if in_fused_pass is not None:
             fused.append(in_fused_pass(check, now).alias(f"v{index}"))
-    totals = aggregate(df, fused)
+    # rows counted already (the split's pass): no pass of its own when the fused aggregation would count them alone
+    totals = {"rows": rows} if rows is not None and len(fused) == 1 else aggregate(df, fused)
     rows = int(totals["rows"])
     for index, check in enumerate(runnable):
         results[check.id] = EVALUATIONS[TRANSLATIONS[check.kind]](
