@@ -1,7 +1,7 @@
 """Benchmark: contracts beside their tables (docs/catalogs.md), on a 100-column table.
 
-    /work/spark-slot .venv/bin/python -m bench.catalog                 # 10M rows
-    /work/spark-slot .venv/bin/python -m bench.catalog --rows 1000000 --out bench/results
+    .venv/bin/python -m bench.catalog                 # 10M rows
+    .venv/bin/python -m bench.catalog --rows 1000000 --out bench/results
 
 What is timed, each as wall seconds and as a ratio to one plain Spark read of the same parquet table
 (every column read, nothing kept: the `noop` sink), measured in the same process and session:

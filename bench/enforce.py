@@ -1,7 +1,7 @@
 """Benchmark: the contract enforced inside the pipeline (docs/enforcing.md), on the narrow workload.
 
-    /work/spark-slot .venv/bin/python -m bench.enforce                        # 10M rows, 5 micro-batches of 100k
-    /work/spark-slot .venv/bin/python -m bench.enforce --rows 1000000 --out bench/results
+    .venv/bin/python -m bench.enforce                        # 10M rows, 5 micro-batches of 100k
+    .venv/bin/python -m bench.enforce --rows 1000000 --out bench/results
 
 What is timed, in one process on one Spark session (local[2]), on the same parquet table, one
 system after another after an untimed warm-up pass; each as wall seconds and as the JVM's and
