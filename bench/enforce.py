@@ -3,9 +3,9 @@
     .venv/bin/python -m bench.enforce                        # 10M rows, 5 micro-batches of 100k
     .venv/bin/python -m bench.enforce --rows 1000000 --out bench/results
 
-What is timed, in one process on one Spark session (local[2]), on the same parquet table, one
-system after another after an untimed warm-up pass; each as wall seconds and as the JVM's and
-Python's CPU seconds (bench/run.py `measure`), and as ratios to the native engine's verdict:
+What is timed, in one process on one Spark session (local[2]), on the same parquet table, after an
+untimed warm-up call of each system: the systems in turn, for `--repeat` rounds; each as wall
+seconds and as the JVM's and Python's CPU seconds (bench/run.py `measure`), and as ratios to the native engine's verdict:
 
 - `native_verdict`: `dc_bridge.run(..., engines=("spark",), samples=False)`: the verdict alone;
 - `split`: `dc_bridge.split` and both outputs written by `Split.write` in one pass (the judged rows
@@ -168,16 +168,21 @@ def main() -> None:
                "split": lambda f: split(spark, f, str(contract)),
                "split_counted": lambda f: split_counted(spark, f, str(contract)),
                "hand_split": lambda f: hand_split(spark, f, plan)}
-    native_verdict(spark, spark.read.parquet(str(data)), str(contract))  # warm-up: JIT, file cache
+    # warm-up, untimed: each system once (the JIT on its own generated code, the file cache), so that no
+    # system's first call is the one timed; then the systems in turn, --repeat rounds, so that a change
+    # of the machine's load falls on all of them
+    for action in systems.values():
+        action(spark.read.parquet(str(data)))
     results, problems, counts = {}, [], {}
-    for name, action in systems.items():
-        for _ in range(args.repeat):
+    for _ in range(args.repeat):
+        for name, action in systems.items():
             frame = spark.read.parquet(str(data))
             seconds, jobs, _, found, profile = measure(spark, name, lambda action=action, frame=frame: action(frame))
             if name not in results or seconds < results[name]["seconds"]:
                 results[name] = {**figures(seconds, profile), "spark_jobs": jobs}
                 counts[name] = found
             print(f"  {name:<16} {seconds:7.1f}s  JVM CPU {profile.get('jvm_cpu_seconds')}s  jobs {jobs}", flush=True)
+    for name in systems:
         problems += check_truth(name, {k: v for k, v in counts[name].items() if k != "quarantined_rows"}, truth)
     for name in ("split", "split_counted"):
         if counts[name]["quarantined_rows"] != counts["hand_split"]["quarantined_rows"]:
