@@ -974,6 +974,61 @@ LENGTH_BOUNDS = [  # (min_value, max_value, strict_min, strict_max)
 ]
 
 
+@pytest.mark.parametrize("edge", sorted([*KEY_EDGES, "no rows"]))
+def test_soda_window_query_in_percent_counts_as_its_grouping(spark, edge):
+    """A uniqueness check in percent of all rows is sent as `key_samples_query` too: its first column (what
+    Soda receives) is the compiled SodaCL's grouping's percent to the last bit, the percent of the native
+    engine's rows whose key repeats among all rows (those with a null key part in the whole, as Soda's
+    query has it), and the percent of no rows is 0; its repeated keys' count and extremes are the native
+    engine's `duplicates`."""
+    from dc_bridge.contract.model import Source
+    from dc_bridge.engines.soda.translate import key_count_query, key_samples_query
+    from dc_bridge.engines.spark_conditions import duplicates, key_examples
+
+    schema, rows, columns = KEY_EDGES[edge] if edge in KEY_EDGES else ("k string", [], ("k",))
+    df = spark.createDataFrame(rows, schema)
+    df.createOrReplaceTempView("key_edges")
+    check = c.Check("m.key", "m", columns, c.Unique(), Source(file="c.yaml", path="models.m", line=1), unit="percent")
+    try:
+        grouped = spark.sql(key_count_query(check, "key_edges")).first()[0]
+        windowed = spark.sql(key_samples_query(check, "key_edges")).first()
+    finally:
+        spark.catalog.dropTempView("key_edges")
+    repeated, distinct, extremes = duplicates(df, check, mostly_distinct=False)
+    assert isinstance(windowed[0], float) and repr(windowed[0]) == repr(grouped) == repr(100.0 * repeated / len(rows) if rows else 0.0)
+    assert repr((windowed[1], key_examples(windowed[2], windowed[3]) if windowed[1] else [])) == repr((distinct, extremes))
+
+
+def test_soda_gives_a_percent_key_as_the_native_engine(spark, tmp_path):
+    """A run sends Soda's uniqueness check in percent by the window too: the same percent and samples as
+    the native engine's, of one key and of a combination."""
+    import dc_bridge
+
+    contract = tmp_path / "keys.yaml"
+    contract.write_text("""dataContractSpecification: 1.1.0
+id: keys
+info: {title: keys, version: 1.0.0}
+models:
+  m:
+    fields:
+      k: {type: string}
+      j: {type: integer}
+    quality:
+      - {type: library, metric: duplicateValues, arguments: {properties: [k]}, unit: percent, mustBeLessThan: 10}
+      - {type: library, metric: duplicateValues, arguments: {properties: [k, j]}, unit: percent, mustBeLessThan: 10}
+""")
+    df = spark.createDataFrame([("a", 1), ("a", 1), ("b", 2), (None, 3), (None, 3), ("c", 3), ("c", 3), ("c", 4), ("d", None),
+                                ("d", None)], "k string, j int")
+    verdict = dc_bridge.run(contract, dataframes={"m": df}, spark=spark, engines=["soda", "spark"])
+    keyed = [check for check in verdict.checks() if check.kind in ("unique", "unique_combination")]
+    assert len(keyed) == 2
+    for found in keyed:
+        soda, native = found.engines["soda"], found.engines["spark"]
+        assert soda.outcome == native.outcome == "failed"
+        assert (soda.observed, soda.samples, soda.duplicated_values) == (native.observed, native.samples, native.duplicated_values)
+    assert sorted(found.engines["soda"].observed for found in keyed) == [40.0, 70.0]
+
+
 def test_gx_value_lengths_count_as_gx_computes_them(spark):
     """engines/gx/metrics.py computes GX's value length condition on Spark with the lengths in place (GX's
     own map and condition functions), so that its count joins the bundled aggregation instead of a pass

@@ -16,8 +16,8 @@ Numbers (docs/mapping.md, "Semantics, check by check") come from the check's met
 A check Soda could not evaluate (a query error, a missing column) has no outcome and is missing from
 `get_scan_results()["checks"]`; it is reported as outcome "error" with Soda's error log text.
 
-A uniqueness check counted in rows is sent to Soda's data source widened (`key_samples_query`): the
-same count of the rows whose key repeats, by a window over the key (cheaper than the SodaCL's grouping
+A uniqueness check (in rows or percent) is sent to Soda's data source widened (`key_samples_query`): the
+same number of the rows whose key repeats, by a window over the key (cheaper than the SodaCL's grouping
 for a mostly distinct key), also gives how many distinct keys repeat and the smallest and largest,
 which the result carries as the native engine's does, so the failing-value samples need no query of
 their own (runner/samples.py). Soda receives the first column alone, the number its own query computes.
@@ -161,11 +161,11 @@ def _run(spark, df, sodacl_text: str, view: str, checks: list[Check], extra_view
 
 
 def _key_queries(checks: list[Check], view: str) -> dict[str, tuple[str, str]]:
-    """Soda's query of each uniqueness check counted in rows -> (check id, the query of the same count
+    """Soda's query of each uniqueness check, in rows or percent -> (check id, the query of the same number
     by a window, widened by the repeated keys' count and extremes): both written by translate.py from
     the check itself."""
     return {key_count_query(check, view): (check.id, key_samples_query(check, view))
-            for check in checks if kind_of(check).samples == "duplicate_keys" and check.unit == "rows"}
+            for check in checks if kind_of(check).samples == "duplicate_keys"}
 
 
 class _WidenedConnection:

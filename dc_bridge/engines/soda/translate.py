@@ -140,14 +140,22 @@ def _key_present(check: Check) -> str:
     return " AND ".join(f"{quote_identifier(col)} IS NOT NULL" for col in check.columns)
 
 
+# a uniqueness check's number in each unit, from `{rows}`, the count of the rows whose key repeats, and
+# `{table}`, the checked view: the percent of no rows is 0, as in the GX runner
+_REPEATED = {"rows": "{rows}",
+             "percent": "COALESCE(CAST(100 AS DOUBLE) * {rows} / NULLIF((SELECT COUNT(*) FROM {table}), 0), 0)"}
+
+
 def key_count_query(check: Check, table: str) -> str:
-    """Soda's uniqueness metric in rows (`_unique`): the rows of the keys that repeat."""
-    return f"SELECT COALESCE(SUM(n), 0) FROM ({_duplicated(check, table)}) AS d"
+    """Soda's uniqueness metric (`_unique`), in rows or percent: the rows of the keys that repeat, summed
+    over the groups of `_duplicated`."""
+    number = _REPEATED[check.unit].format(rows="COALESCE(SUM(n), 0)", table=table)
+    return f"SELECT {number} FROM ({_duplicated(check, table)}) AS d"
 
 
 def key_samples_query(check: Check, table: str) -> str:
-    """Soda's uniqueness metric in rows (`_unique`) as the bridge's runs send it (engines/soda/run.py):
-    the same number first, the rows whose key repeats, then the repeated keys' count, smallest and
+    """Soda's uniqueness metric (`_unique`, rows or percent) as the bridge's runs send it (engines/soda/run.py):
+    the same number first, of the rows whose key repeats, then the repeated keys' count, smallest and
     largest, which the failing-value samples would otherwise count the key again for (runner/samples.py).
     The rows of each key are counted by a window, not `key_count_query`'s grouping: a key the contract
     declares unique is mostly distinct, where a grouping's partial aggregation reduces nothing and
@@ -156,17 +164,13 @@ def key_samples_query(check: Check, table: str) -> str:
     columns = [quote_identifier(col) for col in check.columns]
     key = columns[0] if len(columns) == 1 else f"struct({', '.join(columns)})"
     counted = f"SELECT {key} AS k, COUNT(*) OVER (PARTITION BY {', '.join(columns)}) AS n FROM {table} WHERE {_key_present(check)}"
-    return f"SELECT COUNT(*), COUNT(DISTINCT k), MIN(k), MAX(k) FROM ({counted}) AS w WHERE n > 1"
+    number = _REPEATED[check.unit].format(rows="COUNT(*)", table=table)
+    return f"SELECT {number}, COUNT(DISTINCT k), MIN(k), MAX(k) FROM ({counted}) AS w WHERE n > 1"
 
 
 def _unique(check: Check, p: c.Unique, table: str, contract_id: str):
-    duplicated = _duplicated(check, table)
     name = _metric_name(check)
-    if check.unit == "percent":
-        query = f"SELECT COALESCE(CAST(100 AS DOUBLE) * COALESCE(SUM(n), 0) / NULLIF((SELECT COUNT(*) FROM {table}), 0), 0) FROM ({duplicated}) AS d"
-    else:
-        query = key_count_query(check, table)
-    return name, {f"{name} query": query}
+    return name, {f"{name} query": key_count_query(check, table)}
 
 
 def _expand_quotes(pattern: str) -> str:
