@@ -1,7 +1,7 @@
 """Whole processes, as a CI job runs them: `dc-bridge run` from start to exit against the floor's queries
 in a bare PySpark process of their own, on the same parquet, CPU of the whole process tree.
 
-    python -m bench.process --rows 1000000 --workload narrow --data /work/benchdata --rounds 2
+    python -m bench.process --rows 1000000 --workload narrow --data /tmp/benchdata --rounds 2
 
 Each command runs as a child of this process, which is the subreaper of its tree (Linux
 `PR_SET_CHILD_SUBREAPER`): the Spark JVM that outlives its Python parent is reaped here too, so the

@@ -129,10 +129,10 @@ def _not_null(check: Check, p: c.NotNull, table: str, contract_id: str):
     return _metric(check, "missing", {"missing values": list(p.missing_values)} if p.missing_values else {})
 
 
-def _duplicated(check: Check, table: str, selected: str = "COUNT(*) AS n") -> str:
-    """One row per key of `check` that more than one row holds (nulls left out), `selected` over its rows."""
+def _duplicated(check: Check, table: str) -> str:
+    """One row per key of `check` that more than one row holds (nulls left out), with its count of rows `n`."""
     columns = ", ".join(quote_identifier(col) for col in check.columns)
-    return f"SELECT {selected} FROM {table} WHERE {_key_present(check)} GROUP BY {columns} HAVING COUNT(*) > 1"
+    return f"SELECT COUNT(*) AS n FROM {table} WHERE {_key_present(check)} GROUP BY {columns} HAVING COUNT(*) > 1"
 
 
 def _key_present(check: Check) -> str:
