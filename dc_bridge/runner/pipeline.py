@@ -381,6 +381,10 @@ class SharedSession:
         self._master, self._conf, self._engines = master, conf, engines
         self._session: tuple | None = None
 
+    @property
+    def started(self) -> bool:
+        return self._session is not None
+
     def get(self):
         if self._session is None:
             preload_engines(self._engines)  # GX's and Soda's imports while the JVM starts
@@ -406,6 +410,8 @@ class _SessionOnDemand:
 
     def get(self) -> tuple:
         """(session, created here)."""
+        if self._session is None and self._shared is not None and self._shared.started:  # an earlier contract's start
+            self._session = (self._shared.get(), False)
         if self._session is None:
             self._options.say("starting Spark")
             with self._phases.timed("spark"):
