@@ -100,7 +100,7 @@ def test_two_contracts_in_one_run_go_through_each_phase_once_each(spark, tmp_pat
     assert [v["contract_file"] for v in verdicts] == [str(ORDERS), str(SANTA)]
     for verdict in verdicts:
         assert_one_pass(verdict, {"spark"})
-    # the command's one session, got by the first contract that needs it (runner/pipeline.py SharedSession)
+    # the command's one session, got by the first contract that needs it (runner/pipeline.py SessionOnFirstNeed)
     assert [Counter(p["phase"] for p in v["phases"])["spark"] for v in verdicts] == [1, 0]
     assert calls == Counter({"load_contract": 2, "lint_for_run": 2, "plan_for_run": 2, "compile_contract": 2, "judge": 2,
                              "conclude": 2, "read_history": 1}), calls

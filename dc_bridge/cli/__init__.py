@@ -242,7 +242,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 
     from dc_bridge.report import verdict_formats
     from dc_bridge.compiler import ContractError
-    from dc_bridge.runner.pipeline import SharedSession, check, read_contract
+    from dc_bridge.runner.pipeline import SessionOnFirstNeed, check, read_contract
     from dc_bridge.runner.data import DataError, parse_data_option
     from dc_bridge.history import is_table, open_history
     from dc_bridge.runner.options import RunOptions
@@ -283,7 +283,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         recorded = open_history(history) if history and not is_table(history) else None
         # several contracts share one session, started by the first run that needs Spark (after its lint's
         # first half) and stopped at the end; one contract's run starts (and stops) its own
-        session = SharedSession(master, conf, selected) if several else None
+        session = SessionOnFirstNeed(master, conf, selected) if several else None
     except (DataError, ValueError) as exc:
         click.echo(f"dc-bridge run: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)

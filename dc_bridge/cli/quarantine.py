@@ -99,22 +99,22 @@ def split_and_write(read, request: SplitRequest, options):
     from dc_bridge.contract.lint.java_regex import compiler_in
     from dc_bridge.enforce.outputs import Output, write_all
     from dc_bridge.enforce.split import VIOLATIONS_COLUMN, prepared_from, split
-    from dc_bridge.runner.data import get_session, is_connect, model_sources, source_dataframe
+    from dc_bridge.runner.data import model_sources, source_dataframe
+    from dc_bridge.runner.pipeline import SessionOnFirstNeed
 
-    started: dict = {}
+    session = SessionOnFirstNeed(options.master, options.conf, options.engines)
+    found: dict = {}
 
-    def start(contract) -> None:
-        # every model's source, found before Spark starts (a missing path stops here); then the session
-        started["sources"] = model_sources(contract, options.data, set(), options.server)
+    def ready(contract) -> None:
+        # every model's source, found before Spark starts (a missing path stops here)
+        found["sources"] = model_sources(contract, options.data, set(), options.server)
         options.say("starting Spark")
-        started["spark"], started["created"] = get_session(options.master, options.conf)
 
     try:
         # lint as a run does, in two halves: what needs no JVM before Spark starts (a contract that cannot
         # run is refused at lint's speed), then the patterns compiled in the session's JVM (ContractError)
-        in_session_jvm = compiler_in(lambda: None if is_connect(started["spark"]) else started["spark"]._jvm)
-        contract, local_errors = lint_for_run(read.result, in_session_jvm, ready=start)
-        spark, (server, sources) = started["spark"], started["sources"]
+        contract, local_errors = lint_for_run(read.result, compiler_in(session.jvm), ready=ready)
+        (spark, _), (server, sources) = session.get(), found["sources"]
         # every model's rows, as a run reads them: foreign keys look up the others, SQL checks may read them
         frames = {m.name: source_dataframe(spark, m, sources[m.name], server) for m in contract.models}
         options.say(f"splitting {request.model}")
@@ -129,8 +129,7 @@ def split_and_write(read, request: SplitRequest, options):
         finally:
             result.release()
     finally:
-        if started.get("created"):
-            started["spark"].stop()
+        session.stop()
     judged = result.rows.get("slice", result.rows["table"])
     click.echo(f"{request.model}: {judged - result.quarantined_rows} valid rows written to {request.valid_output}, "
                f"{result.quarantined_rows} quarantined rows to {request.quarantine}", err=True)

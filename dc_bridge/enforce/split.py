@@ -53,7 +53,7 @@ from dc_bridge.engines.registry import ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.engines.views import temp_views
 from dc_bridge.plan.checks import Check, kind_of
-from dc_bridge.runner.data import is_connect
+from dc_bridge.runner.data import is_connect, jvm_of
 from dc_bridge.runner.pipeline import run_engine
 from dc_bridge.runner.reads import foreign_reads
 from dc_bridge.verdict import Evidence, Verdict, fold
@@ -259,7 +259,7 @@ class Prepared:
 
 def prepare(contract: str | Path | Contract, spark, vars: dict[str, str] | None = None) -> Prepared:
     """The contract ready for `split`: loaded, linted and compiled once (ContractError when it cannot run)."""
-    return prepared_from(*load_for_run(contract, vars, compiler_in(lambda: None if is_connect(spark) else spark._jvm)))
+    return prepared_from(*load_for_run(contract, vars, compiler_in(lambda: jvm_of(spark))))
 
 
 def prepared_from(loaded: Contract, local_errors: list) -> Prepared:

@@ -162,6 +162,11 @@ def is_connect(spark) -> bool:
     return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
+def jvm_of(spark):
+    """py4j's view of the session's JVM; None for Spark Connect, which has none in this process."""
+    return None if is_connect(spark) else spark._jvm
+
+
 def location(spark) -> str:
     """Where a session runs: its master URL, or `sc://host:port` of its Spark Connect server (never
     the connection string's token or other parameters)."""

@@ -29,7 +29,7 @@ from dc_bridge.engines.columns import absent_references, exact_ranges, missing_c
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.runner.data import (
-    SMALL_DATA_BYTES, DataError, DataLocation, UnreadModel, embedded, get_session, is_connect, local_bytes, model_sources,
+    SMALL_DATA_BYTES, DataError, DataLocation, UnreadModel, embedded, get_session, jvm_of, local_bytes, model_sources,
     source_dataframe,
 )
 from dc_bridge.runner.drift import schema_drift
@@ -373,11 +373,12 @@ def run_engine(engine: str, spark, frames: dict, compiled: Compiled, model: str,
         return EngineReport(engine=engine, model=model, results={}, seconds=time.perf_counter() - began, error=message)
 
 
-class SharedSession:
-    """One session for the contracts of one command (`run A B C`), started when the first of them needs
-    Spark: a contract refused by lint before that starts nothing. `stop()` stops it if it was started here."""
+class SessionOnFirstNeed:
+    """A Spark session started when it is first asked for, the engines' imports beside the JVM's start:
+    a run's own, or the one the contracts of `run A B C` share, started by the first of them that needs
+    Spark, so that a contract lint refuses before then starts nothing. `stop()` stops it if it was started here."""
 
-    def __init__(self, master: str | None, conf: dict[str, str], engines):
+    def __init__(self, master: str | None, conf: dict[str, str] | None, engines):
         self._master, self._conf, self._engines = master, conf, engines
         self._session: tuple | None = None
 
@@ -385,11 +386,15 @@ class SharedSession:
     def started(self) -> bool:
         return self._session is not None
 
-    def get(self):
+    def get(self, small_data: bool = False) -> tuple:
+        """(session, created here); `small_data` (runner/data.py `local_bytes`) counts for the start only."""
         if self._session is None:
             preload_engines(self._engines)  # GX's and Soda's imports while the JVM starts
-            self._session = get_session(self._master, self._conf)
-        return self._session[0]
+            self._session = get_session(self._master, self._conf, small_data=small_data)
+        return self._session
+
+    def jvm(self):
+        return jvm_of(self.get()[0])
 
     def stop(self) -> None:
         if self._session is not None and self._session[1]:
@@ -397,35 +402,32 @@ class SharedSession:
 
 
 class _SessionOnDemand:
-    """The run's session: the caller's (or the command's `SharedSession`), else one started on first need,
-    which is lint's when the contract has patterns (compiled in Spark's JVM), else right after the contract
-    is planned."""
+    """The run's session: the caller's, else the command's shared `SessionOnFirstNeed` or one of the run's
+    own, got on first need, which is lint's when the contract has patterns (compiled in Spark's JVM), else
+    right after the contract is planned. Getting it is the run's `spark` phase when this run starts it."""
 
     def __init__(self, spark, options: RunOptions, phases: Phases):
-        self._shared = spark if isinstance(spark, SharedSession) else None
-        self._session = (spark, False) if spark is not None and self._shared is None else None
+        self._shared = isinstance(spark, SessionOnFirstNeed)
+        self._session = (spark, False) if spark is not None and not self._shared else None
+        self._start = spark if self._shared else SessionOnFirstNeed(options.master, options.conf, options.engines)
         self._options = options
         self._phases = phases
         self.small_data = False  # the run reads a few local megabytes (runner/data.py `local_bytes`)
 
     def get(self) -> tuple:
         """(session, created here)."""
-        if self._session is None and self._shared is not None and self._shared.started:  # an earlier contract's start
-            self._session = (self._shared.get(), False)
         if self._session is None:
-            self._options.say("starting Spark")
-            with self._phases.timed("spark"):
-                if self._shared is not None:
-                    self._session = (self._shared.get(), False)
-                else:
-                    preload_engines(self._options.engines)
-                    self._session = get_session(self._options.master, self._options.conf, small_data=self.small_data)
+            if not self._start.started:  # a shared session an earlier contract started is no start of this run's
+                self._options.say("starting Spark")
+                with self._phases.timed("spark"):
+                    # a session shared by several contracts keeps Spark's JIT: one contract's few megabytes say nothing of the rest
+                    self._start.get(small_data=self.small_data and not self._shared)
+            spark, created = self._start.get()
+            self._session = (spark, created and not self._shared)
         return self._session
 
     def jvm(self):
-        """py4j's view of the session's JVM; None for Spark Connect, which has none in this process."""
-        spark = self.get()[0]
-        return None if is_connect(spark) else spark._jvm
+        return jvm_of(self.get()[0])
 
     @contextlib.contextmanager
     def stopped_on_error(self):

@@ -61,16 +61,16 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict,
         else:
             runnable.append(check)
 
-    # one pass: the row count, every violation count, every freshness max (failing values of row-level
-    # checks are fetched afterwards for the failed ones only, by runner/samples.py, reading just enough rows)
-    fused = [F.count(F.lit(1)).alias("rows")]
+    # one pass: the row count (unless the caller counted the rows: the split's pass), every violation
+    # count, every freshness max (failing values of row-level checks are fetched afterwards for the failed
+    # ones only, by runner/samples.py, reading just enough rows); no pass when none of them is left
+    fused = [F.count(F.lit(1)).alias("rows")] if rows is None else []
     for index, check in enumerate(runnable):
         in_fused_pass = FUSED.get(TRANSLATIONS[check.kind])
         if in_fused_pass is not None:
             fused.append(in_fused_pass(check, now).alias(f"v{index}"))
-    # rows counted already (the split's pass): no pass of its own when the fused aggregation would count them alone
-    totals = {"rows": rows} if rows is not None and len(fused) == 1 else aggregate(df, fused)
-    rows = int(totals["rows"])
+    totals = aggregate(df, fused)
+    rows = int(totals["rows"]) if rows is None else rows
     for index, check in enumerate(runnable):
         results[check.id] = EVALUATIONS[TRANSLATIONS[check.kind]](
             check, spark=spark, df=df, frames=frames, view=view, now=now, rows=rows, fused=totals.get(f"v{index}"))
