@@ -143,10 +143,15 @@ def _metric_problems(spark, check, found, df) -> list[str]:
     """A SQL metric against its value in plain Spark SQL: text or NULL is `error` in every engine, NaN
     `failed` with no number, any other number judged exactly (a decimal against the threshold's
     numbers as decimals, a double as a double)."""
-    df.createOrReplaceTempView("dcb_property_t")
     written = [q for q in METRICS if _metric_text(q) == _metric_text(check.params.query)]
     assert written, check.params.query
-    value = spark.sql(written[0].replace("FROM t", "FROM dcb_property_t")).first()[0]
+    # the view is dropped again: the suite's one session is every later test's (a view of NaN rows left
+    # here made tests/test_session_guard.py's snapshot of the caller's views differ from itself)
+    df.createOrReplaceTempView("dcb_property_t")
+    try:
+        value = spark.sql(written[0].replace("FROM t", "FROM dcb_property_t")).first()[0]
+    finally:
+        spark.catalog.dropTempView("dcb_property_t")
     if value is None or isinstance(value, str):
         outcome, observed = "error", None
     elif isinstance(value, float) and math.isnan(value):

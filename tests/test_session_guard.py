@@ -37,7 +37,8 @@ def _views(spark) -> dict[str, tuple[str, list]]:
     for table in spark.catalog.listTables():
         if table.isTemporary:
             frame = spark.table(table.name)
-            views[table.name] = (frame.schema.simpleString(), sorted(map(tuple, frame.collect()), key=repr))
+            # rows as text: a NaN is not equal to itself, so rows holding one would never compare equal
+            views[table.name] = (frame.schema.simpleString(), sorted(repr(tuple(row)) for row in frame.collect()))
     return views
 
 
