@@ -40,10 +40,12 @@ def measure(spark, name: str, action):
     with HeapSampler(spark) as heap:
         executions_before = sql_executions(spark)
         jvm_before, python_before = jvm_cpu_seconds(spark), time.process_time()
+        threads_before = jvm_thread_cpu(spark)
         started = time.perf_counter()
         counts = action()
         seconds = time.perf_counter() - started
         jvm_after, python_after = jvm_cpu_seconds(spark), time.process_time()
+        threads_after = jvm_thread_cpu(spark)
     jobs = len(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
     executions = sql_executions(spark) - executions_before
     spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
@@ -52,6 +54,7 @@ def measure(spark, name: str, action):
     profile["python_cpu_seconds"] = round(python_after - python_before, 2)
     if jvm_before is not None and jvm_after is not None:
         profile["jvm_cpu_seconds"] = round(jvm_after - jvm_before, 2)
+        profile["jvm_cpu_by_thread"] = thread_cpu_by_kind(threads_before, threads_after, jvm_after - jvm_before)
     profile["sql_executions"] = executions
     return seconds, jobs, heap.peak / 2**20, counts, profile
 
@@ -72,6 +75,35 @@ def jvm_cpu_seconds(spark) -> float | None:
     except Exception:  # not Linux, or no local JVM
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def jvm_thread_cpu(spark) -> dict[int, tuple[str, float]]:
+    """thread id -> (thread name as Linux shows it, CPU seconds) for every live thread of the driver's JVM."""
+    try:
+        pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+    except Exception:
+        return {}
+    threads = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            text = (task / "stat").read_text()
+        except OSError:  # ended while listed
+            continue
+        name, fields = text[text.index("(") + 1:text.rindex(")")], text.rsplit(")", 1)[1].split()
+        threads[int(task.name)] = (name, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+    return threads
+
+
+def thread_cpu_by_kind(before: dict, after: dict, total: float) -> dict[str, float]:
+    """The JVM's CPU during a system by kind of thread (its name without its trailing number: the JIT's compiler
+    threads, the garbage collector, the executor's task threads, py4j's driver threads); what threads
+    that ended during the system used is the remainder."""
+    kinds: dict[str, float] = {}
+    for tid, (name, seconds) in after.items():
+        kind = re.sub(r"(#[0-9]+|[0-9]+)$", "", name).strip() or "?"
+        kinds[kind] = kinds.get(kind, 0.0) + seconds - before.get(tid, (name, 0.0))[1]
+    kinds["(ended threads)"] = total - sum(kinds.values())
+    return {kind: round(seconds, 2) for kind, seconds in sorted(kinds.items(), key=lambda item: -item[1]) if abs(seconds) >= 0.05}
 
 
 def job_profile(spark, group: str, seconds: float) -> dict:
@@ -210,7 +242,7 @@ def check_truth(system: str, counts: dict, truth: dict) -> list[str]:
 
 
 def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tuple[str, ...],
-                 peer_venv: Path = datacontract_cli.DEFAULT_VENV, reuse_data: bool = False) -> dict:
+                 peer_venv: Path = datacontract_cli.DEFAULT_VENV, reuse_data: bool = False, warm: str = "each") -> dict:
     from dc_bridge import compiler
     from dc_bridge.contract.reading.load import load_contract
     from dc_bridge.contract.sql import view_name
@@ -244,10 +276,16 @@ def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tu
             shuffle_partitions=spark.conf.get("spark.sql.shuffle.partitions")),
     }
     truth = workload.truth(rows)
-    # one untimed pass first, so the first timed system does not pay alone for JIT warm-up and a cold file cache
-    warm = spark.read.parquet(data)
-    warm.createOrReplaceTempView(view)
-    floor(spark, warm, compiled.plan, view)
+    # one untimed pass first, so the first timed system does not pay alone for JIT warm-up and a cold file
+    # cache; with warm="each", one untimed call of every system (the engines' imports and the JIT of their
+    # queries' code are then in no system's figure: a process's cold start is bench/process.py's to time)
+    warm_frame = spark.read.parquet(data)
+    warm_frame.createOrReplaceTempView(view)
+    floor(spark, warm_frame, compiled.plan, view)
+    if warm == "each":
+        for system in systems:
+            if system not in ("floor", "datacontract_cli"):
+                actions[system](spark.read.parquet(data))
     results, problems, skipped = {}, [], {}
     for system in sorted(systems, key=lambda s: s == "datacontract_cli"):  # the peer after the others
         frame = spark.read.parquet(data)
@@ -275,6 +313,9 @@ def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tu
         if "phases" in results[system].get("profile", {}):
             print(f"  {'':<22} phases: " + ", ".join(f"{name} {took:.2f}s" for name, took in results[system]["profile"]["phases"].items()
                                                     if took >= 0.01), flush=True)
+        if "jvm_cpu_by_thread" in results[system].get("profile", {}):
+            print(f"  {'':<22} JVM CPU by thread: " + ", ".join(f"{kind} {took:.1f}s" for kind, took
+                                                              in list(results[system]["profile"]["jvm_cpu_by_thread"].items())[:7]), flush=True)
         if system == "datacontract_cli":
             results[system].update(peer.extra)
             print(f"  {'':<22} datacontract-cli {peer.extra['version']}: {peer.extra['checks_run']}/{len(compiled.plan.checks)} "
@@ -283,7 +324,7 @@ def run_workload(spark, workload: Workload, rows: int, folder: Path, systems: tu
     base = results.get("floor", {}).get("seconds")
     for figures in results.values():
         figures["ratio_to_floor"] = round(figures["seconds"] / base, 2) if base else None
-    return {"workload": workload.name, "rows": rows, "checks": len(compiled.plan.checks), "systems": results,
+    return {"workload": workload.name, "rows": rows, "checks": len(compiled.plan.checks), "warm": warm, "systems": results,
             "skipped": skipped, "truth_mismatches": problems}
 
 
@@ -329,6 +370,9 @@ def main() -> None:
                         help="virtualenv for datacontract-cli, made on first use from bench/datacontract-cli.txt")
     parser.add_argument("--reuse-data", action="store_true",
                         help="read a parquet a former run wrote under --data (complete: it has _SUCCESS) instead of writing it again")
+    parser.add_argument("--warm", choices=("each", "floor"), default="each",
+                        help="untimed calls before the timed ones: every system once (each), or only the floor (the "
+                             "first rounds' method: the first bridge system then carries the engines' imports and JIT)")
     args = parser.parse_args()
 
     from dc_bridge.runner.data import get_session
@@ -344,7 +388,7 @@ def main() -> None:
     for workload in args.workloads.split(","):
         for rows in (int(r) for r in args.rows.split(",")):
             print(f"{workload}, {rows:,} rows", flush=True)
-            report["runs"].append(run_workload(spark, WORKLOADS[workload], rows, folder, systems, Path(args.peer_venv), args.reuse_data))
+            report["runs"].append(run_workload(spark, WORKLOADS[workload], rows, folder, systems, Path(args.peer_venv), args.reuse_data, args.warm))
     target = write_report(report, args.out, "bench")
     plot(report, target.with_suffix(".png"))
     print(f"wrote {target} and .png")
