@@ -281,6 +281,51 @@ def test_a_range_on_a_decimal_of_38_digits_counts_alike_in_every_engine(spark):
     assert {c.check_id: c.observed for c in verdict.checks() if c.kind == "value_between"} == {"t.dec.range": 2, "t.low.range": 2}
 
 
+def test_compiled_sodacl_counts_a_declared_decimal_of_38_digits_exactly(spark, tmp_path):
+    """SodaCL compiled with no data (`dc-bridge compile`), run in a plain Soda scan of the user's own: where
+    the contract declares the column a decimal of 38 integer digits (ODCS `physicalType`, DCS `precision`
+    and `scale`), the range is dc-bridge's exact count, not `valid min: 0` (Soda's `0.0` needs 39 digits
+    against such a column: the row not counted without ANSI, a failed query with it)."""
+    import dc_bridge.engines.soda.run  # noqa: F401  (Soda telemetry off in this test process, as in every dc-bridge run)
+    from click.testing import CliRunner
+    from soda.scan import Scan
+
+    from dc_bridge.cli import main
+    from dc_bridge.contract.sql import view_name
+
+    odcs = {**BASE, "schema": [{"name": "t", "properties": [
+        {"name": "dec", "logicalType": "number", "physicalType": "decimal(38,0)", "logicalTypeOptions": {"maximum": 0}},
+        {"name": "low", "logicalType": "number", "physicalType": "decimal(38,0)", "logicalTypeOptions": {"minimum": 0}},
+    ]}]}
+    dcs = {"dataContractSpecification": "1.1.0", "id": "edges-dcs", "info": {"title": "edges", "version": "1.0.0"},
+           "models": {"t": {"fields": {"dec": {"type": "decimal", "precision": 38, "scale": 0, "maximum": 0},
+                                       "low": {"type": "decimal", "precision": 38, "scale": 0, "minimum": 0}}}}}
+    rows = [(Decimal(D38), Decimal(-D38)), (Decimal(5), Decimal(-5)), (Decimal(0), Decimal(0)), (None, None)]
+    df = spark.createDataFrame(rows, "dec decimal(38,0), low decimal(38,0)")
+    for name, document in (("odcs", odcs), ("dcs", dcs)):
+        path = tmp_path / name / "contract.yaml"
+        path.parent.mkdir()
+        path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+        compiled = CliRunner().invoke(main, ["compile", str(path), "--out", str(path.parent)], catch_exceptions=False)
+        assert compiled.exit_code == 0, compiled.output
+        sodacl = (path.parent / "soda_checks" / document["id"] / "t.yml").read_text()
+        assert "valid min" not in sodacl and "valid max" not in sodacl, sodacl
+        contract = load_contract(path).contract
+        view = view_name(contract.id, "t")
+        df.createOrReplaceTempView(view)
+        scan = Scan()
+        scan.set_data_source_name("spark_df")
+        scan.add_spark_session(spark, data_source_name="spark_df")
+        scan.add_sodacl_yaml_str(sodacl)
+        try:
+            scan.execute()
+        finally:
+            spark.catalog.dropTempView(view)
+        assert not scan.has_error_logs(), scan.get_error_logs_text()
+        folded = dc_bridge.fold_soda(scan, contract)
+        assert {c.check_id: c.observed for c in folded.checks() if c.kind == "value_between"} == {"t.dec.range": 2, "t.low.range": 2}, name
+
+
 # drawn: values at each type's edges, and text every engine could read as its own syntax
 EDGE_LONGS = [LONG_MAX, LONG_MIN, 0, 2**53, 2**53 + 1, -(2**53) - 1]
 EDGE_DECIMALS = [Decimal(D38), Decimal(-D38), Decimal(0), Decimal(2**63), Decimal(10**37)]

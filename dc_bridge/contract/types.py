@@ -7,6 +7,8 @@ read schema of typeless files all take their Spark types from here.
 
 from __future__ import annotations
 
+import re
+
 # DCS 1.x data types -> canonical
 DCS_TYPES: dict[str, str] = {
     "string": "string", "text": "string", "varchar": "string",
@@ -75,6 +77,10 @@ def spark_physical_type(physical: str) -> str | None:
     if base in ("varchar", "char", "nvarchar") and args:
         return "string"
     return PHYSICAL_TYPES.get(text.replace("doubleprecision", "double precision"))
+
+
+# a decimal type as spark_physical_type writes it: (precision, scale)
+DECIMAL_TYPE = re.compile(r"^decimal\((\d+),(\d+)\)$")
 
 
 def declared_spark_type(physical: str) -> str | None:

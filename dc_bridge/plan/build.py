@@ -21,7 +21,9 @@ from dc_bridge.contract.sql import (
     FIELD_STAND_IN, TABLE_MARKER, SqlProblem, check_read_only, epoch_seconds, model_tables, quote_identifier, retarget, sql_literal,
     substitute,
 )
-from dc_bridge.contract.types import SPARK_TYPES, contradicting_logical, declared_spark_type
+from dc_bridge.contract.evolution.algebra import field_type
+from dc_bridge.contract.limits import MAX_PRECISION
+from dc_bridge.contract.types import DECIMAL_TYPE, SPARK_TYPES, contradicting_logical, declared_spark_type
 from dc_bridge.plan.sensitive import is_sensitive, mark_sensitive
 
 
@@ -95,8 +97,15 @@ def _constraint_params(field: Field) -> list[tuple[str, c.Params]]:
     low, strict_low = (field.exclusive_minimum, True) if field.exclusive_minimum is not None else (field.minimum, False)
     high, strict_high = (field.exclusive_maximum, True) if field.exclusive_maximum is not None else (field.maximum, False)
     if low is not None or high is not None:
-        found.append(("range", c.ValueBetween(low, high, strict_low, strict_high)))
+        found.append(("range", c.ValueBetween(low, high, strict_low, strict_high, exact_only=_wide_decimal(field))))
     return found
+
+
+def _wide_decimal(field: Field) -> bool:
+    """The contract declares the column a decimal of 38 integer digits (`ValueBetween.exact_only`): known
+    without data, so SodaCL and suites compiled with no data count its range exactly too."""
+    declared = DECIMAL_TYPE.match(field_type(field) or "")
+    return bool(declared) and int(declared[1]) - int(declared[2]) >= MAX_PRECISION
 
 
 def field_checks(model: Model, field: Field, column: str, tables: tuple[tuple[str, str], ...] = ()) -> list[Check]:

@@ -70,9 +70,10 @@ class ValueBetween:
     max_value: float | int | str | None = None
     strict_min: bool = False
     strict_max: bool = False
-    # set by a run whose data holds the column as a decimal of 38 integer digits (engines/columns.py
-    # `exact_ranges`): a bound an engine writes with a fraction digit (Soda's `0.0`) would need 39
-    # digits there, so every engine counts with dc-bridge's exact condition
+    # set where the column is a decimal of 38 integer digits, as the contract declares it (plan/build.py)
+    # or as a run's data holds it (engines/columns.py `exact_ranges`): a bound an engine writes with a
+    # fraction digit (Soda's `0.0`) would need 39 digits there, so every engine counts with dc-bridge's
+    # exact condition
     exact_only: bool = False
 
 

@@ -27,7 +27,7 @@ from dc_bridge.contract.durations import parse_duration
 from dc_bridge.contract.model import Field, QualityObjective, QualityRule, ServiceLevel, Threshold
 from dc_bridge.contract.sql import PLACEHOLDERS
 from dc_bridge.contract.thresholds import Syntax, render
-from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
+from dc_bridge.contract.types import DECIMAL_TYPE, SPARK_TYPES, spark_physical_type
 
 Direction = Literal["same", "stronger", "weaker", "different"]
 T = TypeVar("T")
@@ -162,7 +162,6 @@ SAFE_WIDENINGS: dict[str, frozenset[str]] = {
 }
 # integer type -> digits a decimal needs before its point to hold every value
 INTEGER_DIGITS: dict[str, int] = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 20}
-_DECIMAL = re.compile(r"^decimal\((\d+),(\d+)\)$")
 
 
 def field_type(field: Field) -> str | None:
@@ -182,7 +181,7 @@ def field_type(field: Field) -> str | None:
 
 
 def is_safe_widening(old: str, new: str) -> bool:
-    old_decimal, new_decimal = _DECIMAL.match(old), _DECIMAL.match(new)
+    old_decimal, new_decimal = DECIMAL_TYPE.match(old), DECIMAL_TYPE.match(new)
     old_base = "decimal" if old_decimal else old
     if new_decimal:
         precision, scale = int(new_decimal[1]), int(new_decimal[2])
