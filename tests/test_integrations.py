@@ -284,6 +284,53 @@ def test_gx_init_again_updates_and_keeps_what_the_user_added(shop, spark, tmp_pa
 
 
 # ---------------------------------------------------------------------------------------------
+# GX: a field whose name has a dot, in the compiled suite and in a run
+
+DOTTED = """
+apiVersion: v3.1.0
+kind: DataContract
+id: dotted
+version: 1.0.0
+status: active
+schema:
+  - name: people
+    properties:
+      - {name: e.mail, logicalType: string, physicalType: string, required: true}
+"""
+
+
+def test_compiled_suite_finds_a_top_level_column_whose_name_has_a_dot(spark, tmp_path):
+    """A contract's field `e.mail` is a top-level column of that name. GX lists such a column as
+    `` `e.mail` `` (a bare `e.mail` is field `mail` of struct `e`), so the compiled suite's column-exists
+    and column-type expectations name it so, and pass in a plain GX validation of the user's own;
+    a run passes them on either shape of the data (a dotted name read as a struct path where the
+    data has no such column, as dc-bridge reads it)."""
+    import great_expectations as gx
+    from great_expectations.core import ExpectationSuite
+
+    contract = tmp_path / "dotted.yaml"
+    contract.write_text(DOTTED)
+    assert cli("compile", contract, "--out", tmp_path)[0] == 0
+    suite = json.loads((tmp_path / "expectation_suites" / "dotted" / "people.json").read_text())
+    top = spark.createDataFrame([("a@example.com",), (None,)], "`e.mail` string")
+    nested = spark.createDataFrame([(("a@example.com",),), ((None,),)], "e struct<mail: string>")
+
+    context = gx.get_context(mode="ephemeral")
+    batch = (context.data_sources.add_spark("people").add_dataframe_asset("people")
+             .add_batch_definition_whole_dataframe("whole").get_batch(batch_parameters={"dataframe": top}))
+    results = batch.validate(ExpectationSuite(**suite)).results
+    by_check = {r.expectation_config.meta["dc_bridge"]["check_id"]: r for r in results}
+    assert {check: (r.success, r.exception_info.get("raised_exception")) for check, r in by_check.items()} == {
+        "people.e.mail.exists": (True, False), "people.e.mail.type": (True, False), "people.e.mail.required": (False, False)}
+
+    for frame in (top, nested):
+        verdict = dc_bridge.run(contract, dataframes={"people": frame}, spark=spark, engines=["gx"], samples=False)
+        outcomes = {c.check_id: (c.outcome, c.observed) for c in verdict.checks()}
+        assert outcomes == {"people.e.mail.exists": ("passed", None), "people.e.mail.type": ("passed", None),
+                            "people.e.mail.required": ("failed", 1)}, frame.schema.simpleString()
+
+
+# ---------------------------------------------------------------------------------------------
 # Soda: the compiled SodaCL in a plain Soda Core v3 scan, names from `dc-bridge soda config`
 
 

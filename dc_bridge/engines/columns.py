@@ -167,10 +167,18 @@ def exact_ranges(plan: CheckPlan, frames: dict) -> CheckPlan:
     return plan if checks == plan.checks else replace(plan, checks=checks)
 
 
+def gx_listed_name(column: str) -> str:
+    """How GX lists a top-level Spark column: `` `e.mail` `` when its name contains a dot (a bare
+    `e.mail` means field `mail` of struct `e`). The compiled suite's table-level expectations (column
+    exists, column type) name a contract's field so: a field is a top-level column of that name."""
+    return f"`{column}`" if "." in column else column
+
+
 def gx_column_name(df, column: str) -> str:
-    """GX lists a top-level Spark column whose name contains a dot as `` `e.mail` `` (a bare
-    `e.mail` means field `mail` of struct `e`): its table-level expectations (column exists, column
-    type) must name it that way."""
-    if "." in column and not column.startswith("`") and column in df.columns:
-        return f"`{column}`"
-    return column
+    """The name a table-level expectation must use on the data at hand, from either form of `column`:
+    the listed form where the data has a top-level column of that name, else the bare path (a field of
+    a struct, which dc-bridge reads a dotted name as when no such column exists)."""
+    name = column[1:-1] if len(column) > 2 and column[0] == column[-1] == "`" else column
+    if "." not in name:
+        return column
+    return gx_listed_name(name) if name in df.columns else name

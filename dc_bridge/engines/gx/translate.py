@@ -13,6 +13,7 @@ from typing import Callable
 
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
+from dc_bridge.engines.columns import gx_listed_name
 from dc_bridge.engines.compiled_text import indented_json
 from dc_bridge.engines.engine import Unsupported, from_history, not_executable, unsupported
 from dc_bridge.contract.lint.gx_catalog import to_snake_case
@@ -128,7 +129,7 @@ def _integer_bounds(t: Threshold) -> tuple[int | None, int | None] | None:
 
 
 def _exists(check: Check, p: c.ColumnExists, contract_id: str) -> list[dict]:
-    return [{"type": "expect_column_to_exist", "kwargs": {"column": check.column}}]
+    return [{"type": "expect_column_to_exist", "kwargs": {"column": gx_listed_name(check.column)}}]
 
 
 def _column_type(check: Check, p: c.ColumnType, contract_id: str) -> list[dict]:
@@ -136,11 +137,11 @@ def _column_type(check: Check, p: c.ColumnType, contract_id: str) -> list[dict]:
     # of nested elements are compared by a query of the bridge's (engines/nested_types.py)
     extra = [_rows(nested_type_query(check.column, p, BATCH, include_top=True))] if needs_query(p) else []
     if p.exact:
-        return [{"type": "expect_column_values_to_be_of_type", "kwargs": {"column": check.column, "type_": _gx_type(p.spark_type)}}] + extra
+        return [{"type": "expect_column_values_to_be_of_type", "kwargs": {"column": gx_listed_name(check.column), "type_": _gx_type(p.spark_type)}}] + extra
     if not p.compatible:  # nested elements only: the column's own type is in the query
         return extra
     return [{"type": "expect_column_values_to_be_in_type_list",
-             "kwargs": {"column": check.column, "type_list": sorted({_gx_type(t) for t in p.compatible})}}] + extra
+             "kwargs": {"column": gx_listed_name(check.column), "type_list": sorted({_gx_type(t) for t in p.compatible})}}] + extra
 
 
 def _gx_type(spark_type: str) -> str:
