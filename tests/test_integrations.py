@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from datetime import datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -328,6 +329,91 @@ def test_compiled_suite_finds_a_top_level_column_whose_name_has_a_dot(spark, tmp
         outcomes = {c.check_id: (c.outcome, c.observed) for c in verdict.checks()}
         assert outcomes == {"people.e.mail.exists": ("passed", None), "people.e.mail.type": ("passed", None),
                             "people.e.mail.required": ("failed", 1)}, frame.schema.simpleString()
+
+
+def test_a_type_checked_by_two_expectations_folds_alike_in_any_order(spark, tmp_path):
+    """An exact decimal type is two expectations in the suite (GX's type class, and the query of its
+    precision and scale). A run validates them in two parts, a user's checkpoint in one, and GX may
+    return them in any order: the check's result is the same either way (before, a plain validation
+    folded `observed` 0.0 where the run said None, found on the bundled retail_pos suite)."""
+    import great_expectations as gx
+    from great_expectations.core import ExpectationSuite
+
+    contract = tmp_path / "priced.yaml"
+    contract.write_text(DOTTED.replace("id: dotted", "id: priced").replace(
+        "{name: e.mail, logicalType: string, physicalType: string, required: true}",
+        "{name: price, logicalType: number, physicalType: 'decimal(10,2)'}"))
+    assert cli("compile", contract, "--out", tmp_path)[0] == 0
+    suite = json.loads((tmp_path / "expectation_suites" / "priced" / "people.json").read_text())
+    assert [e["type"] for e in suite["expectations"] if e["meta"]["dc_bridge"]["check_id"] == "people.price.type"] == [
+        "expect_column_values_to_be_of_type", "unexpected_rows_expectation"]
+    frame = spark.createDataFrame([(Decimal("1.50"),), (None,)], "price decimal(10,2)")
+    batch = (gx.get_context(mode="ephemeral").data_sources.add_spark("people").add_dataframe_asset("people")
+             .add_batch_definition_whole_dataframe("whole").get_batch(batch_parameters={"dataframe": frame}))
+    validated = batch.validate(ExpectationSuite(**suite)).to_json_dict()
+    run = dc_bridge.run(contract, dataframes={"people": frame}, spark=spark, engines=["gx"], samples=False)
+    expected = {c.check_id: (c.outcome, c.observed) for c in run.checks()}
+    assert expected["people.price.type"] == ("passed", None)
+    for order in (validated["results"], validated["results"][::-1]):
+        folded = dc_bridge.fold_gx({**validated, "results": order}, contract)
+        assert {c.check_id: (c.outcome, c.observed) for c in folded.checks()} == expected
+
+
+BUNDLED = sorted(p for p in (Path(__file__).resolve().parents[1] / "contracts").glob("*.yaml")
+                 if p.name != "common-quality-rules.yaml")  # a rule library, no models
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_bundled_contracts_compiled_artifacts_in_plain_engines_fold_as_a_run(spark, tmp_path, path):
+    """What `dc-bridge compile` writes for each bundled contract, run as a user runs it (the SodaCL in a
+    plain Soda Core scan of the session, the suites in a plain GX validation with the run's clock
+    parameters) and folded, gives every check the outcome and number of `dc_bridge.run` with that
+    engine alone on the same DataFrames; a check judged against the clock differs only in its age."""
+    import great_expectations as gx
+    from great_expectations.core import ExpectationSuite
+    from soda.scan import Scan
+
+    import dc_bridge.engines.soda.run  # noqa: F401  (Soda telemetry off, as in every dc-bridge run)
+    from dc_bridge.compiler import compile_contract
+    from dc_bridge.contract.reading.load import load_contract
+    from dc_bridge.engines.gx.run import clock_parameters
+    from dc_bridge.plan.checks import kind_of
+    from dc_bridge.runner.data import model_sources, source_dataframe
+
+    contract = load_contract(path).contract
+    server, sources = model_sources(contract, {}, set(), None)
+    frames = {m.name: source_dataframe(spark, m, sources[m.name], server) for m in contract.models}
+    assert cli("compile", path, "--out", tmp_path)[0] == 0
+    folder = contract.id.replace(":", "_")
+    plan = compile_contract(contract).plan
+    clock = {check.id for check in plan.checks if kind_of(check).clock}
+    views = {view_name(contract.id, name): frame for name, frame in frames.items()}
+    for view, frame in views.items():
+        frame.createOrReplaceTempView(view)
+    try:
+        scans = []
+        for name in frames:
+            scan = Scan()
+            scan.set_data_source_name("spark_df")
+            scan.add_spark_session(spark, data_source_name="spark_df")
+            scan.add_sodacl_yaml_file(str(tmp_path / "soda_checks" / folder / f"{name}.yml"))
+            scan.execute()
+            scans.append(scan)
+        source = gx.get_context(mode="ephemeral").data_sources.add_spark("plain").add_dataframe_asset("frame")
+        whole = source.add_batch_definition_whole_dataframe("whole")
+        validated = [whole.get_batch(batch_parameters={"dataframe": frame}).validate(
+                         ExpectationSuite(**json.loads((tmp_path / "expectation_suites" / folder / f"{name}.json").read_text())),
+                         expectation_parameters=clock_parameters(frame, plan.for_model(name), datetime.now().astimezone()))
+                     for name, frame in frames.items()]
+    finally:
+        for view in views:
+            spark.catalog.dropTempView(view)
+    for engine, folded in (("soda", dc_bridge.fold_soda(scans, contract)), ("gx", dc_bridge.fold_gx(validated, contract))):
+        run = dc_bridge.run(contract, dataframes=frames, spark=spark, engines=[engine], samples=False)
+        ran = {c.check_id: (c.outcome, None if c.check_id in clock else c.observed) for c in run.checks()}
+        plain = {c.check_id: (c.outcome, None if c.check_id in clock else c.observed) for c in folded.checks()}
+        assert plain == ran, f"{path.name}, {engine}: " + ", ".join(
+            f"{k} run {ran.get(k)} plain {plain.get(k)}" for k in sorted(set(ran) | set(plain)) if ran.get(k) != plain.get(k))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -354,7 +354,10 @@ def _check_result(check: Check, result, now: datetime, row_count: int | None) ->
 
 
 def _merge(results: dict[str, CheckResult], new: CheckResult) -> None:
-    """A check with several expectations keeps its worst result (the translators write one today)."""
+    """A check with several expectations (an exact type: GX's type class, and the query of its
+    parameters) keeps its worst result; of two alike, the one without a count (a type has none), in
+    whatever order GX returned them: a run validates in two parts, a user's checkpoint in one."""
     old = results.get(new.check_id)
-    if old is None or rank(new.outcome) > rank(old.outcome):
+    if old is None or rank(new.outcome) > rank(old.outcome) or (
+            rank(new.outcome) == rank(old.outcome) and new.observed is None and old.observed is not None):
         results[new.check_id] = new
