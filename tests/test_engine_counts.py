@@ -1065,3 +1065,18 @@ def test_gx_value_lengths_count_as_gx_computes_them(spark):
         bounds = (kwargs.get("min_value"), kwargs.get("max_value"), kwargs.get("strict_min", False), kwargs.get("strict_max", False))
         assert result.exception_info.get("raised_exception") in (None, False), result.exception_info
         assert result.result["unexpected_count"] == sum(fails(len(v), *bounds) for v in values if v is not None), bounds
+
+
+def test_compiled_artifacts_in_plain_engines_fold_as_a_run(spark, tmp_path):
+    """The two contracts above compiled and run as a user runs them, outside dc-bridge (a plain Soda
+    scan, a plain GX validation), fold as a run with that engine alone (tests/plain_engines.py)."""
+    from plain_engines import assert_plain_engines_fold_as_a_run
+
+    frames = {t.model: _frame(spark, t) for t in TABLES}
+    for kind, text in (("dcs", DCS_CONTRACT), ("odcs", ODCS_CONTRACT)):
+        path = tmp_path / f"{kind}.yaml"
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        models = [m.name for m in load_contract(path).contract.models]
+        # the ODCS orders table lacks the contract's `ghost` column (above)
+        assert_plain_engines_fold_as_a_run(spark, path, {m: frames[m] for m in models}, tmp_path / kind,
+                                           lacking=frozenset({"orders"} if kind == "odcs" else ()))

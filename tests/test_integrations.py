@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 import dc_bridge
 from browser import need_chromium, open_offline
+from plain_engines import assert_plain_engines_fold_as_a_run
 from dc_bridge.cli import main
 from dc_bridge.compiler import compile_for_run
 from dc_bridge.contract.sql import view_name
@@ -365,55 +366,15 @@ BUNDLED = sorted(p for p in (Path(__file__).resolve().parents[1] / "contracts").
 
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
 def test_bundled_contracts_compiled_artifacts_in_plain_engines_fold_as_a_run(spark, tmp_path, path):
-    """What `dc-bridge compile` writes for each bundled contract, run as a user runs it (the SodaCL in a
-    plain Soda Core scan of the session, the suites in a plain GX validation with the run's clock
-    parameters) and folded, gives every check the outcome and number of `dc_bridge.run` with that
-    engine alone on the same DataFrames; a check judged against the clock differs only in its age."""
-    import great_expectations as gx
-    from great_expectations.core import ExpectationSuite
-    from soda.scan import Scan
-
-    import dc_bridge.engines.soda.run  # noqa: F401  (Soda telemetry off, as in every dc-bridge run)
-    from dc_bridge.compiler import compile_contract
+    """What `dc-bridge compile` writes for each bundled contract, run as a user runs it, folds as a run
+    with that engine alone on the data shipped beside it (tests/plain_engines.py)."""
     from dc_bridge.contract.reading.load import load_contract
-    from dc_bridge.engines.gx.run import clock_parameters
-    from dc_bridge.plan.checks import kind_of
     from dc_bridge.runner.data import model_sources, source_dataframe
 
     contract = load_contract(path).contract
     server, sources = model_sources(contract, {}, set(), None)
     frames = {m.name: source_dataframe(spark, m, sources[m.name], server) for m in contract.models}
-    assert cli("compile", path, "--out", tmp_path)[0] == 0
-    folder = contract.id.replace(":", "_")
-    plan = compile_contract(contract).plan
-    clock = {check.id for check in plan.checks if kind_of(check).clock}
-    views = {view_name(contract.id, name): frame for name, frame in frames.items()}
-    for view, frame in views.items():
-        frame.createOrReplaceTempView(view)
-    try:
-        scans = []
-        for name in frames:
-            scan = Scan()
-            scan.set_data_source_name("spark_df")
-            scan.add_spark_session(spark, data_source_name="spark_df")
-            scan.add_sodacl_yaml_file(str(tmp_path / "soda_checks" / folder / f"{name}.yml"))
-            scan.execute()
-            scans.append(scan)
-        source = gx.get_context(mode="ephemeral").data_sources.add_spark("plain").add_dataframe_asset("frame")
-        whole = source.add_batch_definition_whole_dataframe("whole")
-        validated = [whole.get_batch(batch_parameters={"dataframe": frame}).validate(
-                         ExpectationSuite(**json.loads((tmp_path / "expectation_suites" / folder / f"{name}.json").read_text())),
-                         expectation_parameters=clock_parameters(frame, plan.for_model(name), datetime.now().astimezone()))
-                     for name, frame in frames.items()]
-    finally:
-        for view in views:
-            spark.catalog.dropTempView(view)
-    for engine, folded in (("soda", dc_bridge.fold_soda(scans, contract)), ("gx", dc_bridge.fold_gx(validated, contract))):
-        run = dc_bridge.run(contract, dataframes=frames, spark=spark, engines=[engine], samples=False)
-        ran = {c.check_id: (c.outcome, None if c.check_id in clock else c.observed) for c in run.checks()}
-        plain = {c.check_id: (c.outcome, None if c.check_id in clock else c.observed) for c in folded.checks()}
-        assert plain == ran, f"{path.name}, {engine}: " + ", ".join(
-            f"{k} run {ran.get(k)} plain {plain.get(k)}" for k in sorted(set(ran) | set(plain)) if ran.get(k) != plain.get(k))
+    assert_plain_engines_fold_as_a_run(spark, path, frames, tmp_path)
 
 
 # ---------------------------------------------------------------------------------------------

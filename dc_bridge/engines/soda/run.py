@@ -330,9 +330,12 @@ def _number(value) -> float | None:
 
 
 def _engine_outcome(check: Check, entry: dict, check_object, line: str, row_count: int | None) -> CheckResult:
-    """No threshold to judge: Soda's outcome decides; its value is kept when it gives one."""
+    """No threshold to judge: Soda's outcome decides. A user's custom check keeps Soda's value when it
+    gives one; a column's presence or type has no number in any engine (Soda's value there counts schema
+    findings or wrong types, and a run judges a missing or mistyped column before Soda sees it)."""
     outcome_text = str(entry.get("outcome")).lower()
-    return CheckResult(check.id, "soda", _SODA_OUTCOMES.get(outcome_text, "error"), observed=_number(_value(entry)), native_name=line,
+    observed = _number(_value(entry)) if kind_of(check).custom else None
+    return CheckResult(check.id, "soda", _SODA_OUTCOMES.get(outcome_text, "error"), observed=observed, native_name=line,
                        error=None if outcome_text in _SODA_OUTCOMES else f"Soda outcome {entry.get('outcome')!r}")
 
 
@@ -375,6 +378,8 @@ def _violating_rows(check: Check, entry: dict, check_object, line: str, row_coun
         if count is not None and rows is not None:
             percent = 100.0 * count / rows if rows else 0.0
             return percent, count, percent
+        if _derived_from_nothing(check_object):
+            return CheckResult(check.id, "soda", "error", native_name=line, error=UNCOUNTED_PERCENT)
         return (float(value) if value is not None else None), None, None
     observed = _number(value)
     if observed is None or check.unit != "rows":
@@ -404,6 +409,21 @@ def _check_result(check: Check, entry: dict, check_object, line: str, row_count:
     outcome = "passed" if check.threshold.holds(observed) else "failed"
     return CheckResult(check.id, "soda", outcome, observed=observed, unexpected_count=count,
                        unexpected_percent=percent, native_name=line)
+
+
+# Soda derives a `*_percent` from counts of its aggregation query; when that query failed (a column the
+# data lacks, a Spark error) the counts are undefined and Soda's formula says 0, a pass
+UNCOUNTED_PERCENT = "Soda computed none of the counts behind this percent (its query failed); its 0 is no measurement"
+
+
+def _derived_from_nothing(check_object) -> bool:
+    """Whether a Soda derived metric of the check was derived from a metric that has no number."""
+    for metric in (getattr(check_object, "metrics", None) or {}).values():
+        dependencies = getattr(getattr(metric, "derived_formula", None), "metric_dependencies", None) or {}
+        if any(isinstance(getattr(m, "value", None), bool) or not isinstance(getattr(m, "value", None), (int, float))
+               for m in dependencies.values()):
+            return True
+    return False
 
 
 def _derived_counts(check_object) -> tuple[int | None, int | None]:
