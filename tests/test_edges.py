@@ -326,6 +326,29 @@ def test_compiled_sodacl_counts_a_declared_decimal_of_38_digits_exactly(spark, t
         assert {c.check_id: c.observed for c in folded.checks() if c.kind == "value_between"} == {"t.dec.range": 2, "t.low.range": 2}, name
 
 
+def test_nan_among_listed_values_counts_on_a_cached_dataframe(spark):
+    """Spark skips a cached table's batches by their smallest and largest value, which leave NaN out:
+    GX's query `x IS NULL OR x IN (NaN)` found no row in a cached batch of NaN and numbers, where the
+    native engine and Soda (aggregations, never pruned) counted it, and a GX-only run passed. A NaN in a
+    list is `isnan(x)` now (engines/queries.py `listed`)."""
+    contract = {**BASE, "schema": [{"name": "t", "properties": [
+        {"name": "x", "logicalType": "number", "physicalType": "double", "quality": [
+            {"metric": "missingValues", "arguments": {"missingValues": [NAN]}, "mustBe": 0},
+            {"metric": "invalidValues", "arguments": {"validValues": [NAN, 1.0]}, "mustBe": 0}]}]}]}
+    rows = [(NAN,), (1.0,), (2.0,), (NAN,)]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "contract.yaml"
+        path.write_text(yaml.safe_dump(contract, sort_keys=False), encoding="utf-8")
+        df = spark.createDataFrame(rows, "x double").coalesce(1).cache()
+        try:
+            df.count()  # the cache filled: one batch, smallest 1.0, largest 2.0
+            verdict = dc_bridge.run(load_contract(path).contract, dataframes={"t": df}, spark=spark, engines=list(ENGINES), samples=False)
+        finally:
+            df.unpersist()
+    counts = {c.check_id: {engine: r.observed for engine, r in c.engines.items()} for c in verdict.checks() if "quality" in c.check_id}
+    assert counts == {"t.x.quality[0]": {engine: 2.0 for engine in ENGINES}, "t.x.quality[1]": {engine: 1.0 for engine in ENGINES}}
+
+
 # drawn: values at each type's edges, and text every engine could read as its own syntax
 EDGE_LONGS = [LONG_MAX, LONG_MIN, 0, 2**53, 2**53 + 1, -(2**53) - 1]
 EDGE_DECIMALS = [Decimal(D38), Decimal(-D38), Decimal(0), Decimal(2**63), Decimal(10**37)]

@@ -27,14 +27,28 @@ def not_in_set(column_sql: str, values) -> str:
     """The Spark SQL condition of a non-null value outside `values`, each an exact, inert literal
     (contract/sql.py `sql_literal`): what every engine counts when it cannot hand the values to its
     library as they are (a bigint beyond a Python-to-Java long, a float against a decimal column, NaN, text Soda would read)."""
-    return f"{column_sql} IS NOT NULL AND NOT {column_sql} IN ({', '.join(sql_literal(v) for v in values)})"
+    return f"{column_sql} IS NOT NULL AND NOT ({listed(column_sql, values)})"
 
 
 def missing(column_sql: str, values) -> str:
     """The Spark SQL condition of a missing value: NULL, or one of `values` (exact, inert literals)."""
     if not values:
         return f"{column_sql} IS NULL"
-    return f"{column_sql} IS NULL OR {column_sql} IN ({', '.join(sql_literal(v) for v in values)})"
+    return f"{column_sql} IS NULL OR {listed(column_sql, values)}"
+
+
+def listed(column_sql: str, values) -> str:
+    """The value is one of `values`; a NaN among them as `isnan(value)`: Spark skips a cached table's
+    batches by their smallest and largest value, which leave NaN out, so a filter `IN (NaN, ...)` over a
+    cached DataFrame missed its NaN rows (GX's and the samples' queries filter; isnan is never pruned)."""
+    nan = any(_is_nan(v) for v in values)
+    others = [sql_literal(v) for v in values if not _is_nan(v)]
+    parts = ([f"{column_sql} IN ({', '.join(others)})"] if others else []) + ([f"isnan({column_sql})"] if nan else [])
+    return " OR ".join(parts)
+
+
+def _is_nan(value) -> bool:
+    return isinstance(value, float) and math.isnan(value) or isinstance(value, Decimal) and value.is_nan()
 
 
 # a Python int PySpark hands to Java as a literal: a long; a larger one fails in py4j (NumberFormatException)
@@ -153,7 +167,7 @@ def judge_metric(t: Threshold, value) -> tuple[str, float | None, str | None]:
     problem = metric_problem(value)
     if problem is not None:
         return "error", None, problem
-    if isinstance(value, float) and math.isnan(value) or isinstance(value, Decimal) and value.is_nan():
+    if _is_nan(value):
         return "failed", None, NAN_REASON
     return ("passed" if holds_exactly(t, value) else "failed"), float(value), None
 
