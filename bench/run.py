@@ -69,29 +69,40 @@ def sql_executions(spark) -> int:
 
 def jvm_cpu_seconds(spark) -> float | None:
     """CPU seconds the driver's JVM has used (in a local session every task runs there too): Linux only."""
+    pid = _jvm_pid(spark)
     try:
-        pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except Exception:  # not Linux, or no local JVM
+        return _cpu_seconds(Path(f"/proc/{pid}/stat").read_text()) if pid is not None else None
+    except OSError:  # not Linux
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def jvm_thread_cpu(spark) -> dict[int, tuple[str, float]]:
     """thread id -> (thread name as Linux shows it, CPU seconds) for every live thread of the driver's JVM."""
-    try:
-        pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
-    except Exception:
+    pid = _jvm_pid(spark)
+    folder = Path(f"/proc/{pid}/task")
+    if pid is None or not folder.is_dir():  # no local JVM, or not Linux
         return {}
     threads = {}
-    for task in Path(f"/proc/{pid}/task").iterdir():
+    for task in folder.iterdir():
         try:
             text = (task / "stat").read_text()
         except OSError:  # ended while listed
             continue
-        name, fields = text[text.index("(") + 1:text.rindex(")")], text.rsplit(")", 1)[1].split()
-        threads[int(task.name)] = (name, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+        threads[int(task.name)] = (text[text.index("(") + 1:text.rindex(")")], _cpu_seconds(text))
     return threads
+
+
+def _jvm_pid(spark) -> int | None:
+    try:
+        return spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+    except Exception:  # no local JVM
+        return None
+
+
+def _cpu_seconds(stat: str) -> float:
+    """User plus system CPU seconds from a /proc stat line (after the name in brackets, which may hold spaces)."""
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def thread_cpu_by_kind(before: dict, after: dict, total: float) -> dict[str, float]:

@@ -26,13 +26,11 @@ def assert_plain_engines_fold_as_a_run(spark, contract_path: Path, frames: dict,
     checks out of what it sends, counts the rest (and says `failed` for the missing column's own checks);
     GX raises on each expectation of the missing column (`error`). An `error` is all a difference may
     be, never another pass or fail."""
-    import great_expectations as gx
     from great_expectations.core import ExpectationSuite
-    from soda.scan import Scan
 
-    import dc_bridge.engines.soda.run  # noqa: F401  (Soda telemetry off, as in every dc-bridge run)
+    import dc_bridge
     from dc_bridge.cli import main
-    from dc_bridge.compiler import compile_contract
+    from dc_bridge.compiler import compile_contract, safe_name
     from dc_bridge.contract.reading.load import load_contract
     from dc_bridge.contract.sql import view_name
     from dc_bridge.engines.gx.run import clock_parameters
@@ -41,25 +39,17 @@ def assert_plain_engines_fold_as_a_run(spark, contract_path: Path, frames: dict,
     compiled = CliRunner().invoke(main, ["compile", str(contract_path), "--out", str(folder)], catch_exceptions=False)
     assert compiled.exit_code == 0, compiled.output
     contract = load_contract(contract_path).contract
-    stem = contract.id.replace(":", "_")  # as compile names the contract's folder
+    stem = safe_name(contract.id, "contract")  # the contract's folder, as compile names it
     plan = compile_contract(contract).plan
     clock = {check.id for check in plan.checks if kind_of(check).clock}
     views = {view_name(contract.id, name): frame for name, frame in frames.items()}
     for view, frame in views.items():
         frame.createOrReplaceTempView(view)
     try:
-        scans = []
-        for name in frames:
-            scan = Scan()
-            scan.set_data_source_name("spark_df")
-            scan.add_spark_session(spark, data_source_name="spark_df")
-            scan.add_sodacl_yaml_file(str(folder / "soda_checks" / stem / f"{name}.yml"))
-            scan.execute()
-            scans.append(scan)
-        whole = (gx.get_context(mode="ephemeral").data_sources.add_spark("plain").add_dataframe_asset("frame")
-                 .add_batch_definition_whole_dataframe("whole"))
-        validated = [whole.get_batch(batch_parameters={"dataframe": frame}).validate(
-                         ExpectationSuite(**json.loads((folder / "expectation_suites" / stem / f"{name}.json").read_text())),
+        scans = [plain_soda_scan(spark, (folder / "soda_checks" / stem / f"{safe_name(name, 'model')}.yml").read_text())
+                 for name in frames]
+        validated = [plain_gx_batch(frame).validate(
+                         ExpectationSuite(**json.loads((folder / "expectation_suites" / stem / f"{safe_name(name, 'model')}.json").read_text())),
                          expectation_parameters=clock_parameters(frame, plan.for_model(name), datetime.now().astimezone()),
                          result_format="COMPLETE")
                      for name, frame in frames.items()]
@@ -75,3 +65,26 @@ def assert_plain_engines_fold_as_a_run(spark, contract_path: Path, frames: dict,
                   and not (models.get(k) in lacking and plain.get(k, ("",))[0] == "error")}
         assert not differ, f"{contract_path.name}, {engine}: " + ", ".join(
             f"{k} run {ran.get(k)} plain {plain.get(k)}" for k in sorted(differ))
+
+
+def plain_soda_scan(spark, sodacl: str):
+    """`sodacl` executed in a Soda Core scan of the session as a user writes one (Soda's own Spark
+    DataFrame data source, not dc-bridge's); its tables are the session's views."""
+    from soda.scan import Scan
+
+    import dc_bridge.engines.soda.run  # noqa: F401  (Soda telemetry off, as in every dc-bridge run)
+
+    scan = Scan()
+    scan.set_data_source_name("spark_df")  # before the SodaCL, or its checks bind to no data source
+    scan.add_spark_session(spark, data_source_name="spark_df")
+    scan.add_sodacl_yaml_str(sodacl)
+    scan.execute()
+    return scan
+
+
+def plain_gx_batch(frame):
+    """A GX batch of the whole `frame` in an ephemeral context, as a user's own validation gets one."""
+    import great_expectations as gx
+
+    return (gx.get_context(mode="ephemeral").data_sources.add_spark("plain").add_dataframe_asset("frame")
+            .add_batch_definition_whole_dataframe("whole").get_batch(batch_parameters={"dataframe": frame}))

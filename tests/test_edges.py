@@ -286,9 +286,8 @@ def test_compiled_sodacl_counts_a_declared_decimal_of_38_digits_exactly(spark, t
     the contract declares the column a decimal of 38 integer digits (ODCS `physicalType`, DCS `precision`
     and `scale`), the range is dc-bridge's exact count, not `valid min: 0` (Soda's `0.0` needs 39 digits
     against such a column: the row not counted without ANSI, a failed query with it)."""
-    import dc_bridge.engines.soda.run  # noqa: F401  (Soda telemetry off in this test process, as in every dc-bridge run)
     from click.testing import CliRunner
-    from soda.scan import Scan
+    from plain_engines import plain_soda_scan
 
     from dc_bridge.cli import main
     from dc_bridge.contract.sql import view_name
@@ -313,12 +312,8 @@ def test_compiled_sodacl_counts_a_declared_decimal_of_38_digits_exactly(spark, t
         contract = load_contract(path).contract
         view = view_name(contract.id, "t")
         df.createOrReplaceTempView(view)
-        scan = Scan()
-        scan.set_data_source_name("spark_df")
-        scan.add_spark_session(spark, data_source_name="spark_df")
-        scan.add_sodacl_yaml_str(sodacl)
         try:
-            scan.execute()
+            scan = plain_soda_scan(spark, sodacl)
         finally:
             spark.catalog.dropTempView(view)
         assert not scan.has_error_logs(), scan.get_error_logs_text()

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 import dc_bridge
 from browser import need_chromium, open_offline
-from plain_engines import assert_plain_engines_fold_as_a_run
+from plain_engines import assert_plain_engines_fold_as_a_run, plain_gx_batch
 from dc_bridge.cli import main
 from dc_bridge.compiler import compile_for_run
 from dc_bridge.contract.sql import view_name
@@ -288,17 +288,10 @@ def test_gx_init_again_updates_and_keeps_what_the_user_added(shop, spark, tmp_pa
 # ---------------------------------------------------------------------------------------------
 # GX: a field whose name has a dot, in the compiled suite and in a run
 
-DOTTED = """
-apiVersion: v3.1.0
-kind: DataContract
-id: dotted
-version: 1.0.0
-status: active
-schema:
-  - name: people
-    properties:
-      - {name: e.mail, logicalType: string, physicalType: string, required: true}
-"""
+def people_contract(contract_id: str, prop: str) -> str:
+    """An ODCS contract of one model `people` with the one property `prop` (YAML flow mapping)."""
+    return (f"apiVersion: v3.1.0\nkind: DataContract\nid: {contract_id}\nversion: 1.0.0\nstatus: active\n"
+            f"schema:\n  - name: people\n    properties:\n      - {prop}\n")
 
 
 def test_compiled_suite_finds_a_top_level_column_whose_name_has_a_dot(spark, tmp_path):
@@ -307,20 +300,16 @@ def test_compiled_suite_finds_a_top_level_column_whose_name_has_a_dot(spark, tmp
     and column-type expectations name it so, and pass in a plain GX validation of the user's own;
     a run passes them on either shape of the data (a dotted name read as a struct path where the
     data has no such column, as dc-bridge reads it)."""
-    import great_expectations as gx
     from great_expectations.core import ExpectationSuite
 
     contract = tmp_path / "dotted.yaml"
-    contract.write_text(DOTTED)
+    contract.write_text(people_contract("dotted", "{name: e.mail, logicalType: string, physicalType: string, required: true}"))
     assert cli("compile", contract, "--out", tmp_path)[0] == 0
     suite = json.loads((tmp_path / "expectation_suites" / "dotted" / "people.json").read_text())
     top = spark.createDataFrame([("a@example.com",), (None,)], "`e.mail` string")
     nested = spark.createDataFrame([(("a@example.com",),), ((None,),)], "e struct<mail: string>")
 
-    context = gx.get_context(mode="ephemeral")
-    batch = (context.data_sources.add_spark("people").add_dataframe_asset("people")
-             .add_batch_definition_whole_dataframe("whole").get_batch(batch_parameters={"dataframe": top}))
-    results = batch.validate(ExpectationSuite(**suite)).results
+    results = plain_gx_batch(top).validate(ExpectationSuite(**suite)).results
     by_check = {r.expectation_config.meta["dc_bridge"]["check_id"]: r for r in results}
     assert {check: (r.success, r.exception_info.get("raised_exception")) for check, r in by_check.items()} == {
         "people.e.mail.exists": (True, False), "people.e.mail.type": (True, False), "people.e.mail.required": (False, False)}
@@ -337,21 +326,16 @@ def test_a_type_checked_by_two_expectations_folds_alike_in_any_order(spark, tmp_
     precision and scale). A run validates them in two parts, a user's checkpoint in one, and GX may
     return them in any order: the check's result is the same either way (before, a plain validation
     folded `observed` 0.0 where the run said None, found on the bundled retail_pos suite)."""
-    import great_expectations as gx
     from great_expectations.core import ExpectationSuite
 
     contract = tmp_path / "priced.yaml"
-    contract.write_text(DOTTED.replace("id: dotted", "id: priced").replace(
-        "{name: e.mail, logicalType: string, physicalType: string, required: true}",
-        "{name: price, logicalType: number, physicalType: 'decimal(10,2)'}"))
+    contract.write_text(people_contract("priced", "{name: price, logicalType: number, physicalType: 'decimal(10,2)'}"))
     assert cli("compile", contract, "--out", tmp_path)[0] == 0
     suite = json.loads((tmp_path / "expectation_suites" / "priced" / "people.json").read_text())
     assert [e["type"] for e in suite["expectations"] if e["meta"]["dc_bridge"]["check_id"] == "people.price.type"] == [
         "expect_column_values_to_be_of_type", "unexpected_rows_expectation"]
     frame = spark.createDataFrame([(Decimal("1.50"),), (None,)], "price decimal(10,2)")
-    batch = (gx.get_context(mode="ephemeral").data_sources.add_spark("people").add_dataframe_asset("people")
-             .add_batch_definition_whole_dataframe("whole").get_batch(batch_parameters={"dataframe": frame}))
-    validated = batch.validate(ExpectationSuite(**suite)).to_json_dict()
+    validated = plain_gx_batch(frame).validate(ExpectationSuite(**suite)).to_json_dict()
     run = dc_bridge.run(contract, dataframes={"people": frame}, spark=spark, engines=["gx"], samples=False)
     expected = {c.check_id: (c.outcome, c.observed) for c in run.checks()}
     assert expected["people.price.type"] == ("passed", None)

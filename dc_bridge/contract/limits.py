@@ -22,6 +22,12 @@ LENGTH_RANGE = f"a whole number from 0 to {MAX_LENGTH:,} (Spark's longest string
 # a decimal's precision and scale: Spark's DecimalType
 MAX_PRECISION = 38
 PRECISION_RANGE = f"precision from 1 to {MAX_PRECISION}, scale from 0 to the precision (Spark's DecimalType)"
+
+
+def every_digit_whole(precision: int, scale: int) -> bool:
+    """A decimal whose digits are all before its point (decimal(38,0)): comparing it with a literal of one
+    fraction digit (Soda's `0.0`) needs a digit more than Spark has, a failed query under ANSI, NULL without."""
+    return precision - scale >= MAX_PRECISION
 # a service level's duration: the run's time minus it is a cut-off that Python and Spark must hold
 # (both stop at year 1); a thousand years stays far inside that for any run before year 3000
 MAX_DURATION_YEARS = 1000

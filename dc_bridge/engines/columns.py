@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Iterable, Literal
 
+from dc_bridge.contract.limits import every_digit_whole
 from dc_bridge.contract.sql import query_columns
 from dc_bridge.plan.checks import CheckPlan, ForeignKey, ValueBetween, kind_of
 
@@ -148,10 +149,6 @@ def column_type(df, path: str):
     return _column_type(df.schema, path, _case_sensitive(df))
 
 
-# Spark's largest decimal precision: a comparison needing more digits fails (ANSI) or is NULL
-MAX_DECIMAL_DIGITS = 38
-
-
 def exact_ranges(plan: CheckPlan, frames: dict) -> CheckPlan:
     """`plan` with every range on a column the data holds as a decimal of 38 integer digits
     (`decimal(38,0)`) marked `exact_only`: Soda reads `valid min: 0` as a float and writes `0.0`, and
@@ -159,7 +156,7 @@ def exact_ranges(plan: CheckPlan, frames: dict) -> CheckPlan:
     mode, a row not counted without it). Known once the data is: a run's translation (docs/mapping.md)."""
     def wide(check) -> bool:
         kind = column_type(frames[check.model], check.column) if check.model in frames and check.column else None
-        return getattr(kind, "precision", 0) - getattr(kind, "scale", 0) >= MAX_DECIMAL_DIGITS
+        return every_digit_whole(getattr(kind, "precision", 0), getattr(kind, "scale", 0))
 
     checks = tuple(replace(check, params=replace(check.params, exact_only=True))
                    if isinstance(check.params, ValueBetween) and not check.params.exact_only and wide(check) else check

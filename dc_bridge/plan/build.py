@@ -22,7 +22,7 @@ from dc_bridge.contract.sql import (
     substitute,
 )
 from dc_bridge.contract.evolution.algebra import field_type
-from dc_bridge.contract.limits import MAX_PRECISION
+from dc_bridge.contract.limits import every_digit_whole
 from dc_bridge.contract.types import DECIMAL_TYPE, SPARK_TYPES, contradicting_logical, declared_spark_type
 from dc_bridge.plan.sensitive import is_sensitive, mark_sensitive
 
@@ -105,7 +105,7 @@ def _wide_decimal(field: Field) -> bool:
     """The contract declares the column a decimal of 38 integer digits (`ValueBetween.exact_only`): known
     without data, so SodaCL and suites compiled with no data count its range exactly too."""
     declared = DECIMAL_TYPE.match(field_type(field) or "")
-    return bool(declared) and int(declared[1]) - int(declared[2]) >= MAX_PRECISION
+    return bool(declared) and every_digit_whole(int(declared[1]), int(declared[2]))
 
 
 def field_checks(model: Model, field: Field, column: str, tables: tuple[tuple[str, str], ...] = ()) -> list[Check]:

@@ -374,12 +374,13 @@ def _violating_rows(check: Check, entry: dict, check_object, line: str, row_coun
     value = _value(entry)
     if line.startswith(("missing_percent", "invalid_percent")):
         # Soda rounds these to two decimals: the exact percent comes from the count and row count behind it
-        count, rows = _derived_counts(check_object)
+        derived = _derived_counts(check_object)
+        if derived is None:
+            return CheckResult(check.id, "soda", "error", native_name=line, error=UNCOUNTED_PERCENT)
+        count, rows = derived
         if count is not None and rows is not None:
             percent = 100.0 * count / rows if rows else 0.0
             return percent, count, percent
-        if _derived_from_nothing(check_object):
-            return CheckResult(check.id, "soda", "error", native_name=line, error=UNCOUNTED_PERCENT)
         return (float(value) if value is not None else None), None, None
     observed = _number(value)
     if observed is None or check.unit != "rows":
@@ -416,24 +417,16 @@ def _check_result(check: Check, entry: dict, check_object, line: str, row_count:
 UNCOUNTED_PERCENT = "Soda computed none of the counts behind this percent (its query failed); its 0 is no measurement"
 
 
-def _derived_from_nothing(check_object) -> bool:
-    """Whether a Soda derived metric of the check was derived from a metric that has no number."""
-    for metric in (getattr(check_object, "metrics", None) or {}).values():
-        dependencies = getattr(getattr(metric, "derived_formula", None), "metric_dependencies", None) or {}
-        if any(isinstance(getattr(m, "value", None), bool) or not isinstance(getattr(m, "value", None), (int, float))
-               for m in dependencies.values()):
-            return True
-    return False
-
-
-def _derived_counts(check_object) -> tuple[int | None, int | None]:
-    """(count, row_count) a Soda `*_percent` metric was derived from."""
+def _derived_counts(check_object) -> tuple[int | None, int | None] | None:
+    """(count, row_count) a Soda `*_percent` metric was derived from; None when one of the metrics it was
+    derived from has no number (UNCOUNTED_PERCENT)."""
     for metric in (getattr(check_object, "metrics", None) or {}).values():
         formula = getattr(metric, "derived_formula", None)
-        dependencies = getattr(formula, "metric_dependencies", None) or {}
-        count = next((m.value for name, m in dependencies.items() if name.endswith("_count") and name != "row_count"), None)
-        rows = dependencies.get("row_count")
-        rows = getattr(rows, "value", None)
+        values = {name: getattr(m, "value", None) for name, m in (getattr(formula, "metric_dependencies", None) or {}).items()}
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values.values()):
+            return None
+        count = next((v for name, v in values.items() if name.endswith("_count") and name != "row_count"), None)
+        rows = values.get("row_count")
         if isinstance(count, int) and isinstance(rows, int):
             return count, rows
     return None, None
