@@ -126,8 +126,8 @@ class ObjectiveVerdict(BaseModel):
     objective_id: str
     outcome: Outcome
     value: float | None = None
-    target: float
-    expected: str
+    target: float | None
+    expected: str | None
     reason: str | None = None
     description: str | None = None
     source: dict[str, Any]
@@ -324,7 +324,7 @@ def conclude(plan: CheckPlan, judged: Judged, selected: tuple[str, ...], evidenc
 def fold_objective(objective: Objective, checks: dict[str, CheckVerdict], row_counts: dict[str, int]) -> ObjectiveVerdict:
     """The SLO's value: sum of passing evaluations / sum of evaluations over its named rules, in
     percent; met when at least the target. Never `passed` unless every named rule was evaluated."""
-    base = dict(objective_id=objective.id, target=objective.target, expected=f">= {objective.target:g}%",
+    base = dict(objective_id=objective.id, target=objective.target, expected=None if objective.target is None else f">= {objective.target:g}%",
                 description=objective.description,
                 source={"file": objective.source.file, "path": objective.source.path, "line": objective.source.line})
     if objective.problem:

@@ -172,3 +172,20 @@ def test_an_errored_or_unevaluated_rule_never_lets_its_slo_pass():
     assert uncounted.outcome == "not_executable" and uncounted.reason.startswith("needs the row count of t")
     met = fold_objective(objective, {"a": rule("a", "passed"), "b": rule("b", "passed")}, {"t": 10})
     assert (met.outcome, met.value) == ("passed", 100)
+
+
+def test_a_data_quality_slo_without_value_is_not_executable_never_a_100_percent_target(tmp_path):
+    """The schema requires `value`; a run of a contract without it must not invent 100% as the target."""
+    from dc_bridge.contract.reading.load import load_contract
+    from dc_bridge.plan.build import build_plan
+
+    path = tmp_path / "slo.yaml"
+    path.write_text("apiVersion: v3.1.0\nkind: DataContract\nid: slo-no-value\nversion: 1.0.0\nstatus: active\n"
+                    "schema:\n  - name: t\n    properties:\n      - name: x\n        logicalType: integer\n"
+                    "        quality:\n          - {id: q1, metric: nullValues, mustBe: 0}\n"
+                    "slaProperties:\n  - {id: slo, property: dataQuality, relationships: [{type: relatesTo, to: q1}]}\n")
+    plan = build_plan(load_contract(path).contract)
+    (objective,) = plan.objectives
+    assert objective.target is None and objective.problem.startswith("no `value`")
+    judged = fold_objective(objective, {}, {})
+    assert (judged.outcome, judged.expected) == ("not_executable", None) and "no `value`" in judged.reason

@@ -213,7 +213,7 @@ class QualityObjective(_Element):
 
     id: str | None
     source: Source
-    value: float
+    value: float | None  # None: the SLO states no target (not_executable)
     unit: str | None = None
     rule_ids: tuple[str, ...] = ()
     description: str | None = None

@@ -453,7 +453,9 @@ def quality_objectives(contract: Contract, checks: tuple[Check, ...]) -> tuple[c
         check_ids = tuple(check_id for rule_id in objective.rule_ids if rule_id in rule_sources
                           for check_id in checks_at.get((rule_sources[rule_id].file, rule_sources[rule_id].path), ()))
         problem = None
-        if objective.unit not in (None, "percent", "%"):
+        if objective.value is None:
+            problem = "no `value`: a dataQuality SLO is judged against the percent of passing evaluations it states (e.g. `value: 99`)"
+        elif objective.unit not in (None, "percent", "%"):
             problem = f"unit `{objective.unit}`: a dataQuality SLO is judged as a percent of passing evaluations"
         elif not check_ids:
             problem = "it names no quality rule that became a check"

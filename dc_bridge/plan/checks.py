@@ -336,7 +336,7 @@ class Objective:
     evaluations that pass, in percent, at least `target` (docs/mapping.md, "Data quality SLOs").
     `problem`: why it cannot be judged (then `not_executable`)."""
     id: str
-    target: float
+    target: float | None
     check_ids: tuple[str, ...]
     source: Source
     description: str | None = None

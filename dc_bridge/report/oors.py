@@ -1,11 +1,11 @@
 """`run --output oors`: the run's results in Bitol's Open Observability Results Standard (OORS), the
-draft results format of the ODCS authors (docs/reports.md, "OORS"; DESIGN.md section 10).
+results format of the ODCS authors (docs/reports.md, "OORS").
 
-Pinned to draft v0.8.1 (`OORS_VERSION`), as its published documentation describes it: the JSON schema
-the draft names (schema/oors-json-schema-v0.8.1.json of bitol-io/open-observability-results-standard)
-could not be obtained here, so this follows the documented fields, and tests/schemas/oors/ holds a
-schema written from that description, not an official one. A draft: every version until v1.0.0 may
-break this mapping.
+Follows the newest definition reachable: the Bitol TSC's RFC 0018 (bitol-io/tsc, `rfcs/0018-oors.md`,
+changed 2026-06-29: `apiVersion` v0.1.0, result status `pass|fail|warn|error|skip`, severity independent
+of status). The RFC publishes no JSON schema; tests/schemas/oors holds one written from its tables. One
+field goes beyond the RFC's tables: `relatesTo`, which the RFC's own example shows as the link from a
+result to the contract element it checks; without it a result could not be traced to its rule.
 
 One message per contract: each check and each dataQuality SLO is a result whose `relatesTo` names the
 contract element it checks as a path of names (`schema/orders/properties/amount/quality/amount_positive`),
@@ -24,15 +24,13 @@ from typing import Any
 import yaml
 
 from dc_bridge.contract.model import Threshold
-from dc_bridge.plan.checks import KINDS
 from dc_bridge.report.escaping import json_text
 from dc_bridge.verdict import CheckVerdict, ObjectiveVerdict, Verdict
 
-OORS_VERSION = "v0.8.1"
-# dc-bridge outcome -> OORS status (skip: not evaluated, counted neither as a pass nor as a failure)
+OORS_VERSION = "v0.1.0"
+# dc-bridge outcome -> RFC 0018 status: `error` is no verdict (never a failure); `skip` a check not run, here
+# because its precondition is unmet (a form dc-bridge cannot execute, a model not evaluated)
 STATUS = {"passed": "pass", "warning": "warn", "failed": "fail", "error": "error", "not_executable": "skip", "skipped": "skip"}
-# the document's status: the first of these that a result has (OORS v0.8.1, top-level `status`), else unknown
-STATUS_ORDER = ("error", "fail", "warn", "pass", "skip")
 # a threshold's operator -> the ODCS key OORS thresholds are written with (`between`'s bounds: below)
 _OPERATORS = {"=": "mustBe", "!=": "mustNotBe", ">": "mustBeGreaterThan", ">=": "mustBeGreaterOrEqualTo",
               "<": "mustBeLessThan", "<=": "mustBeLessOrEqualTo"}
@@ -57,19 +55,16 @@ def message(verdict: Verdict) -> dict[str, Any]:
     results += [_objective_result(o, document) for o in verdict.objectives]
     if verdict.error:  # a contract not checked: one result saying why
         results.append({"id": "contract", "type": "check", "name": "contract checked", "status": "error", "message": verdict.error})
-    statuses = {r["status"] for r in results}
     out: dict[str, Any] = {
         "apiVersion": OORS_VERSION, "kind": "ObservabilityResults", "id": str(uuid.uuid4()),
         "observedAt": _time(observed_at),
         "source": {"process": "dc-bridge run", "vendor": "dc-bridge"},
-        "run": {"state": "completed", **({"startedAt": _time(started)} if started else {})},
-        "contract": {key: value for key, value in (("contractId", verdict.contract_id), ("standard", _standard(document)),
-                                                   ("version", verdict.contract_version)) if value},
-        "status": next((s for s in STATUS_ORDER if s in statuses), "unknown"),
         "results": results,
     }
-    if "contractId" not in out["contract"]:
-        del out["contract"]  # a contract file that could not be read names none
+    contract = {key: value for key, value in (("contractID", verdict.contract_id), ("standard", _standard(document)),
+                                              ("version", verdict.contract_version)) if value}
+    if "contractID" in contract:  # a contract file that could not be read names none
+        out["contract"] = contract
     return out
 
 
@@ -127,9 +122,12 @@ def _target(check: CheckVerdict, verdict: Verdict) -> dict[str, Any] | None:
     target: dict[str, Any] = {"resourceType": "table" if table else "dataset",
                               "resourceIdentifier": source[len("table:"):] if source.startswith("table:")
                               else check.model if source == "dataframe" else source}
-    if verdict.where and check.model not in verdict.where_not_applied:
-        target["filter"] = verdict.where
     return target
+
+
+def _sliced(check: CheckVerdict, verdict: Verdict) -> str | None:
+    """The `--where` slice a check judged, said in its message: the RFC's target names a resource, not a filter."""
+    return verdict.where if verdict.where and check.model not in verdict.where_not_applied else None
 
 
 def _check_result(check: CheckVerdict, verdict: Verdict, document: Any) -> dict[str, Any]:
@@ -144,26 +142,19 @@ def _check_result(check: CheckVerdict, verdict: Verdict, document: Any) -> dict[
         threshold = _threshold(check.threshold)
         if threshold:
             measure["threshold"] = threshold
-        # a row-level check counts the rows that broke it
-        if check.kind in KINDS and KINDS[check.kind].row_level and check.unit == "rows" and check.observed == int(check.observed):
-            measure["failedRowCount"] = int(check.observed)
         result["measure"] = measure
-    if check.reason:
-        result["message"] = check.reason
-    result["customProperties"] = [{"property": "dcBridgeOutcome", "value": check.outcome},
-                                  {"property": "contractLine", "value": check.source.get("line")},
-                                  {"property": "engines", "value": {e: {"outcome": r.outcome, "observed": r.observed}
-                                                                    for e, r in check.engines.items()}}]
+    message = " ".join(part for part in (check.reason, _sliced(check, verdict) and f"(judged on the rows where {verdict.where})") if part)
+    if message:
+        result["message"] = message
     return result
 
 
 def _objective_result(objective: ObjectiveVerdict, document: Any) -> dict[str, Any]:
     result: dict[str, Any] = {"id": objective.objective_id, "type": "metric", "name": objective.description or objective.objective_id,
-                              "status": STATUS[objective.outcome], "relatesTo": relates_to(objective.source.get("path") or "", document),
-                              "dimension": "dataQuality"}
+                              "status": STATUS[objective.outcome], "relatesTo": relates_to(objective.source.get("path") or "", document)}
     if objective.value is not None:
         result["measure"] = {"metric": "passingEvaluations", "value": objective.value, "unit": "percent",
-                             "threshold": {"mustBeGreaterOrEqualTo": objective.target}}
+                             **({"threshold": {"mustBeGreaterOrEqualTo": objective.target}} if objective.target is not None else {})}
     if objective.reason:
         result["message"] = objective.reason
     return result

@@ -115,7 +115,7 @@ def _objective_case(suite: ET.Element, classname: str, objective: ObjectiveVerdi
 def _explain_objective(objective: ObjectiveVerdict) -> str:
     """`failed: 99.5% of evaluations passed, expected >= 99.9%; rules: a 990/1000, b 1/1; gx 99.5%, soda 99.5%`."""
     value = f"{objective.value:.6g}% of evaluations passed" if objective.value is not None else "not measured"
-    parts = [f"{objective.outcome}: {value}, expected {objective.expected}"]
+    parts = [f"{objective.outcome}: {value}, expected {objective.expected or 'no target stated'}"]
     if objective.reason:
         parts.append(objective.reason)
     parts.append("rules: " + ", ".join(f"{r.check_id} {r.passing}/{r.evaluations}" if r.evaluations is not None else f"{r.check_id} {r.outcome}"

@@ -380,7 +380,11 @@ def objective_direction(old: QualityObjective, new: QualityObjective) -> Directi
     """A higher share of the same rules that must pass is stronger; other rules are a different objective."""
     if set(old.rule_ids) != set(new.rule_ids) or old.unit != new.unit:
         return "different"
-    return "same" if old.value == new.value else "stronger" if new.value > old.value else "weaker"
+    if old.value == new.value:
+        return "same"
+    if None in (old.value, new.value):  # a target stated or dropped is no share to compare
+        return "different"
+    return "stronger" if new.value > old.value else "weaker"
 
 
 # ---------------------------------------------------------------------------------------------

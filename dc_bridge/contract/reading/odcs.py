@@ -612,6 +612,6 @@ def _read_objectives(reader: Reader, data: dict, models: tuple[Model, ...]) -> l
                     rule_ids.append(rule_id)
         value = reader.get(node, "value", path, "number")
         objectives.append(QualityObjective(id=node.get("id") if isinstance(node.get("id"), str) else None, source=reader.source(path),
-                                           value=value if value is not None else 100.0, unit=reader.get(node, "unit", path, "string"),
+                                           value=value, unit=reader.get(node, "unit", path, "string"),
                                            rule_ids=tuple(rule_ids), description=reader.get(node, "description", path, "string")))
     return objectives
