@@ -99,15 +99,19 @@ def drift(*extra: str):
 
 
 def found(result) -> list[tuple[str, str, str]]:
-    return [(f["code"], f["severity"], f["message"]) for f in json.loads(result.output)["findings"]]
+    return [(f["code"], f["severity"], f["message"]) for f in json.loads(result.stdout)["findings"]]
+
+
+def label(folder: Path) -> str:
+    return f"iceberg ({folder / '.dc-bridge' / 'iceberg' / 'catalog.db'})"
 
 
 def test_matching_table_has_no_drift_and_a_missing_table_is_info(project):
     customers_table(project)
     result = drift()
     assert result.exit_code == 0, result.output
-    assert found(result) == [("DCB304", "info", "table `sales.customer_360.orders` of model `orders` does not exist in iceberg yet; "
-                                                "its drift check is skipped (the first run creates it)")]
+    assert found(result) == [("DCB304", "info", f"table `sales.customer_360.orders` of model `orders` does not exist in {label(project)} "
+                                                f"yet; its drift check is skipped (the first run creates it); tables in {NS}: customers")]
 
 
 def test_type_mismatch_missing_column_and_extra_column(project):
@@ -121,8 +125,8 @@ def test_type_mismatch_missing_column_and_extra_column(project):
         ("DCB301", "error", "`customers.address.zip` is string in the data; the contract allows int or smallint or tinyint"),
         ("DCB301", "error", "`customers.customer_id` is bigint in the data; the contract allows string or varchar or char"),
         ("DCB302", "info", "`customers.loyalty_tier` (bigint) is in the data but not in the contract"),
-        ("DCB304", "info", "table `sales.customer_360.orders` of model `orders` does not exist in iceberg yet; "
-                           "its drift check is skipped (the first run creates it)"),
+        ("DCB304", "info", f"table `sales.customer_360.orders` of model `orders` does not exist in {label(project)} yet; "
+                           f"its drift check is skipped (the first run creates it); tables in {NS}: customers"),
     ]
     strict = drift("--strict")
     assert ("DCB302", "error") in [(code, severity) for code, severity, _ in found(strict)]

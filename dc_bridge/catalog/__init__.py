@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dc_bridge.catalog.store import CatalogUnavailable, Store
+from dc_bridge.catalog.store import CatalogNotConfigured, CatalogUnavailable, Store
 
 KINDS = ("iceberg", "spark")
 
@@ -24,17 +24,18 @@ def parse(spec: str) -> tuple[str, str | None]:
     return kind, name or None
 
 
-def open_store(spec: str, root: Path, spark_session=None) -> Store:
-    """The catalog `spec` names; for `spark`, `spark_session` (or a new embedded session when None).
-    CatalogUnavailable when it cannot be reached."""
+def open_store(spec: str, embedded: Path, spark_session=None, create: bool = False) -> Store:
+    """The catalog `spec` names: for `iceberg`, the embedded catalog in the folder `embedded` (iceberg.embedded_folder;
+    its file created only when `create`); for `spark`, `spark_session` (or a new embedded session when None).
+    CatalogUnavailable when it cannot be reached, CatalogNotConfigured when `iceberg:NAME` is configured nowhere."""
     kind, name = parse(spec)
     if kind == "iceberg":
         from dc_bridge.catalog.iceberg import open_iceberg
 
-        return open_iceberg(name, root)
+        return open_iceberg(name, embedded, create)
     from dc_bridge.catalog.spark import SparkStore
 
     return SparkStore(spark_session)
 
 
-__all__ = ["CatalogUnavailable", "KINDS", "Store", "open_store", "parse"]
+__all__ = ["CatalogNotConfigured", "CatalogUnavailable", "KINDS", "Store", "open_store", "parse"]

@@ -1,10 +1,17 @@
 """An Iceberg catalog through pyiceberg: namespace properties, the stored contract text, table schemas.
 
 `iceberg` alone is the embedded catalog: pyiceberg's SQL catalog on a SQLite file with a local
-warehouse folder, under `.dc-bridge/iceberg/` beside the project configuration (or in the working
-directory), so registration works on a laptop with nothing running. `iceberg:NAME` is pyiceberg's
-own catalog NAME, configured as pyiceberg configures it (`.pyiceberg.yaml`, `PYICEBERG_CATALOG__NAME__...`
-environment variables), which reaches REST, Hive, Glue and SQL catalogs. Both are read when the
+warehouse folder, `.dc-bridge/iceberg/` in the project's folder, so registration works on a laptop with
+nothing running. Where it is (`embedded_folder`) is decided once, from the project, never from the
+folder a command happens to run in: beside the project configuration (dc-bridge.toml, or pyproject.toml
+with [tool.dc-bridge], found upwards as config.py finds it); without one, the nearest folder upwards
+that holds an embedded catalog; without that, the working directory. Every message names the file
+(`IcebergStore.label`). A command that only reads never creates the file: a catalog that is not there
+reads as an empty one, and its label says so.
+
+`iceberg:NAME` is pyiceberg's own catalog NAME, configured as pyiceberg configures it (`.pyiceberg.yaml`,
+`PYICEBERG_CATALOG__NAME__...` environment variables), which reaches REST, Hive, Glue and SQL catalogs;
+a NAME configured nowhere is CatalogNotConfigured (bad input), not an outage. Both are read when the
 command runs, not when pyiceberg was imported.
 
 A table's schema is read from its metadata (no Spark, no data files) and described as a pyspark
@@ -16,31 +23,86 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import urlsplit, urlunsplit
 
-from dc_bridge.catalog.store import CatalogUnavailable, Store, keep_in_properties, read_from_properties
+from dc_bridge.catalog.store import (CatalogNotConfigured, CatalogUnavailable, Store, closest, keep_in_properties, listed,
+                                     read_from_properties)
+from dc_bridge.compiler import safe_name
 
 EMBEDDED_FOLDER = Path(".dc-bridge") / "iceberg"
+CATALOG_FILE = "catalog.db"
+# a first use of the embedded catalog by several commands at once: each creates pyiceberg's tables, and all
+# but one find them created in between; the next attempt sees them
+_OPEN_ATTEMPTS = 3
+_MAX_NAMESPACES = 500  # listed for a hint when a namespace is not found; a larger catalog is not walked whole
 
 
-def open_iceberg(name: str | None, root: Path) -> IcebergStore:
-    """The embedded catalog (name None) under `root`, or pyiceberg's catalog `name`."""
-    with _reaching(f"iceberg:{name}" if name else "iceberg"):
+def embedded_folder(project: Path | None, cwd: Path) -> tuple[Path, str | None]:
+    """Where the embedded catalog is, and a note saying why when no project configuration decided it."""
+    if project is not None:
+        return (project / EMBEDDED_FOLDER).resolve(), None
+    cwd = cwd.resolve()
+    found = next((folder for folder in (cwd, *cwd.parents) if (folder / EMBEDDED_FOLDER / CATALOG_FILE).is_file()), None)
+    if found is not None:
+        return found / EMBEDDED_FOLDER, (f"no project configuration (dc-bridge.toml, or [tool.dc-bridge] in pyproject.toml) "
+                                         f"was found; using the embedded catalog found upwards in {found}")
+    return cwd / EMBEDDED_FOLDER, ("no project configuration (dc-bridge.toml, or [tool.dc-bridge] in pyproject.toml) was "
+                                   "found, nor an embedded catalog upwards; using the working directory's")
+
+
+def open_iceberg(name: str | None, folder: Path, create: bool = False) -> IcebergStore:
+    """The embedded catalog in `folder` (name None; created only when `create`), or pyiceberg's catalog `name`."""
+    if name is None:
+        return _open_embedded(folder, create)
+    with _reaching(f"iceberg:{name}"):
         from pyiceberg.catalog import load_catalog
         from pyiceberg.utils.config import Config
 
-        if name is None:
-            folder = (root / EMBEDDED_FOLDER).resolve()
-            (folder / "warehouse").mkdir(parents=True, exist_ok=True)
-            catalog = load_catalog("dc-bridge", type="sql", uri=f"sqlite:///{folder / 'catalog.db'}",
-                                   warehouse=(folder / "warehouse").as_uri())
-        else:
-            # pyiceberg reads its environment once, at import: a fresh Config sees the command's own
-            properties = Config().get_catalog_config(name.lower())
-            if not properties:
-                raise CatalogUnavailable(f"pyiceberg has no catalog named {name!r}: configure it in .pyiceberg.yaml or with "
-                                         f"PYICEBERG_CATALOG__{name.upper()}__URI (and __TYPE, __WAREHOUSE, ...)")
-            catalog = load_catalog(name, **properties)
-    return IcebergStore(catalog, f"iceberg:{name}" if name else "iceberg")
+        # pyiceberg reads its environment once, at import: a fresh Config sees the command's own
+        configured = Config().config.get("catalog") or {}
+        properties = configured.get(name.lower())
+        if not properties:
+            raise CatalogNotConfigured(_not_configured(name, sorted(configured)))
+        catalog = load_catalog(name, **properties)
+    return IcebergStore(catalog, f"iceberg:{name} ({_shown_uri(properties.get('uri', ''))})")
+
+
+def _not_configured(name: str, configured: list[str]) -> str:
+    close = closest(name.lower(), configured, cutoff=0.6)
+    return (f"no catalog named {name!r} is configured; configured: {listed(configured)}"
+            + (f"; did you mean iceberg:{close}?" if close else "")
+            + f" (pyiceberg's catalogs are configured in .pyiceberg.yaml or PYICEBERG_CATALOG__{name.upper()}__URI and "
+              f"__TYPE, __WAREHOUSE, ...; `--catalog iceberg` is the embedded one)")
+
+
+def _shown_uri(uri: str) -> str:
+    """A catalog's URI without what may be a secret (user, password, query)."""
+    parts = urlsplit(str(uri))
+    return urlunsplit((parts.scheme, parts.hostname or "", parts.path, "", "")) if parts.scheme else str(uri) or "no uri"
+
+
+def _open_embedded(folder: Path, create: bool) -> IcebergStore:
+    database = folder / CATALOG_FILE
+    exists = database.is_file()
+    label = f"iceberg ({database}{'' if exists or create else ', which does not exist'})"
+    with _reaching(label):
+        from pyiceberg.catalog.sql import SqlCatalog
+        from sqlalchemy.engine import URL
+
+        if not exists and not create:  # read as empty, and leave no file behind
+            return IcebergStore(SqlCatalog("dc-bridge", uri="sqlite:///:memory:"), label)
+        (folder / "warehouse").mkdir(parents=True, exist_ok=True)
+        # a URL object and a plain path: a `sqlite:///` string ends its path at `?`, and pyiceberg's file IO does not
+        # decode a file: URI's escapes (a project in `my project/` would get its texts in `my%20project/`)
+        for attempt in range(_OPEN_ATTEMPTS):
+            try:
+                catalog = SqlCatalog("dc-bridge", uri=URL.create("sqlite", database=str(database)),
+                                     warehouse=str(folder / "warehouse"))
+                break
+            except Exception:
+                if attempt == _OPEN_ATTEMPTS - 1:
+                    raise
+    return IcebergStore(catalog, label)
 
 
 @contextlib.contextmanager
@@ -70,24 +132,63 @@ class IcebergStore(Store):
                 return None
 
     def set_properties(self, namespace: str, updates: dict[str, str]) -> None:
-        from pyiceberg.exceptions import NamespaceAlreadyExistsError
-
         with _reaching(self.label):
             if self.properties(namespace) is None:
-                with contextlib.suppress(NamespaceAlreadyExistsError):
+                try:
                     self.catalog.create_namespace(namespace)
+                except Exception:
+                    # another writer created it in between (pyiceberg says so, or the SQL catalog's unique key does)
+                    if self.properties(namespace) is None:
+                        raise
             self.catalog.update_namespace_properties(namespace, updates=updates)
 
+    def namespaces(self) -> list[str]:
+        from pyiceberg.exceptions import NoSuchNamespaceError
+
+        found: list[str] = []
+        pending: list[tuple[str, ...]] = [()]
+        with _reaching(self.label):
+            while pending and len(found) < _MAX_NAMESPACES:
+                parent = pending.pop()
+                try:
+                    children = self.catalog.list_namespaces(parent)
+                except NoSuchNamespaceError:
+                    continue
+                for child in children:
+                    if tuple(child) != parent and len(child) > len(parent):
+                        found.append(".".join(child))
+                        pending.append(tuple(child))
+        return sorted(set(found))
+
+    def tables(self, namespace: str) -> list[str]:
+        from pyiceberg.exceptions import NoSuchNamespaceError
+
+        with _reaching(self.label):
+            try:
+                return sorted(identifier[-1] for identifier in self.catalog.list_tables(namespace))
+            except NoSuchNamespaceError:
+                return []
+
     def keep_text(self, namespace: str, name: str, text: bytes) -> tuple[str, dict[str, str]]:
-        """Under the warehouse when the catalog has one, else in the namespace's properties."""
+        """Under the warehouse when the catalog has one, else in the namespace's properties. A file there already
+        (a registration that stopped before its record was written) is kept when it holds these bytes, and never
+        replaced when it holds others: its name carries the digest of the text it should hold."""
         warehouse = self.catalog.properties.get("warehouse")
         if not warehouse:
             return keep_in_properties(name, text)
-        location = f"{warehouse.rstrip('/')}/_dc_bridge_contracts/{namespace}/{name}.yaml"
+        location = f"{str(warehouse).rstrip('/')}/_dc_bridge_contracts/{safe_name(namespace, 'namespace')}/{name}.yaml"
         with _reaching(self.label):
             from pyiceberg.io import load_file_io
 
-            with load_file_io(self.catalog.properties, location).new_output(location).create(overwrite=True) as out:
+            io = load_file_io(self.catalog.properties, location)
+            if io.new_input(location).exists():
+                with io.new_input(location).open() as stream:
+                    held = stream.read()
+                if held != text:
+                    raise CatalogUnavailable(f"{self.label}: {location} holds other bytes than the text its name is the "
+                                             f"digest of; it was not replaced: move it away and register again")
+                return location, {}
+            with io.new_output(location).create(overwrite=False) as out:
                 out.write(text)
         return location, {}
 
@@ -101,14 +202,8 @@ class IcebergStore(Store):
                 return stream.read()
 
     def table_schema(self, namespace: str, table: str):
-        from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
-
-        with _reaching(self.label):
-            try:
-                loaded = self.catalog.load_table(f"{namespace}.{table}")
-            except (NoSuchTableError, NoSuchNamespaceError):
-                return None
-            return spark_struct(loaded.schema().as_struct())
+        loaded = self.table(namespace, table)
+        return None if loaded is None else spark_struct(loaded.schema().as_struct())
 
     def table(self, namespace: str, table: str):
         """The pyiceberg Table (for generation), or None."""
@@ -116,7 +211,7 @@ class IcebergStore(Store):
 
         with _reaching(self.label):
             try:
-                return self.catalog.load_table(f"{namespace}.{table}")
+                return self.catalog.load_table((*self.catalog.identifier_to_tuple(namespace), table))
             except (NoSuchTableError, NoSuchNamespaceError):
                 return None
 

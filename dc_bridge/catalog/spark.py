@@ -18,8 +18,11 @@ from dc_bridge.catalog.store import CatalogUnavailable, Store, keep_in_propertie
 _OURS = re.compile(r"\((dc-bridge\.[^,()]+),([A-Za-z0-9_=-]*)\)")
 
 
-def _quoted_name(dotted: str) -> str:
-    return ".".join(f"`{part.replace('`', '``')}`" for part in dotted.split("."))
+def _quoted_name(dotted: str, table: str | None = None) -> str:
+    """A namespace (`a.b`, one part per dot) and, when given, a table in it, each part quoted: the table's name is
+    one part whatever it holds (`e.mail`)."""
+    parts = [*dotted.split("."), *([table] if table is not None else [])]
+    return ".".join(f"`{part.replace('`', '``')}`" for part in parts)
 
 
 def _literal(text: str) -> str:
@@ -59,6 +62,9 @@ class SparkStore(Store):
         return {key: _decode(value) for key, value in _OURS.findall(text)}
 
     def set_properties(self, namespace: str, updates: dict[str, str]) -> None:
+        """Spark's ALTER NAMESPACE reads the namespace, adds the properties and writes the whole map back: a writer in
+        another session between the two can lose a key (registry.register reads its record back and writes again;
+        registrations in one namespace from several sessions at once are not guarded beyond that)."""
         self._sql(f"CREATE NAMESPACE IF NOT EXISTS {_quoted_name(namespace)}")
         pairs = ", ".join(f"{_literal(key)} = {_literal(_encode(value))}" for key, value in updates.items())
         self._sql(f"ALTER NAMESPACE {_quoted_name(namespace)} SET DBPROPERTIES ({pairs})")
@@ -69,9 +75,18 @@ class SparkStore(Store):
     def read_text(self, location: str, properties: dict[str, str]) -> bytes:
         return read_from_properties(location, properties)
 
-    def _exists(self, namespace: str, table: str) -> bool:
+    def namespaces(self) -> list[str]:
+        return sorted(str(row[0]) for row in self._sql("SHOW NAMESPACES").collect())
+
+    def tables(self, namespace: str) -> list[str]:
         try:
-            return self.spark.catalog.tableExists(f"{namespace}.{table}")
+            return sorted(str(row["tableName"]) for row in self._sql(f"SHOW TABLES IN {_quoted_name(namespace)}").collect())
+        except LookupError:
+            return []
+
+    def _exists(self, namespace: str, table: str) -> bool:
+        try:  # the table's name and the namespace apart: a name with a dot is one name
+            return self.spark.catalog.tableExists(table, namespace)
         except Exception as exc:  # the metastore cannot be reached
             from dc_bridge.runner.data import root_cause
 
@@ -80,11 +95,11 @@ class SparkStore(Store):
     def table_schema(self, namespace: str, table: str):
         if not self._exists(namespace, table):
             return None
-        return self.spark.table(_quoted_name(f"{namespace}.{table}")).schema
+        return self.spark.table(_quoted_name(namespace, table)).schema
 
     def tag_table(self, namespace: str, table: str, properties: dict[str, str]) -> bool:
         if not self._exists(namespace, table):
             return False
         pairs = ", ".join(f"{_literal(key)} = {_literal(value)}" for key, value in properties.items())
-        self._sql(f"ALTER TABLE {_quoted_name(f'{namespace}.{table}')} SET TBLPROPERTIES ({pairs})")
+        self._sql(f"ALTER TABLE {_quoted_name(namespace, table)} SET TBLPROPERTIES ({pairs})")
         return True

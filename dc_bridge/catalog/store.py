@@ -7,13 +7,23 @@ value (pyiceberg's SQL catalog and Hive metastores keep it in a 1,000 and 4,000 
 
 from __future__ import annotations
 
+import difflib
 from abc import ABC, abstractmethod
 
 PIECE = 900
+# how alike a name that is not there must be to one that is to be called a typo of it: `sales.customer_306` of
+# `sales.customer_360`, `sale` of `sales` (0.89), not `dev` of `prod`
+TYPO = 0.85
 
 
 class CatalogUnavailable(Exception):
     """The catalog could not be reached or refused the request; the message says which catalog and why."""
+
+
+class CatalogNotConfigured(CatalogUnavailable):
+    """`--catalog iceberg:NAME` with a NAME configured nowhere: bad input (exit 2), never the soft failure of a
+    configured catalog that is down. A CatalogUnavailable, so a caller that treats every catalog failure as bad
+    input needs nothing more; register, check-version and drift catch it first."""
 
 
 class Store(ABC):
@@ -39,6 +49,14 @@ class Store(ABC):
     def table_schema(self, namespace: str, table: str):
         """The table's schema as a pyspark StructType; None when the table does not exist."""
 
+    def namespaces(self) -> list[str]:
+        """Every namespace the catalog lists (for a hint when one is not found); empty when it lists none."""
+        return []
+
+    def tables(self, namespace: str) -> list[str]:
+        """The names of the namespace's tables (for a hint when one is not found)."""
+        return []
+
     def tag_table(self, namespace: str, table: str, properties: dict[str, str]) -> bool:
         """Set properties on a model's table when the catalog keeps them there; False when it does not exist."""
         return False
@@ -57,3 +75,15 @@ def read_from_properties(location: str, properties: dict[str, str]) -> bytes:
     key, _, count = location.removeprefix("property:").rpartition("#")
     pieces = int(count) if count.isdigit() else 0
     return "".join(properties.get(f"{key}.{i}", "") for i in range(pieces)).encode("utf-8")
+
+
+def closest(name: str, names: list[str], cutoff: float = TYPO) -> str | None:
+    """The name among `names` that `name` is most likely a typo of, or None."""
+    found = difflib.get_close_matches(name, names, n=1, cutoff=cutoff)
+    return found[0] if found else None
+
+
+def listed(names: list[str], most: int = 10) -> str:
+    """Names for a message: the first `most`, and how many more."""
+    shown = ", ".join(names[:most]) or "none"
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")

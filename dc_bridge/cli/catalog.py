@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
+import textwrap
 from pathlib import Path
 from typing import Iterator
 
@@ -58,15 +60,20 @@ def resolve(catalog_spec: str | None, namespace: str | None) -> tuple[str, str]:
 
 
 @contextlib.contextmanager
-def open_catalog(spec: str, master: str | None = None, conf_options: tuple[str, ...] = ()) -> Iterator:
+def open_catalog(spec: str, master: str | None = None, conf_options: tuple[str, ...] = (), create: bool = False) -> Iterator:
     """The catalog's Store; for `spark` the session `--master` and `--conf` ask for (cli/options.spark_session,
-    as `run` starts it). CatalogUnavailable when it cannot be reached; Spark that cannot start at all (no Java, a
-    master URL it cannot parse or reach) is SparkUnavailable, bad input on every command (exit 2), not a catalog's outage."""
+    as `run` starts it); for `iceberg` the embedded catalog of the project (catalog/iceberg.embedded_folder: beside
+    the project configuration, never where the command happens to run), created only when `create` (register).
+    The store's `note` says why the embedded catalog is where it is when no project configuration decided it.
+    CatalogUnavailable when it cannot be reached (CatalogNotConfigured for an iceberg:NAME configured nowhere); Spark
+    that cannot start at all (no Java, a master URL it cannot parse or reach) is SparkUnavailable, bad input on every
+    command (exit 2), not a catalog's outage."""
     from dc_bridge.catalog import CatalogUnavailable, open_store, parse
+    from dc_bridge.catalog.iceberg import embedded_folder
     from dc_bridge.runner.spark_start import SparkUnavailable
 
     settings = config.current()
-    root = Path(settings.file).parent if settings.file else Path.cwd()
+    folder, note = embedded_folder(Path(settings.file).parent if settings.file else None, Path.cwd())
     with contextlib.ExitStack() as stack:
         session = None
         if parse(spec)[0] == "spark":
@@ -78,7 +85,55 @@ def open_catalog(spec: str, master: str | None = None, conf_options: tuple[str, 
                 from dc_bridge.runner.data import root_cause
 
                 raise CatalogUnavailable(f"spark: the session could not start: {root_cause(exc)}") from None
-        yield open_store(spec, root, session)
+        store = open_store(spec, folder, session, create)
+        store.note = note if spec == "iceberg" else None
+        yield store
+
+
+def namespace_state(store, namespace: str, command: str) -> str | None:
+    """None when the namespace exists; else a phrase saying it does not and what is there, for the caller's message.
+    A name that is most likely a typo of a namespace that exists (catalog/store.closest) stops the command (exit 2):
+    `nothing registered` or `no such table` read from a misspelt namespace would pass what it should check."""
+    from dc_bridge.catalog.store import closest, listed
+
+    if store.properties(namespace) is not None:
+        return None
+    there = store.namespaces()
+    typo = closest(namespace, there)
+    if typo is not None:
+        click.echo(f"dc-bridge {command}: namespace {namespace} does not exist in {store.label}; did you mean {typo}? "
+                   f"(namespaces there: {listed(there)}; a new namespace this close to one that exists is refused as a "
+                   f"likely typo: create it first, e.g. by registering its first contract)", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    return f"namespace {namespace} does not exist in {store.label} (namespaces there: {listed(there)})"
+
+
+def _say_note(store, command: str) -> None:
+    if getattr(store, "note", None):
+        click.echo("\n".join(prose(f"dc-bridge {command}: note: {store.note}: {store.label}")), err=True)
+
+
+WIDTH = 80  # as the run summary: what dc-bridge writes keeps to 80 columns, a name or path is never cut
+
+
+def fitted(key: str, value: str) -> list[str]:
+    """`  KEY        VALUE` in lines of at most WIDTH columns: a value too long goes on at its `/` and spaces onto
+    lines indented under it (a single part longer than a line stays whole, on its own line)."""
+    indent = f"  {key:<10} "
+    parts = [part for part in re.split(r"(?<=[/ ])", value) if part]
+    lines, line = [], indent
+    for part in parts:
+        if len(line) + len(part.rstrip()) > WIDTH and line.strip() != key:
+            lines.append(line.rstrip())
+            line = " " * len(indent)
+        line += part
+    return [*lines, line.rstrip()]
+
+
+def short_digest(digest: str) -> str:
+    """`sha256:` and the first 12 hex digits: enough to tell two texts or schemas apart on a screen."""
+    algorithm, _, hexdigits = digest.partition(":")
+    return f"{algorithm}:{hexdigits[:12]}"
 
 
 def load_clean(contract: str, variables: dict[str, str] | None = None):
@@ -112,8 +167,8 @@ def register_command(contract: str, catalog_spec: str | None, namespace: str | N
     Exit 0 registered (or unchanged); 1 when the version is registered with another text, or the catalog
     cannot be reached and enforcement.registration is strict (it warns by default); 2 on bad input.
     """
-    from dc_bridge.catalog import CatalogUnavailable
-    from dc_bridge.catalog.registry import VersionConflict, register as register_contract
+    from dc_bridge.catalog import CatalogNotConfigured, CatalogUnavailable
+    from dc_bridge.catalog.registry import BadRecord, NotSemVer, VersionConflict, register as register_contract
 
     settings = config.current()
     if settings.level("registration") == "off":
@@ -123,26 +178,45 @@ def register_command(contract: str, catalog_spec: str | None, namespace: str | N
     loaded = load_clean(contract, variables)
     text = Path(contract).read_bytes()
     try:
-        with open_catalog(spec, master, conf_options) as store:
+        with open_catalog(spec, master, conf_options, create=True) as store:
+            _say_note(store, "register")
             done = register_contract(store, namespace, loaded.contract, text)
             tagged = _tag_tables(store, namespace, loaded.contract, done.record) if done.changed else []
     except VersionConflict as exc:
         click.echo(f"dc-bridge register: {exc}", err=True)
         sys.exit(EXIT_FINDINGS)
+    except (NotSemVer, BadRecord, CatalogNotConfigured) as exc:  # bad input, never the soft failure of an outage
+        click.echo(f"dc-bridge register: {contract} was not registered: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
     except CatalogUnavailable as exc:
         strict = settings.level("registration") == "strict"
         click.echo(f"dc-bridge register: {'error' if strict else 'warning'}: the catalog cannot be reached, "
                    f"{contract} was not registered: {exc} ({settings.source('registration')})", err=True)
         sys.exit(EXIT_FINDINGS if strict else EXIT_OK)
-    record = done.record
-    where = f"{spec} namespace {namespace}"
+    click.echo("\n".join(registered_lines(contract, done, store.label, namespace, tagged)))
+
+
+def registered_lines(contract: str, done, label: str, namespace: str, tagged: list[str]) -> list[str]:
+    """What `register` says: one line of what happened, then one fitted line per fact (WIDTH columns)."""
+    record, current = done.record, done.current
     if not done.changed:
-        click.echo(f"{contract}: {record.id} {record.version} is registered in {where} with this text already; nothing changed")
-        return
-    replaced = f"; replaces {done.previous.version}, which stays listed" if done.previous else " (first registration)"
-    click.echo(f"{contract}: registered {record.id} {record.version} in {where}{replaced}\n"
-               f"  schema hash {record.schema_hash}\n  text {record.text_digest} at {record.location}"
-               + (f"\n  table properties set on {', '.join(tagged)}" if tagged else ""))
+        head = f"{contract}: {record.id} {record.version} is registered with this text already; nothing changed"
+    elif current.version != record.version:
+        head = (f"{contract}: recorded {record.id} {record.version} in the audit trail; {current.version} stays current "
+                f"(the current version only moves forward)")
+    else:
+        head = (f"{contract}: registered {record.id} {record.version} "
+                + (f"(replaces {done.previous.version}, which stays listed)" if done.previous else "(first registration)"))
+    facts = [("catalog", label), ("namespace", namespace), ("schema", short_digest(record.schema_hash)),
+             ("text", f"{short_digest(record.text_digest)} at {record.location}")]
+    if tagged:
+        facts.append(("tables", f"properties set on {', '.join(tagged)}"))
+    return [*prose(head), *(line for key, value in facts for line in fitted(key, value))]
+
+
+def prose(text: str) -> list[str]:
+    """A sentence in lines of WIDTH columns, never cutting a word, a name or a path."""
+    return textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False)
 
 
 def _tag_tables(store, namespace: str, contract, record) -> list[str]:
@@ -169,29 +243,36 @@ def registrations_command(catalog_spec: str | None, namespace: str | None, maste
 
     Exit 0, or 2 when the catalog cannot be reached.
     """
-    from dc_bridge.catalog import CatalogUnavailable
-    from dc_bridge.catalog.registry import history, index
+    from dc_bridge.catalog import CatalogNotConfigured, CatalogUnavailable
+    from dc_bridge.catalog.registry import BadRecord, current_versions, history
 
     spec, namespace = resolve(catalog_spec, namespace)
     try:
         with open_catalog(spec, master, conf_options) as store:
+            _say_note(store, "registrations")
+            missing = namespace_state(store, namespace, "registrations")
             properties = store.properties(namespace)
-    except CatalogUnavailable as exc:
-        click.echo(f"dc-bridge registrations: the catalog cannot be reached: {exc}", err=True)
+            listed = {k: v for k, v in current_versions(properties).items() if contract_id in (None, k)}
+    except (CatalogUnavailable, BadRecord) as exc:
+        what = "" if isinstance(exc, (CatalogNotConfigured, BadRecord)) else "the catalog cannot be reached: "
+        click.echo(f"dc-bridge registrations: {what}{exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
-    listed = {k: v for k, v in index(properties).items() if contract_id in (None, k)}
     report = {cid: {"current": version, "versions": [json.loads(r.to_json()) for r in history(properties, cid)]}
-              for cid, version in sorted(listed.items())}
+              for cid, version in listed.items()}
     if output_format == "json":
-        click.echo(json.dumps({"catalog": spec, "namespace": namespace, "contracts": report}, indent=2))
+        click.echo(json.dumps({"catalog": spec, "catalog_label": store.label, "namespace": namespace, "contracts": report},
+                              indent=2, ensure_ascii=False))
         return
     if not report:
-        click.echo(f"no contract is registered in {spec} namespace {namespace}")
+        for line in prose(missing or f"no contract{f' {contract_id}' if contract_id else ''} is registered in "
+                                     f"{store.label} namespace {namespace}"):
+            click.echo(line)
     for cid, entry in report.items():
         click.echo(f"{cid} {entry['current']} (current)")
         for version in reversed(entry["versions"]):
             mark = "*" if version["version"] == entry["current"] else " "
-            click.echo(f"  {mark} {version['version']}  {version['registered_at']}  owner {version['owner']}  {version['schema_hash']}")
+            owner = f"owner {version['owner']}" if version["owner"] else "no owner"
+            click.echo(f"  {mark} {version['version']}  {version['registered_at']}  {owner}  {short_digest(version['schema_hash'])}")
 
 
 def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str | None, variables: dict[str, str] | None = None,
@@ -202,9 +283,10 @@ def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str 
     check against nothing would pass every bump."""
     import tempfile
 
-    from dc_bridge.catalog import CatalogUnavailable
+    from dc_bridge.catalog import CatalogNotConfigured, CatalogUnavailable
     from dc_bridge.catalog.records import DigestMismatch
-    from dc_bridge.catalog.registry import registered
+    from dc_bridge.catalog.registry import current_versions, registered
+    from dc_bridge.catalog.store import listed as listed_names
     from dc_bridge.contract.evolution.versioning import Version, load_version
     from dc_bridge.contract.reading.load import load_contract
 
@@ -215,15 +297,24 @@ def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str 
     contract_id = new.result.contract.id
     try:
         with open_catalog(spec, master, conf_options) as store:
-            found = registered(store, namespace, contract_id)
+            _say_note(store, "check-version")
+            missing = namespace_state(store, namespace, "check-version")
+            found = None if missing else registered(store, namespace, contract_id)
+            others = [] if missing else sorted(current_versions(store.properties(namespace)))
+    except CatalogNotConfigured as exc:
+        click.echo(f"dc-bridge check-version: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
     except (CatalogUnavailable, DigestMismatch, ValueError) as exc:
         click.echo(f"dc-bridge check-version: the registered version of {contract_id} cannot be used as the baseline: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
     if found is None:
-        click.echo(f"{new_spec}: no version of {contract_id} is registered in {spec} namespace {namespace}: "
-                   f"the first registration has no baseline, {new.result.contract.version} is valid")
+        where = missing or (f"no version of {contract_id} is registered in {store.label} namespace {namespace} "
+                            f"(registered there: {listed_names(others)})")
+        click.echo(f"{new_spec}: {where}: the first registration has no baseline, {new.result.contract.version} is valid")
         sys.exit(EXIT_OK)
     record, text = found
+    click.echo("\n".join(prose(f"dc-bridge check-version: the baseline is {record.id} {record.version} (current, registered "
+                               f"{record.registered_at}) in {store.label} namespace {namespace}")), err=True)
     label = f"{spec}:{namespace}/{record.id}@{record.version}"
     with tempfile.TemporaryDirectory(prefix="dc-bridge-registered-") as folder:
         file = Path(folder) / ("registered.yaml")
@@ -237,15 +328,25 @@ def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str 
 def drift_in_catalog(contract, catalog_spec: str | None, namespace: str | None, strict: bool, master: str | None,
                      conf_options: tuple[str, ...]) -> list:
     """`drift --catalog`: the findings of catalog/drift.py, or exit 2 when the catalog cannot be reached."""
-    from dc_bridge.catalog import CatalogUnavailable
+    from dc_bridge.catalog import CatalogNotConfigured, CatalogUnavailable
     from dc_bridge.catalog.drift import catalog_drift
+    from dc_bridge.contract.findings import Finding
 
     spec, namespace = resolve(catalog_spec, namespace)
     try:
         with open_catalog(spec, master, conf_options) as store:
+            _say_note(store, "drift")
+            missing = namespace_state(store, namespace, "drift")
+            if missing:  # no table can be there: each model's is not there yet, said once for the namespace
+                return [Finding("DCB304", model.source.file, model.source.path,
+                                f"table `{namespace}.{model.physical_name or model.name}` of model `{model.name}` does not "
+                                f"exist: {missing}; its drift check is skipped (the first run creates it)",
+                                line=model.source.line, expected=f"namespace {namespace}", found="no such namespace")
+                        for model in contract.models]
             return catalog_drift(contract, store, namespace, strict=strict)
     except CatalogUnavailable as exc:
-        click.echo(f"dc-bridge drift: the catalog cannot be reached: {exc}", err=True)
+        what = "" if isinstance(exc, CatalogNotConfigured) else "the catalog cannot be reached: "
+        click.echo(f"dc-bridge drift: {what}{exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
 
 
