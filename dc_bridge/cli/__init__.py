@@ -99,7 +99,7 @@ def compile_command(contracts: tuple[str, ...], out_dir: str, explain: bool, che
         raise outputs.OutputRefused(f"nothing written; {exc}") from None
     if not check_only:
         for create in (False, True):  # every refusal before any folder is created
-            outputs.check_folder("--out", out_dir, inputs, create=create)
+            outputs.check_folder("--out", out_dir, inputs, owned=(), create=create)  # its files are checked one by one
             for _, files in renders:
                 for file in files:
                     outputs.check_file(f"--out {out_dir}: the compiled file", str(file), inputs, written="it",
@@ -410,6 +410,7 @@ def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, ou
     if output_file and data_docs and outputs.same_path(output_file, data_docs):
         raise outputs.OutputRefused(f"--output-file {output_file} is also the --data-docs folder; nothing was written. "
                                     f"Give the report a file of its own, e.g. {Path(data_docs) / 'report.html'}.")
+    outputs.check_apart([("--output-file", output_file, None), ("--data-docs", data_docs, DATA_DOCS_OWNED), ("--history", history, None)])
     inputs = outputs.contract_inputs(contract, loaded)
     if loaded.contract is not None:
         inputs += outputs.data_inputs(loaded.contract, data, server)

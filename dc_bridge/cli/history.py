@@ -32,9 +32,12 @@ def history_group() -> None:
               help="The SQLite history store to add the runs to (created if missing).")
 def import_command(jsonl: str, target: str) -> None:
     """Import a JSON Lines history (run --history FILE.jsonl) into a store: once, the file only read."""
+    import dc_bridge.cli.outputs as outputs
     from dc_bridge.history import open_store
     from dc_bridge.runner.history import HistoryError
 
+    outputs.check_file("--into", target, [outputs.Input(jsonl, "the JSON Lines history it imports")], written="the store",
+                       fix="Name a store file of its own, e.g. history.db.")
     try:
         added = open_store(target).import_jsonl(jsonl)
     except HistoryError as exc:  # a StoreError too
@@ -81,10 +84,12 @@ class _RunsOption(click.Option):
               help="The newest runs each contract page shows.")
 def site_command(target: str, out_dir: str, runs: int) -> None:
     """Build a static site of the history: contracts, their checks per run, charts, SLOs. Opens offline."""
+    import dc_bridge.cli.outputs as outputs
     from dc_bridge.history import open_store
-    from dc_bridge.history.site import build_site
+    from dc_bridge.history.site import OWNED, build_site
     from dc_bridge.runner.history import HistoryError
 
+    outputs.check_folder("--out", out_dir, [outputs.Input(target, "the --history store")], owned=OWNED)
     try:
         pages = build_site(open_store(target), out_dir, runs)
     except (HistoryError, OSError) as exc:

@@ -1,23 +1,25 @@
-"""Where a command may write: the one check behind every output option of the command line.
+"""Where a command may write: the checks behind every output option of the command line, in the
+words of each option. The rule itself is dc_bridge/paths.py's, one for commands and APIs alike.
 
-An output never replaces an input of the same command. Refused, with exit 2 and nothing run or
-written, is an output path that is
+An output never replaces an input of the same command, nor another output of it. Refused, with exit 2
+and nothing run or written, is an output path that is, lies inside or (a folder written whole, as
+`run --quarantine`'s) holds
 
 - the contract, a file it references or imports (`$ref`, ODCS `imports`), or a parent contract
   (`x-dc-bridge-extends`, to any depth) or a file that parent reads: what `contract_inputs` lists;
 - a data path of the run (`--data MODEL=PATH`, a local server's path): the file itself, a file inside
   a data folder, or a file a data glob (`data/*.csv`) would read;
-- another file the command reads (the compiled SodaCL `soda config` reads).
+- another file the command reads (the compiled SodaCL `soda config` reads, the history store `site` reads);
+- another output of the command (`check_apart`).
 
-Paths are compared as the file system resolves them: symlinks followed, `./x` and `x` alike, and an
-existing file by identity (`os.path.samefile`), so case and hard links count as the file system has
-them. A missing output folder is created here, before the command's work starts, or refused when it
-cannot be created or written to; a report is never lost after a run for want of its folder.
+Paths are compared as the file system resolves them: symlinks followed, `./x` and `x` alike, `file:`
+URIs as their path, and an existing file by identity (`os.path.samefile`), so case and hard links count
+as the file system has them. A missing output folder is created here, before the command's work starts,
+or refused when it cannot be created or written to; a report is never lost after a run for want of its folder.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,7 @@ from typing import Sequence
 import click
 
 from dc_bridge.outcomes import EXIT_UNREADABLE
+from dc_bridge.paths import Place, clash, local_path, relation
 
 
 class OutputRefused(click.ClickException):
@@ -88,10 +91,8 @@ def data_inputs(contract, data: dict, server: str | None, *, every_model: bool =
 
 
 def _local(item: Input) -> Input | None:
-    path = item.path
-    if path.startswith("file://"):
-        path = path[len("file://"):]
-    elif "://" in path:
+    path = local_path(item.path)
+    if path is None:
         return None  # object stores and clusters: not this machine's files
     return Input(path, item.what, glob=any(ch in path for ch in "*?["))
 
@@ -116,22 +117,36 @@ def check_file(option: str, path: str, inputs: Sequence[Input], *, written: str 
                             f"Choose a writable file.")
 
 
-def check_folder(option: str, path: str, inputs: Sequence[Input], *, owned: Sequence[str] = (), create: bool = True) -> None:
+def check_folder(option: str, path: str, inputs: Sequence[Input], *, owned: Sequence[str] | None = None, create: bool = True) -> None:
     """Refuse `path` as the output folder of `option`, or create it now (`create` as for
-    `check_file`). `owned`: what the command writes inside it (`index.html`, `gx`); an input there
-    would be replaced. The folder may not be an input nor lie inside a data folder."""
+    `check_file`). `owned`: what the command writes inside it (`index.html`, `gx`), an input there
+    would be replaced; None: the folder is written whole (`--quarantine`), so it may not hold an input
+    either. The folder may not be an input nor lie inside one (a data folder)."""
     folder = Path(path)
     for item in inputs:
         problem = _replaces(folder, item)
-        if problem:
+        if problem and (owned is None or not problem.startswith("holds")):
             raise OutputRefused(f"{option} {path} {problem}; nothing was written. Choose a folder this command does not read.")
-        for name in owned:
-            if _same(Path(item.path), folder / name) or _within(Path(item.path), folder / name):
+        for name in owned or ():
+            if relation(str(folder / name), item.path) in ("is", "holds", "matches"):
                 raise OutputRefused(f"{option} {path}: {item.what} ({item.path}) is or lies in {folder / name}, which this "
                                     f"command writes; nothing was written. Choose another folder, or move the file.")
     if folder.exists() and not folder.is_dir():
         raise OutputRefused(f"{option} {path} is a file, not a folder; nothing was written. Name a folder.")
     _make_folder(option, folder, path, create)
+
+
+def check_apart(outputs: Sequence[tuple[str, str, Sequence[str] | None]]) -> None:
+    """Refuse two outputs of one command that meet: (option, path, what it writes inside the path or None
+    for the path whole), as `check_folder`'s `owned`. One output's write would replace or hold the other's."""
+    places = [Place(local_path(path) or path, f"{option} {path}", None if owned is None else tuple(owned))
+              for option, path, owned in outputs if path]
+    found = clash(places)
+    if found:
+        output, written, how, other = found
+        where = "" if written == output.path else f" (its {Path(written).name})"
+        raise OutputRefused(f"{output.what}{where} {how} {other.what}: two outputs of this command would replace each other; "
+                            f"nothing was written. Give each output a path of its own, apart from the others.")
 
 
 def _make_folder(option: str, folder: Path, label: str, create: bool) -> None:
@@ -164,40 +179,10 @@ def write_text(option: str, path: str, text: str) -> None:
 
 def _replaces(target: Path, item: Input) -> str | None:
     """Why writing `target` would replace `item`, or None."""
-    source = Path(item.path)
-    if item.glob:
-        pattern = os.path.normcase(os.path.abspath(item.path))
-        if fnmatch.fnmatch(_key(target), pattern) or fnmatch.fnmatch(os.path.normcase(os.path.abspath(target)), pattern):
-            return f"matches {item.what} ({item.path})"
-        return None
-    if _same(target, source):
-        return f"is {item.what} ({item.path})"
-    if _within(target, source):
-        return f"lies inside {item.what} ({item.path})"
-    return None
-
-
-def _key(path: Path) -> str:
-    return os.path.normcase(os.path.realpath(path))
+    how = relation(str(target), item.path)
+    return f"{how} {item.what} ({item.path})" if how else None
 
 
 def same_path(a: str | Path, b: str | Path) -> bool:
     """Whether two paths name one file or folder, as the file system resolves them (it may not exist yet)."""
-    return _same(Path(a), Path(b))
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (yet): compare where they would resolve
-        return _key(a) == _key(b)
-
-
-def _within(path: Path, folder: Path) -> bool:
-    """Whether `path` lies inside the existing folder `folder` (symlinks followed)."""
-    if not folder.is_dir():
-        return False
-    for parent in Path(os.path.realpath(path)).parents:
-        if parent.exists() and _same(parent, folder):
-            return True
-    return False
+    return relation(str(a), str(b)) == "is"

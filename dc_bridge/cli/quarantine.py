@@ -2,7 +2,8 @@
 out (dc_bridge/enforce, docs/enforcing.md "The split from the command line").
 
 Every refusal comes before Spark starts: a model the contract lacks or a choice it needs (`--model`),
-an output that exists (without `--overwrite`), is an input of the run, or cannot be created. The
+an output that exists (without `--overwrite`), is, holds or lies inside an input of the run or the
+other output (dc_bridge/paths.py), or cannot be created. The
 outputs are then written whole or not at all (enforce/outputs.py), and the run's exit code is the
 verdict's.
 """
@@ -16,11 +17,12 @@ import click
 
 from dc_bridge.cli.outputs import (
     OutputRefused,
+    check_apart,
     check_folder,
     contract_inputs,
     data_inputs,
-    same_path,
 )
+from dc_bridge.paths import local_path
 
 # the engine a split judges with unless --engines is given: its counts come from the split's own pass
 SPLIT_ENGINES = ("spark",)
@@ -69,27 +71,17 @@ def requested(files: list[str], read, *, quarantine: str | None, valid_output: s
         inputs = contract_inputs(files[0], read.result) + data_inputs(contract, data, server)
     else:
         inputs = contract_inputs(files[0], read.result)
-    if same_path(quarantine, valid_output) or _nested(quarantine, valid_output):
-        raise OutputRefused(f"--quarantine {quarantine} and --valid-output {valid_output} overlap; nothing was written. "
-                                    f"Give each half of the rows a path of its own.")
+    check_apart([("--quarantine", quarantine, None), ("--valid-output", valid_output, None)])
     for option, path in (("--quarantine", quarantine), ("--valid-output", valid_output)):
-        if "://" in path and not path.startswith("file://"):
+        local = local_path(path)
+        if local is None:
             continue  # object stores and clusters: checked by the write itself, which leaves nothing behind
-        local = path.removeprefix("file://")
         check_folder(option, local, inputs, create=False)
         if Path(local).exists() and not overwrite:
             from dc_bridge.enforce.outputs import Output
 
             raise OutputRefused(str(Output(option, path, None).exists()))
     return SplitRequest(chosen, quarantine, valid_output, split_format, overwrite)
-
-
-def _nested(a: str, b: str) -> bool:
-    """Whether one path lies inside the other (as they would resolve; neither need exist)."""
-    import os
-
-    first, second = (os.path.realpath(p.removeprefix("file://")) for p in (a, b))
-    return first.startswith(second + os.sep) or second.startswith(first + os.sep)
 
 
 def split_and_write(read, request: SplitRequest, options):
@@ -122,9 +114,9 @@ def split_and_write(read, request: SplitRequest, options):
         result = split(contract, request.model, frames[request.model], where=options.where, frames=frames, now=options.clock(),
                        engines=options.engines, prepared=prepared_from(contract, local_errors))
         try:
-            source = [name for name in result.valid.columns if name != VIOLATIONS_COLUMN]
             options.say("writing")
-            write_all([Output("--valid-output", request.valid_output, result.valid.select(*source)),
+            # dropped by its name: a name given to `select` as text is parsed (`e.mail` a field of `e`)
+            write_all([Output("--valid-output", request.valid_output, result.valid.drop(VIOLATIONS_COLUMN)),
                        Output("--quarantine", request.quarantine, result.quarantined)], request.format, request.overwrite)
         finally:
             result.release()

@@ -6,6 +6,9 @@ are written. So a write that fails leaves no part of any output behind, and an o
 replaced (`overwrite`) only by a rename once its successor is complete. Paths go through Hadoop's
 FileSystem, so any file system Spark writes to is served; on an object store a rename is a copy, so
 there an output is complete once it appears, not at once.
+
+Before anything is written, the outputs are held to dc_bridge/paths.py's rule (`check_apart`): none is,
+holds or lies inside a file its rows are read from, nor another output of the call.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from dc_bridge.paths import Place, clash
 from dc_bridge.runner.data import root_cause
 
 
@@ -33,11 +37,24 @@ class Output:
                            f"or choose a path that does not exist.")
 
 
+def check_apart(outputs: list[Output], read: list) -> None:
+    """Refuse (OutputError) outputs that are, hold or lie inside a file one of the DataFrames `read` reads,
+    or each other (paths.py's rule), before anything is written."""
+    inputs = [Place(file, "a file the rows are read from") for file in sorted({f for frame in read for f in frame.inputFiles()})]
+    found = clash([Place(output.path, f"{output.option} {output.path}") for output in outputs], inputs)
+    if found:
+        output, _, how, other = found
+        detail = f" ({other.path})" if other in inputs else ""
+        raise OutputError(f"{output.what} {how} {other.what}{detail}; nothing was written. "
+                          f"Write each output to a path apart from the data it is read from and from the other outputs.")
+
+
 def write_all(outputs: list[Output], format: str, overwrite: bool = False) -> None:
     """Write every output's rows to its path in `format` (a folder, as Spark writes one), all or none.
-    An existing path is refused (OutputError) unless `overwrite`."""
+    An existing path is refused (OutputError) unless `overwrite`, as is one `check_apart` refuses."""
     if not outputs:
         return
+    check_apart(outputs, [output.rows for output in outputs])
     spark = outputs[0].rows.sparkSession
     hadoop = spark._jvm.org.apache.hadoop.fs
     conf = spark._jsc.hadoopConfiguration()
@@ -93,6 +110,7 @@ def write_partitioned(rows, column: str, outputs: dict[bool, Output], format: st
     systems (a folder cannot be renamed from one to the other)."""
     if format not in ONE_WRITE_FORMATS:
         return False
+    check_apart(list(outputs.values()), [rows])
     spark = rows.sparkSession
     hadoop = spark._jvm.org.apache.hadoop.fs
     conf = spark._jsc.hadoopConfiguration()

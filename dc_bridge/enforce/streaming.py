@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dc_bridge.contract.model import Contract
-from dc_bridge.enforce.split import ENGINE_NAME, chosen_engines, prepare, split
+from dc_bridge.enforce.split import ENGINE_NAME, VIOLATIONS_COLUMN, chosen_engines, prepare, split
+from dc_bridge.paths import Place, clash
 
 OnFailure = Literal["stop", "quarantine", "continue"]
 ON_FAILURE = ("stop", "quarantine", "continue")
@@ -55,6 +56,8 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         raise ValueError("on_failure='quarantine' needs quarantine=PATH, where the violating rows go")
     if Path(log).exists() and not Path(log).is_file():
         raise ValueError(f"log={log!r} is not a file")
+    written = [Place(path, f"{name}={path!r}") for name, path in (("sink", sink), ("quarantine", quarantine), ("log", log)) if path]
+    _refuse_clash(written)
 
     # batch id -> its last record's action and failing checks: the log is read once, on the first batch
     # (a restarted query's guard finds the earlier deliveries there), then kept here as this guard appends
@@ -81,11 +84,12 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
             return  # re-delivered after a restart: written once already
         if logged is not None and logged["action"] == "stopped":
             raise GuardStopped(_stopped_message(batch_id, logged["failing"]))
+        if prepared is None:  # the first batch: the stream's source files are known
+            _refuse_clash(written, [Place(file, "a file the stream reads") for file in batch.inputFiles()])
         prepared = prepared or prepare(contract, batch.sparkSession, vars)
         result = split(contract, model, batch, frames=frames, engines=engines, prepared=prepared)
         try:
             failing = [c.check_id for c in result.verdict.checks() if c.outcome in FAILING]
-            source = [name for name in result.valid.columns if name in batch.columns]
             record = {"batch_id": int(batch_id), "outcome": result.verdict.outcome, "failing": failing, "rows": result.rows,
                       "verdict": result.verdict.model_dump(mode="json")}
             if on_failure == "stop" and failing:
@@ -93,14 +97,24 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
                 raise GuardStopped(_stopped_message(batch_id, failing))
             if on_failure == "quarantine":
                 _write_batch(result.quarantined, quarantine, batch_id, format)
-                _write_batch(result.valid.select(*source), sink, batch_id, format)
+                _write_batch(result.valid.drop(VIOLATIONS_COLUMN), sink, batch_id, format)  # by name: `select` parses `e.mail`
             else:
-                _write_batch(batch.select(*source), sink, batch_id, format)  # every row as it came: no flags to compute again
+                _write_batch(batch, sink, batch_id, format)  # every row as it came: no flags to compute again
             append({**record, "action": "written"})
         finally:
             result.release()
 
     return judge
+
+
+def _refuse_clash(outputs: list[Place], inputs: list[Place] = ()) -> None:
+    """The guard's outputs held to paths.py's rule: none is, holds or lies inside another or what the stream reads."""
+    found = clash(outputs, inputs)
+    if found:
+        output, _, how, other = found
+        detail = f" ({other.path})" if other in inputs else ""
+        raise ValueError(f"{output.what} {how} {other.what}{detail}; nothing was written. Give the sink, the quarantine "
+                         f"and the log each a path of its own, apart from the stream's source.")
 
 
 def _stopped_message(batch_id: int, failing: list[str]) -> str:

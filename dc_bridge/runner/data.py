@@ -18,7 +18,14 @@ from pathlib import Path
 from dc_bridge.contract.model import Contract, Field, Model, Server
 from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
 from dc_bridge.runner import verbosity
-from dc_bridge.runner.spark_start import SparkUnavailable, check_classic, check_connect, check_master, starting
+from dc_bridge.runner.spark_start import (
+    SparkUnavailable,
+    check_classic,
+    check_connect,
+    check_master,
+    private_warehouse,
+    starting,
+)
 
 FILE_FORMATS = ("parquet", "csv", "json", "delta", "orc", "avro")
 _OBJECT_STORES = ("s3", "gcs", "azure", "local", "file", "hdfs", "abfs", "adls", "minio")
@@ -124,7 +131,8 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None, s
     java_options = verbosity.java_options() + (f" {SMALL_DATA_JVM_OPTIONS}" if embedded and small_data else "")
     builder = (builder.config("spark.ui.showConsoleProgress", "false")
                .config("spark.driver.extraJavaOptions", java_options))
-    for key, value in {**_SQL_DEFAULTS, **conf}.items():
+    # an embedded session's warehouse in a temporary folder: none left in the current one (runner/spark_start.py)
+    for key, value in {**_SQL_DEFAULTS, **(private_warehouse(conf) if embedded else {}), **conf}.items():
         builder = builder.config(key, value)
     with starting(master or ("local[*]" if not submitted else "spark-submit's master"), root_cause):
         session = builder.getOrCreate()
@@ -395,8 +403,9 @@ def _read_json(spark, model: Model, location: DataLocation, options: dict):
              if field.name not in converted and field.name.lower() in wanted and field.dataType == T.StringType()
              and wanted[field.name.lower()][0].simpleString() in _TEMPORAL
              and not _allows(wanted[field.name.lower()][1], field.dataType)}
+    nested = _nested_targets(model, inferred)
     if not converted:
-        return _from_text(reader.schema(inferred).load(location.path), texts)
+        return _narrowed(_from_text(reader.schema(inferred).load(location.path), texts), nested)
     typed = T.StructType(fields + [T.StructField(_CORRUPT, T.StringType(), True)])
     df = reader.option("mode", "PERMISSIVE").schema(typed).load(location.path)
     from pyspark.sql import functions as F
@@ -410,7 +419,76 @@ def _read_json(spark, model: Model, location: DataLocation, options: dict):
     if keep:  # a value that does not convert: that column stays as the files hold it
         fields = [inferred[f.name] if f.name in keep else f for f in fields]
         df = reader.option("mode", "PERMISSIVE").schema(T.StructType(fields + [typed[_CORRUPT]])).load(location.path)
-    return _from_text(df.drop(_CORRUPT), texts)
+    return _narrowed(_from_text(df.drop(_CORRUPT), texts), nested)
+
+
+def _nested_targets(model: Model, inferred) -> dict:
+    """column -> its Spark type with each number inside it (a struct's field, an array's items, a map's
+    values, at any depth) at the contract's width where JSON's inferred width (bigint, double) is not one the
+    contract allows: a JSON number has no width, so `5` in a field declared `integer` is an int as parquet's
+    int32 is. Only the columns whose type changes."""
+    by_name = {(f.physical_name or f.name).lower(): f for f in model.fields}
+    targets = {}
+    for column in inferred.fields:
+        field = by_name.get(column.name.lower())
+        if field is not None and column.dataType.typeName() in ("struct", "array", "map"):
+            target = _narrow_type(column.dataType, field)
+            if target != column.dataType:
+                targets[column.name] = target
+    return targets
+
+
+def _narrow_type(data_type, field: Field):
+    """`data_type` with its numbers at the widths `field` (and its nested fields) declare."""
+    from pyspark.sql import types as T
+
+    if isinstance(data_type, T.StructType):
+        children = {(c.physical_name or c.name).lower(): c for c in field.fields}
+        return T.StructType([T.StructField(f.name, _narrow_type(f.dataType, children[f.name.lower()]), f.nullable)
+                             if f.name.lower() in children else f for f in data_type.fields])
+    if isinstance(data_type, T.ArrayType):
+        return T.ArrayType(_narrow_type(data_type.elementType, field.items), data_type.containsNull) if field.items else data_type
+    if isinstance(data_type, T.MapType):
+        return (T.MapType(data_type.keyType, _narrow_type(data_type.valueType, field.values), data_type.valueContainsNull)
+                if field.values else data_type)
+    holder = Model(name="v", source=field.source, fields=(field.model_copy(update={"name": "v", "physical_name": None}),))
+    target, allowed = _contract_types(holder).get("v", (None, ()))
+    return target if target is not None and _json_converts(data_type, target, allowed) else data_type
+
+
+def _narrowed(df, targets: dict):
+    """Each column of `targets` (column -> type) cast to its type when every value survives the cast and the
+    cast back unchanged (a number fits the narrower width); otherwise the column stays as read, so its `type`
+    check fails instead of a value changing. One pass over the data."""
+    from pyspark.sql import functions as F
+
+    if not targets:
+        return df
+
+    def cast(name: str, to):
+        return F.expr(f"try_cast({_q(name)} AS {_ddl(to)})")
+
+    def same(name: str, target):
+        back = F.expr(f"try_cast(try_cast({_q(name)} AS {_ddl(target)}) AS {_ddl(df.schema[name].dataType)})")
+        return F.to_json(F.struct(F.col(_q(name)).alias("v"))) == F.to_json(F.struct(back.alias("v")))
+
+    counts = df.agg(*[F.count(F.when(~same(name, target), True)).alias(f"c{i}")
+                      for i, (name, target) in enumerate(targets.items())]).collect()[0]
+    fits = {name for i, name in enumerate(targets) if not counts[f"c{i}"]}
+    return df.select(*[cast(name, targets[name]).alias(name) if name in fits else F.col(_q(name)) for name in df.columns])
+
+
+def _ddl(data_type) -> str:
+    """A Spark type as SQL text whose struct field names are quoted (`simpleString` leaves `a b` bare)."""
+    from pyspark.sql import types as T
+
+    if isinstance(data_type, T.StructType):
+        return "struct<" + ",".join(f"{_q(f.name)}:{_ddl(f.dataType)}" for f in data_type.fields) + ">"
+    if isinstance(data_type, T.ArrayType):
+        return f"array<{_ddl(data_type.elementType)}>"
+    if isinstance(data_type, T.MapType):
+        return f"map<{_ddl(data_type.keyType)},{_ddl(data_type.valueType)}>"
+    return data_type.simpleString()
 
 
 def _contract_maps(model: Model) -> dict:

@@ -5,7 +5,8 @@ run on, a master URL Spark can parse, something listening at a standalone master
 server's address. A start that fails anyway is translated by `starting`. Either way the caller gets one
 `SparkUnavailable`, a message that names the cause and the fix, never a traceback: every command that
 starts Spark exits 2 on it (bad input, not failed data), and `dc_bridge.run` raises it. runner/data.py
-`get_session`, the one door to a session, is its only user.
+`get_session`, the one door to a session, is its only user; it also takes `private_warehouse`, so that
+a session it starts leaves no `spark-warehouse/` behind.
 """
 
 from __future__ import annotations
@@ -158,3 +159,37 @@ _FIXES = (
     ("java_gateway_exited", "Spark's JVM exited before it started; what Java or spark-submit said is above"),
 )
 
+
+
+# a Spark setting the user may have made outside `conf`: in spark-defaults.conf, or a Hive metastore's own warehouse
+_WAREHOUSE = "spark.sql.warehouse.dir"
+
+
+def private_warehouse(conf: dict[str, str]) -> dict[str, str]:
+    """The warehouse of an embedded session dc-bridge starts: Spark's default is `spark-warehouse/` in the
+    current folder, which the session's catalog creates and nothing removes; here a temporary folder,
+    removed when the process exits. Nothing when the user chose one: `conf` (`--conf`), the catalog a
+    session keeps (`spark.sql.catalogImplementation=hive`: its tables must outlive the process),
+    spark-defaults.conf, hive-site.xml or PYSPARK_SUBMIT_ARGS."""
+    import atexit
+    import tempfile
+
+    if _WAREHOUSE in conf or conf.get("spark.sql.catalogImplementation") == "hive" or _configured_outside():
+        return {}
+    folder = tempfile.mkdtemp(prefix="dc-bridge-warehouse-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return {_WAREHOUSE: folder}
+
+
+def _configured_outside() -> bool:
+    """Whether Spark's own configuration files or arguments set the warehouse (or a Hive metastore that has one)."""
+    if _WAREHOUSE in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+        return True
+    home = os.environ.get("SPARK_HOME")
+    folders = [os.environ.get("SPARK_CONF_DIR"), home and os.path.join(home, "conf")]
+    for folder in filter(None, folders):
+        defaults = Path(folder, "spark-defaults.conf")
+        if (defaults.is_file() and _WAREHOUSE in defaults.read_text(encoding="utf-8", errors="replace")) \
+                or Path(folder, "hive-site.xml").is_file():
+            return True
+    return False

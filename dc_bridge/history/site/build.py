@@ -81,6 +81,10 @@ def _templates() -> Environment:
     return environment
 
 
+# what the site writes in its folder: anything else there is left alone
+OWNED = ("index.html", "contracts")
+
+
 def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -> list[Path]:
     """Write index.html and contracts/<contract>.html under `out`; the pages written."""
     out = Path(out)
