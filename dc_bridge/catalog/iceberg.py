@@ -63,8 +63,10 @@ def open_iceberg(name: str | None, folder: Path, create: bool = False) -> Iceber
         properties = configured.get(name.lower())
         if not properties:
             raise CatalogNotConfigured(_not_configured(name, sorted(configured)))
+    label = f"iceberg:{name} ({_shown_uri(properties.get('uri', ''))})"
+    with _reaching(label):
         catalog = load_catalog(name, **properties)
-    return IcebergStore(catalog, f"iceberg:{name} ({_shown_uri(properties.get('uri', ''))})")
+    return IcebergStore(catalog, label)
 
 
 def _not_configured(name: str, configured: list[str]) -> str:
@@ -78,7 +80,10 @@ def _not_configured(name: str, configured: list[str]) -> str:
 def _shown_uri(uri: str) -> str:
     """A catalog's URI without what may be a secret (user, password, query)."""
     parts = urlsplit(str(uri))
-    return urlunsplit((parts.scheme, parts.hostname or "", parts.path, "", "")) if parts.scheme else str(uri) or "no uri"
+    if not parts.scheme:
+        return str(uri) or "no uri"
+    host = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def _open_embedded(folder: Path, create: bool) -> IcebergStore:

@@ -32,7 +32,7 @@ def register(group: click.Group) -> None:
 
 
 CATALOG = click.option("--catalog", "catalog_spec", metavar="iceberg[:NAME]|spark",
-                       help="The catalog: iceberg (embedded: SQLite + a local warehouse under .dc-bridge/iceberg), "
+                       help="The catalog: iceberg (embedded: SQLite + a local warehouse under .dc-bridge/iceberg in the project's folder), "
                             "iceberg:NAME (pyiceberg's catalog NAME: .pyiceberg.yaml, PYICEBERG_CATALOG__NAME__...), or spark "
                             "(the Spark session's catalog). Default: `catalog` in the project configuration.")
 NAMESPACE = click.option("--namespace", metavar="NS", help="The namespace (database) the contract's tables live in, e.g. "
