@@ -121,6 +121,12 @@ def test_the_current_version_only_moves_forward(project):
     assert f"the baseline is customers 1.1.0 (current, registered {after['versions'][-1]['registered_at']}) in iceberg ({database(project)})" \
         in " ".join(breaking.stderr.split())
 
+    # `v1.1.0` and `1.1.0+build.2` are 1.1.0: another text under them is refused
+    for same in ("v1.1.0", "1.1.0+build.2"):
+        conflict = invoke("register", write(project, "same.yaml", same))
+        assert conflict.exit_code == 1, conflict.output
+        assert "customers 1.1.0 is registered in iceberg" in conflict.stderr and "with another text" in conflict.stderr
+
     # a version that cannot be ordered is refused, not registered
     latest = invoke("register", write(project, "latest.yaml", "latest"))
     assert latest.exit_code == 2

@@ -13,10 +13,10 @@ of its digest, `dc-bridge.contract.~<hex>`, which every catalog takes as it is (
 folding, within the 255 characters catalogs bound a key to). The record names its id and version, so
 reading never parses a key.
 
-The current version of a contract is the highest registered version (SemVer precedence; equal
-precedence, the later registration): it only moves forward. Registering a version's text again changes
-nothing; registering another text under a version already registered is refused (a changed contract is a
-new version); registering a version below the current one records it in the audit trail and leaves the
+The current version of a contract is the highest registered version (SemVer precedence): it only moves
+forward. Registering a version's text again changes nothing; registering another text under a version
+already registered is refused (a changed contract is a new version; `v1.2.0` and `1.2.0+build.7` are
+1.2.0, as SemVer orders them); registering a version below the current one records it in the audit trail and leaves the
 current one current. The text itself is kept where the store keeps it (under the warehouse, or in
 properties), and every read checks it against the record's digest.
 """
@@ -94,8 +94,9 @@ def records(properties: dict[str, str] | None) -> list[Record]:
 
 
 def _order(record: Record) -> tuple:
-    """Highest last: SemVer precedence, then the registration time (a version that is no SemVer, which
-    dc-bridge never registers, below every one that is)."""
+    """Highest last: SemVer precedence, then (for records written before versions of equal precedence were one
+    version) the registration time; a version that is no SemVer, which dc-bridge never registers, below every
+    one that is."""
     version = SemVer.parse(record.version)
     return (version is not None, version or SemVer(0), record.registered_at, record.version)
 
@@ -114,7 +115,8 @@ def current_versions(properties: dict[str, str] | None) -> dict[str, str]:
 
 
 def register(store: Store, namespace: str, contract: Contract, text: bytes) -> Registration:
-    if SemVer.parse(contract.version or "") is None:
+    version = SemVer.parse(contract.version or "")
+    if version is None:
         raise NotSemVer(f"version {contract.version!r} is not a semantic version (MAJOR.MINOR.PATCH): the registered "
                         f"versions are ordered to find the current one; write it as e.g. `version: 1.0.0`")
     digest = text_digest(text)
@@ -123,10 +125,11 @@ def register(store: Store, namespace: str, contract: Contract, text: bytes) -> R
         properties = store.properties(namespace) or {}
         versions = history(properties, contract.id)
         previous = versions[-1] if versions else None
-        existing = next((r for r in versions if r.version == contract.version), None)
+        # `v1.2.0` and `1.2.0+build.7` are 1.2.0: one version, one text
+        existing = next((r for r in versions if SemVer.parse(r.version) == version), None)
         if existing is not None:
             if existing.text_digest != digest:
-                raise VersionConflict(f"{contract.id} {contract.version} is registered in {store.label} namespace {namespace} "
+                raise VersionConflict(f"{contract.id} {existing.version} is registered in {store.label} namespace {namespace} "
                                       f"with another text (registered {existing.registered_at}, {existing.text_digest}); "
                                       f"a changed contract needs a new version")
             return Registration(existing, False, previous, previous)
