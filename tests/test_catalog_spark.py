@@ -18,7 +18,7 @@ def test_spark_catalog_on_an_embedded_hive_metastore(tmp_path):
     completed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "run"),
                                 str(ROOT / "tests" / "hive")], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
     assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-3000:]
-    assert "4 passed" in completed.stdout
+    assert "5 passed" in completed.stdout
 
 
 CONTRACT = """\
@@ -72,8 +72,9 @@ def test_catalog_commands_start_their_session_from_master_and_conf(tmp_path):
 
     registered = cli("register", "customers.yaml", "--catalog", "spark", "--namespace", "sales", *options)
     assert registered.returncode == 0, registered.stdout + registered.stderr[-3000:]
-    assert "registered customers 1.0.0 in spark namespace sales (first registration)" in registered.stdout
-    assert "table properties set on sales.customers" in registered.stdout  # the table of the metastore --conf names
+    assert registered.stdout.splitlines()[:3] == ["customers.yaml: registered customers 1.0.0 (first registration)",
+                                                  "  catalog    spark", "  namespace  sales"]
+    assert "  tables     properties set on sales.customers" in registered.stdout  # the table of the metastore --conf names
     checked = cli("check-version", "new.yaml", "--against-registered", "--catalog", "spark", "--namespace", "sales", *options)
     assert checked.returncode == 0, checked.stdout + checked.stderr[-3000:]
     assert "version 1.0.0 -> 1.1.0: MINOR bump: ok" in checked.stdout  # the registered baseline, read back from the metastore

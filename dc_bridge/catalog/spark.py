@@ -85,8 +85,8 @@ class SparkStore(Store):
             return []
 
     def _exists(self, namespace: str, table: str) -> bool:
-        try:  # the table's name and the namespace apart: a name with a dot is one name
-            return self.spark.catalog.tableExists(table, namespace)
+        try:  # each part quoted: a table's name with a dot is one name
+            return self.spark.catalog.tableExists(_quoted_name(namespace, table))
         except Exception as exc:  # the metastore cannot be reached
             from dc_bridge.runner.data import root_cause
 

@@ -181,7 +181,9 @@ def register_command(contract: str, catalog_spec: str | None, namespace: str | N
         with open_catalog(spec, master, conf_options, create=True) as store:
             _say_note(store, "register")
             done = register_contract(store, namespace, loaded.contract, text)
-            tagged = _tag_tables(store, namespace, loaded.contract, done.record) if done.changed else []
+            # the tables carry the current version: one recorded below it leaves them as they are
+            tagged = (_tag_tables(store, namespace, loaded.contract, done.record)
+                      if done.changed and done.current.version == done.record.version else [])
     except VersionConflict as exc:
         click.echo(f"dc-bridge register: {exc}", err=True)
         sys.exit(EXIT_FINDINGS)

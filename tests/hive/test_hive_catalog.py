@@ -73,21 +73,28 @@ def test_register_lists_the_contract_and_tags_its_tables(tables, tmp_path):
     assert "no version of customers is registered in spark namespace sales" in first.output
     result = invoke("register", write(tmp_path), "--catalog", "spark", "--namespace", "sales")
     assert result.exit_code == 0, result.output
-    assert "registered customers 1.0.0 in spark namespace sales (first registration)" in result.output
-    assert "table properties set on sales.customers" in result.output  # sales.orders does not exist
-    listed = json.loads(invoke("registrations", "--catalog", "spark", "--namespace", "sales", "--format", "json").output)
+    said = " ".join(result.stdout.split())
+    assert "registered customers 1.0.0 (first registration) catalog spark namespace sales" in said
+    assert "tables properties set on sales.customers" in said  # sales.orders does not exist
+    listed = json.loads(invoke("registrations", "--catalog", "spark", "--namespace", "sales", "--format", "json").stdout)
     assert listed["contracts"]["customers"]["current"] == "1.0.0"
     properties = {row[0]: row[1] for row in tables.sql("SHOW TBLPROPERTIES sales.customers").collect()}
     assert properties["dc-bridge.contract.id"] == "customers" and properties["dc-bridge.contract.version"] == "1.0.0"
     described = " ".join(str(row[1]) for row in tables.sql("DESCRIBE NAMESPACE EXTENDED sales").collect())
-    assert "dc-bridge.contracts" in described
+    assert "dc-bridge.contract.customers@1.0.0" in described and "dc-bridge.contracts" not in described  # no shared index
 
     again = invoke("register", write(tmp_path), "--catalog", "spark", "--namespace", "sales")
-    assert "nothing changed" in again.output
+    assert "nothing changed" in " ".join(again.stdout.split())
     newer = invoke("register", write(tmp_path, "1.1.0", PHONE), "--catalog", "spark", "--namespace", "sales")
-    assert newer.exit_code == 0 and "replaces 1.0.0, which stays listed" in newer.output
-    entry = json.loads(invoke("registrations", "--catalog", "spark", "--namespace", "sales", "--format", "json").output)["contracts"]["customers"]
+    assert newer.exit_code == 0 and "replaces 1.0.0, which stays listed" in " ".join(newer.stdout.split())
+    # 1.0.0's text again after 1.1.0: nothing changes, 1.1.0 stays current
+    assert "nothing changed" in " ".join(invoke("register", write(tmp_path), "--catalog", "spark", "--namespace", "sales").stdout.split())
+    entry = json.loads(invoke("registrations", "--catalog", "spark", "--namespace", "sales", "--format", "json").stdout)["contracts"]["customers"]
     assert entry["current"] == "1.1.0" and [v["version"] for v in entry["versions"]] == ["1.0.0", "1.1.0"]
+    assert {row[0]: row[1] for row in tables.sql("SHOW TBLPROPERTIES sales.customers").collect()}["dc-bridge.contract.version"] == "1.1.0"
+    # a version below the current one is recorded, and the table keeps the current one's properties
+    older = invoke("register", write(tmp_path, "1.0.1", name="older.yaml"), "--catalog", "spark", "--namespace", "sales")
+    assert older.exit_code == 0 and "1.1.0 stays current" in " ".join(older.stdout.split()), older.output
     assert {row[0]: row[1] for row in tables.sql("SHOW TBLPROPERTIES sales.customers").collect()}["dc-bridge.contract.version"] == "1.1.0"
 
     ok = invoke("check-version", write(tmp_path, "1.2.0", PHONE + "      - name: fax\n        logicalType: string\n", "new.yaml"),
@@ -112,17 +119,41 @@ def test_a_tampered_text_in_dbproperties_is_refused(tables, tmp_path):
     assert "is not the registered text" in result.output
 
 
+HOSTILE_IDS = ["e.mail", "a b", "a$b#c%d", "a`b", "a'b\"c", "a(b),c", "ünï-cödé", "Customers", "customers", "a", "a@b", "x" * 300]
+
+
+def test_hostile_contract_ids_in_dbproperties(tables, tmp_path):
+    """Ids with quotes, parentheses and commas (which DESCRIBE NAMESPACE's `((key,value), ...)` text cannot delimit),
+    that differ only in case, one a prefix of another with `@`, one of 300 characters: each registered, listed with
+    its own versions, and each's breaking change compared with its own current version."""
+    for n, contract_id in enumerate(HOSTILE_IDS):
+        for version, more in (("1.0.0", ""), ("1.1.0", PHONE)):
+            text = CUSTOMERS.format(version=version, more=more).replace("id: customers", f"id: {json.dumps(contract_id)}")
+            (tmp_path / f"h{n}-{version}.yaml").write_text(text, encoding="utf-8")
+            result = invoke("register", str(tmp_path / f"h{n}-{version}.yaml"), "--catalog", "spark", "--namespace", "hostile")
+            assert result.exit_code == 0, (contract_id, result.output)
+    listed = json.loads(invoke("registrations", "--catalog", "spark", "--namespace", "hostile", "--format", "json").stdout)["contracts"]
+    assert sorted(listed) == sorted(HOSTILE_IDS)
+    assert all(entry["current"] == "1.1.0" and [(v["id"], v["version"]) for v in entry["versions"]] == [(cid, "1.0.0"), (cid, "1.1.0")]
+               for cid, entry in listed.items())
+    for n, contract_id in enumerate(HOSTILE_IDS):
+        text = CUSTOMERS.format(version="1.1.1", more="").replace("id: customers", f"id: {json.dumps(contract_id)}")
+        (tmp_path / "hnew.yaml").write_text(text, encoding="utf-8")
+        checked = invoke("check-version", str(tmp_path / "hnew.yaml"), "--against-registered", "--catalog", "spark", "--namespace", "hostile")
+        assert checked.exit_code == 1 and "version 1.1.0 -> 1.1.1: PATCH bump: NOT ENOUGH" in checked.stdout, (contract_id, checked.output)
+
+
 def test_drift_against_hive_tables(tables, tmp_path):
     result = invoke("drift", write(tmp_path), "--catalog", "spark", "--namespace", "sales", "--format", "json")
     assert result.exit_code == 1, result.output
-    found = sorted((f["code"], f["message"]) for f in json.loads(result.output)["findings"])
+    found = sorted((f["code"], f["message"]) for f in json.loads(result.stdout)["findings"])
     assert found == [
         ("DCB300", "`customers.email` is not in the data"),
         ("DCB301", "`customers.address.zip` is string in the data; the contract allows int or smallint or tinyint"),
         ("DCB301", "`customers.customer_id` is bigint in the data; the contract allows string or varchar or char"),
         ("DCB302", "`customers.loyalty` (string) is in the data but not in the contract"),
         ("DCB304", "table `sales.orders` of model `orders` does not exist in spark yet; its drift check is skipped "
-                   "(the first run creates it)"),
+                   "(the first run creates it); tables in sales: customers"),
     ]
 
 
