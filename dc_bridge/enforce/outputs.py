@@ -40,13 +40,30 @@ class Output:
 def check_apart(outputs: list[Output], read: list) -> None:
     """Refuse (OutputError) outputs that are, hold or lie inside a file one of the DataFrames `read` reads,
     or each other (paths.py's rule), before anything is written."""
-    inputs = [Place(file, "a file the rows are read from") for file in sorted({f for frame in read for f in frame.inputFiles()})]
+    inputs = [Place(path, "a path the rows are read from") for path in sorted({p for frame in read for p in read_paths(frame)})]
     found = clash([Place(output.path, f"{output.option} {output.path}") for output in outputs], inputs)
     if found:
         output, _, how, other = found
         detail = f" ({other.path})" if other in inputs else ""
         raise OutputError(f"{output.what} {how} {other.what}{detail}; nothing was written. "
                           f"Write each output to a path apart from the data it is read from and from the other outputs.")
+
+
+def read_paths(frame) -> list[str]:
+    """The paths `frame` reads: each file, and the folders (or files) its file sources were given, so that
+    an output inside a data folder is refused too (Spark would read it with the data, or refuse the folder's
+    layout). The folders come from the classic plan's file relations; Spark Connect's frames give their files."""
+    paths = list(frame.inputFiles())
+    if getattr(frame, "_jdf", None) is None:
+        return paths
+    leaves = frame._jdf.queryExecution().analyzed().collectLeaves().iterator()
+    while leaves.hasNext():
+        leaf = leaves.next()
+        if leaf.getClass().getSimpleName() == "LogicalRelation" and leaf.relation().getClass().getSimpleName() == "HadoopFsRelation":
+            roots = leaf.relation().location().rootPaths().iterator()
+            while roots.hasNext():
+                paths.append(roots.next().toString())
+    return paths
 
 
 def write_all(outputs: list[Output], format: str, overwrite: bool = False) -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dc_bridge.contract.model import Contract
+from dc_bridge.enforce.outputs import read_paths
 from dc_bridge.enforce.split import ENGINE_NAME, VIOLATIONS_COLUMN, chosen_engines, prepare, split
 from dc_bridge.paths import Place, clash
 
@@ -56,7 +57,7 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         raise ValueError("on_failure='quarantine' needs quarantine=PATH, where the violating rows go")
     if Path(log).exists() and not Path(log).is_file():
         raise ValueError(f"log={log!r} is not a file")
-    written = [Place(path, f"{name}={path!r}") for name, path in (("sink", sink), ("quarantine", quarantine), ("log", log)) if path]
+    written = [Place(str(path), f"{name}={str(path)!r}") for name, path in (("sink", sink), ("quarantine", quarantine), ("log", log)) if path]
     _refuse_clash(written)
 
     # batch id -> its last record's action and failing checks: the log is read once, on the first batch
@@ -85,7 +86,7 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         if logged is not None and logged["action"] == "stopped":
             raise GuardStopped(_stopped_message(batch_id, logged["failing"]))
         if prepared is None:  # the first batch: the stream's source files are known
-            _refuse_clash(written, [Place(file, "a file the stream reads") for file in batch.inputFiles()])
+            _refuse_clash(written, [Place(path, "a path the stream reads") for path in read_paths(batch)])
         prepared = prepared or prepare(contract, batch.sparkSession, vars)
         result = split(contract, model, batch, frames=frames, engines=engines, prepared=prepared)
         try:
