@@ -195,6 +195,17 @@ def test_an_unknown_catalog_name_is_bad_input_and_a_configured_one_that_is_down_
     assert down.exit_code == 0 and "warning: the catalog cannot be reached" in down.stderr, down.output
 
 
+def test_an_embedded_catalog_file_that_is_no_catalog_is_bad_input_and_kept(project):
+    database(project).parent.mkdir(parents=True)
+    database(project).write_text("my notes, not a catalog\n", encoding="utf-8")
+    for command in (["register", write(project, "customers.yaml")], ["check-version", "customers.yaml", "--against-registered"],
+                    ["registrations"]):
+        result = invoke(*command)
+        assert result.exit_code == 2, (command, result.output)
+        assert f"iceberg ({database(project)}): the file is not an SQLite database, so not an embedded catalog" in result.stderr
+    assert database(project).read_text(encoding="utf-8") == "my notes, not a catalog\n"
+
+
 def test_a_misspelt_namespace_is_refused_and_a_new_one_said_to_be_new(project):
     from pyiceberg.catalog.sql import SqlCatalog
     from pyiceberg.schema import Schema

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dc_bridge.catalog.store import CatalogNotConfigured, CatalogUnavailable, Store
+from dc_bridge.catalog.store import CatalogMisconfigured, CatalogUnavailable, Store
 
 KINDS = ("iceberg", "spark")
 
@@ -27,7 +27,8 @@ def parse(spec: str) -> tuple[str, str | None]:
 def open_store(spec: str, embedded: Path, spark_session=None, create: bool = False) -> Store:
     """The catalog `spec` names: for `iceberg`, the embedded catalog in the folder `embedded` (iceberg.embedded_folder;
     its file created only when `create`); for `spark`, `spark_session` (or a new embedded session when None).
-    CatalogUnavailable when it cannot be reached, CatalogNotConfigured when `iceberg:NAME` is configured nowhere."""
+    CatalogUnavailable when it cannot be reached, CatalogMisconfigured when `iceberg:NAME` is configured nowhere or the
+    embedded catalog's file is no SQLite database."""
     kind, name = parse(spec)
     if kind == "iceberg":
         from dc_bridge.catalog.iceberg import open_iceberg
@@ -38,4 +39,4 @@ def open_store(spec: str, embedded: Path, spark_session=None, create: bool = Fal
     return SparkStore(spark_session)
 
 
-__all__ = ["CatalogNotConfigured", "CatalogUnavailable", "KINDS", "Store", "open_store", "parse"]
+__all__ = ["CatalogMisconfigured", "CatalogUnavailable", "KINDS", "Store", "open_store", "parse"]

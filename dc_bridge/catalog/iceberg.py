@@ -11,7 +11,7 @@ reads as an empty one, and its label says so.
 
 `iceberg:NAME` is pyiceberg's own catalog NAME, configured as pyiceberg configures it (`.pyiceberg.yaml`,
 `PYICEBERG_CATALOG__NAME__...` environment variables), which reaches REST, Hive, Glue and SQL catalogs;
-a NAME configured nowhere is CatalogNotConfigured (bad input), not an outage. Both are read when the
+a NAME configured nowhere is CatalogMisconfigured (bad input), not an outage. Both are read when the
 command runs, not when pyiceberg was imported.
 
 A table's schema is read from its metadata (no Spark, no data files) and described as a pyspark
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import urlsplit, urlunsplit
 
-from dc_bridge.catalog.store import (CatalogNotConfigured, CatalogUnavailable, Store, closest, keep_in_properties, listed,
+from dc_bridge.catalog.store import (CatalogMisconfigured, CatalogUnavailable, Store, closest, keep_in_properties, listed,
                                      read_from_properties)
 from dc_bridge.compiler import safe_name
 
@@ -62,7 +62,7 @@ def open_iceberg(name: str | None, folder: Path, create: bool = False) -> Iceber
         configured = Config().config.get("catalog") or {}
         properties = configured.get(name.lower())
         if not properties:
-            raise CatalogNotConfigured(_not_configured(name, sorted(configured)))
+            raise CatalogMisconfigured(_not_configured(name, sorted(configured)))
     label = f"iceberg:{name} ({_shown_uri(properties.get('uri', ''))})"
     with _reaching(label):
         catalog = load_catalog(name, **properties)
@@ -91,6 +91,9 @@ def _open_embedded(folder: Path, create: bool) -> IcebergStore:
     exists = database.is_file()
     label = f"iceberg ({database}{'' if exists or create else ', which does not exist'})"
     with _reaching(label):
+        if exists and not _is_sqlite(database):  # another program's file, or a damaged one: never written over
+            raise CatalogMisconfigured(f"{label}: the file is not an SQLite database, so not an embedded catalog; "
+                                       f"move it away (register creates a new one), or restore it")
         from pyiceberg.catalog.sql import SqlCatalog
         from sqlalchemy.engine import URL
 
@@ -108,6 +111,13 @@ def _open_embedded(folder: Path, create: bool) -> IcebergStore:
                 if attempt == _OPEN_ATTEMPTS - 1:
                     raise
     return IcebergStore(catalog, label)
+
+
+def _is_sqlite(path: Path) -> bool:
+    """An SQLite database's header (an empty file is one too: SQLite starts it)."""
+    with path.open("rb") as handle:
+        head = handle.read(16)
+    return head in (b"", b"SQLite format 3\x00")
 
 
 @contextlib.contextmanager

@@ -20,10 +20,11 @@ class CatalogUnavailable(Exception):
     """The catalog could not be reached or refused the request; the message says which catalog and why."""
 
 
-class CatalogNotConfigured(CatalogUnavailable):
-    """`--catalog iceberg:NAME` with a NAME configured nowhere: bad input (exit 2), never the soft failure of a
-    configured catalog that is down. A CatalogUnavailable, so a caller that treats every catalog failure as bad
-    input needs nothing more; register, check-version and drift catch it first."""
+class CatalogMisconfigured(CatalogUnavailable):
+    """Bad input (exit 2), never the soft failure of a configured catalog that is down: `--catalog iceberg:NAME` with
+    a NAME configured nowhere, or an embedded catalog file that is no SQLite database. A CatalogUnavailable, so a
+    caller that treats every catalog failure as bad input needs nothing more; register, registrations,
+    check-version and drift catch it first."""
 
 
 class Store(ABC):

@@ -65,7 +65,7 @@ def open_catalog(spec: str, master: str | None = None, conf_options: tuple[str, 
     as `run` starts it); for `iceberg` the embedded catalog of the project (catalog/iceberg.embedded_folder: beside
     the project configuration, never where the command happens to run), created only when `create` (register).
     The store's `note` says why the embedded catalog is where it is when no project configuration decided it.
-    CatalogUnavailable when it cannot be reached (CatalogNotConfigured for an iceberg:NAME configured nowhere); Spark
+    CatalogUnavailable when it cannot be reached (CatalogMisconfigured for an iceberg:NAME configured nowhere); Spark
     that cannot start at all (no Java, a master URL it cannot parse or reach) is SparkUnavailable, bad input on every
     command (exit 2), not a catalog's outage."""
     from dc_bridge.catalog import CatalogUnavailable, open_store, parse
@@ -167,7 +167,7 @@ def register_command(contract: str, catalog_spec: str | None, namespace: str | N
     Exit 0 registered (or unchanged); 1 when the version is registered with another text, or the catalog
     cannot be reached and enforcement.registration is strict (it warns by default); 2 on bad input.
     """
-    from dc_bridge.catalog import CatalogNotConfigured, CatalogUnavailable
+    from dc_bridge.catalog import CatalogMisconfigured, CatalogUnavailable
     from dc_bridge.catalog.registry import BadRecord, NotSemVer, VersionConflict, register as register_contract
 
     settings = config.current()
@@ -187,7 +187,7 @@ def register_command(contract: str, catalog_spec: str | None, namespace: str | N
     except VersionConflict as exc:
         click.echo(f"dc-bridge register: {exc}", err=True)
         sys.exit(EXIT_FINDINGS)
-    except (NotSemVer, BadRecord, CatalogNotConfigured) as exc:  # bad input, never the soft failure of an outage
+    except (NotSemVer, BadRecord, CatalogMisconfigured) as exc:  # bad input, never the soft failure of an outage
         click.echo(f"dc-bridge register: {contract} was not registered: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
     except CatalogUnavailable as exc:
@@ -245,7 +245,7 @@ def registrations_command(catalog_spec: str | None, namespace: str | None, maste
 
     Exit 0, or 2 when the catalog cannot be reached.
     """
-    from dc_bridge.catalog import CatalogNotConfigured, CatalogUnavailable
+    from dc_bridge.catalog import CatalogMisconfigured, CatalogUnavailable
     from dc_bridge.catalog.registry import BadRecord, current_versions, history
 
     spec, namespace = resolve(catalog_spec, namespace)
@@ -256,7 +256,7 @@ def registrations_command(catalog_spec: str | None, namespace: str | None, maste
             properties = store.properties(namespace)
             listed = {k: v for k, v in current_versions(properties).items() if contract_id in (None, k)}
     except (CatalogUnavailable, BadRecord) as exc:
-        what = "" if isinstance(exc, (CatalogNotConfigured, BadRecord)) else "the catalog cannot be reached: "
+        what = "" if isinstance(exc, (CatalogMisconfigured, BadRecord)) else "the catalog cannot be reached: "
         click.echo(f"dc-bridge registrations: {what}{exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
     report = {cid: {"current": version, "versions": [json.loads(r.to_json()) for r in history(properties, cid)]}
@@ -285,7 +285,7 @@ def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str 
     check against nothing would pass every bump."""
     import tempfile
 
-    from dc_bridge.catalog import CatalogNotConfigured, CatalogUnavailable
+    from dc_bridge.catalog import CatalogMisconfigured, CatalogUnavailable
     from dc_bridge.catalog.records import DigestMismatch
     from dc_bridge.catalog.registry import current_versions, registered
     from dc_bridge.catalog.store import listed as listed_names
@@ -303,7 +303,7 @@ def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str 
             missing = namespace_state(store, namespace, "check-version")
             found = None if missing else registered(store, namespace, contract_id)
             others = [] if missing else sorted(current_versions(store.properties(namespace)))
-    except CatalogNotConfigured as exc:
+    except CatalogMisconfigured as exc:
         click.echo(f"dc-bridge check-version: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
     except (CatalogUnavailable, DigestMismatch, ValueError) as exc:
@@ -330,7 +330,7 @@ def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str 
 def drift_in_catalog(contract, catalog_spec: str | None, namespace: str | None, strict: bool, master: str | None,
                      conf_options: tuple[str, ...]) -> list:
     """`drift --catalog`: the findings of catalog/drift.py, or exit 2 when the catalog cannot be reached."""
-    from dc_bridge.catalog import CatalogNotConfigured, CatalogUnavailable
+    from dc_bridge.catalog import CatalogMisconfigured, CatalogUnavailable
     from dc_bridge.catalog.drift import catalog_drift
     from dc_bridge.contract.findings import Finding
 
@@ -347,9 +347,31 @@ def drift_in_catalog(contract, catalog_spec: str | None, namespace: str | None, 
                         for model in contract.models]
             return catalog_drift(contract, store, namespace, strict=strict)
     except CatalogUnavailable as exc:
-        what = "" if isinstance(exc, CatalogNotConfigured) else "the catalog cannot be reached: "
+        what = "" if isinstance(exc, CatalogMisconfigured) else "the catalog cannot be reached: "
         click.echo(f"dc-bridge drift: {what}{exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
+
+
+def _project_root() -> Path:
+    """The folder of the project configuration ([tool.dc-bridge]), else the current one."""
+    settings = config.current()
+    return Path(settings.file).resolve().parent if settings.file else Path.cwd().resolve()
+
+
+def sensitive_columns(explicit: str) -> dict[str, set[str]]:
+    """model -> the columns of the --merge contract whose values no output may show (plan/sensitive.py's rule, as
+    a run applies it): `init --profile` proposes no rule and writes no evidence that holds their values. A contract
+    that cannot be read is a DataError: which of its fields are sensitive cannot be told."""
+    from dc_bridge.contract.reading.load import load_contract
+    from dc_bridge.plan.sensitive import sensitive_paths
+    from dc_bridge.runner.data import DataError
+
+    loaded = load_contract(explicit)
+    if loaded.contract is None:
+        errors = "; ".join(f"{f.path}: {f.message}" for f in loaded.findings if f.level == "error")[:500]
+        raise DataError(f"--merge {explicit} cannot be read as a contract ({errors}), so --profile cannot tell which of "
+                        f"its fields are pii or sensitive: fix it, or leave out --profile")
+    return sensitive_paths(loaded.contract)
 
 
 class _SampleRows(click.ParamType):
@@ -404,7 +426,7 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
     from dc_bridge.generate import contract_document
     from dc_bridge.generate.merge import lost_keys, merge
     from dc_bridge.generate.profile import add_proposals
-    from dc_bridge.generate.sources import iceberg_sample, iceberg_schema, parse_source, read_frame
+    from dc_bridge.generate.sources import generated_servers, iceberg_sample, iceberg_schema, parse_source, read_frame
     from dc_bridge.runner.data import DataError
 
     if Path(out).exists() and not overwrite:
@@ -432,6 +454,7 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
             merged_over = yaml.safe_load(Path(explicit).read_text(encoding="utf-8"))
             if not isinstance(merged_over, dict) or "apiVersion" not in merged_over:
                 raise DataError(f"--merge {explicit}: not an ODCS contract (a mapping with apiVersion)")
+        hidden = sensitive_columns(explicit) if explicit and profile else {}
         with contextlib.ExitStack() as stack:
             # one session, as `run` starts it, for every source Spark reads and for profiling; an Iceberg table's
             # schema alone needs none
@@ -448,9 +471,10 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
                 frame = read_frame(source, spark)
                 schemas[source.model], frames[source.model] = frame.schema, frame
             document = contract_document(schemas, id=contract_id or name or models[0], name=name, version=version, standard=standard,
-                                         sources={source.model: source.spec for source in parsed})
+                                         sources={source.model: source.spec for source in parsed},
+                                         servers=generated_servers(parsed, out, _project_root()))
             if profile:
-                add_proposals(document, frames, sample_rows)
+                add_proposals(document, frames, sample_rows, hidden)
     except (DataError, click.BadParameter) as exc:
         click.echo(f"dc-bridge init: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
