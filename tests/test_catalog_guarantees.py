@@ -307,3 +307,26 @@ def test_a_project_folder_with_spaces_and_escapes_keeps_its_texts_inside_it(tmp_
     assert Path(entry["versions"][0]["location"]).is_file() and folder in Path(entry["versions"][0]["location"]).parents
     assert sorted(path.name for path in tmp_path.iterdir()) == ["my project #1?"]
     assert database(folder).is_file()
+
+
+HOSTILE_TABLES = ["e.mail", "a b", "dollar$hash#", "quote'd", "ünïcödé", "Customers"]
+
+
+def test_drift_finds_tables_with_hostile_names(project):
+    """A table's name is one part of its identifier, whatever it holds: `e.mail` was read as table `mail` of namespace
+    `sales.customer_360.e`, and said not to exist."""
+    from pyiceberg.catalog.sql import SqlCatalog
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import LongType, NestedField, StringType
+
+    database(project).parent.mkdir(parents=True)
+    lake = SqlCatalog("dc-bridge", uri=f"sqlite:///{database(project)}", warehouse=str(project / ".dc-bridge" / "iceberg" / "warehouse"))
+    lake.create_namespace(NS)
+    for table in HOSTILE_TABLES:
+        lake.create_table((*NS.split("."), table), schema=Schema(NestedField(1, "customer_id", LongType(), required=True),
+                                                                 NestedField(2, "email", StringType())))
+    for table in HOSTILE_TABLES:
+        result = invoke("drift", write(project, "t.yaml", table=table), "--catalog", "iceberg", "--format", "json")
+        # the table is read: its customer_id is bigint where the contract says string
+        assert [(f["code"], f["message"]) for f in json.loads(result.stdout)["findings"]] == [
+            ("DCB301", f"`{table}.customer_id` is bigint in the data; the contract allows string or varchar or char")], (table, result.output)
