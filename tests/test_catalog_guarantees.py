@@ -154,6 +154,7 @@ def test_the_embedded_catalog_is_the_projects_wherever_the_command_runs(project,
     assert [f["message"] for f in json.loads(drift.stdout)["findings"]] == [
         f"table `{NS}.customers` of model `customers` does not exist in iceberg ({database(project)}) yet; its drift "
         f"check is skipped (the first run creates it); tables in {NS}: none"]
+    assert f"dc-bridge drift: the tables of namespace {NS} in iceberg ({database(project)})" in " ".join(drift.stderr.split())
 
     # from a folder outside any project: the working directory's catalog, which does not exist, said so and not created
     elsewhere = tmp_path_factory.mktemp("elsewhere")

@@ -339,6 +339,7 @@ def drift_in_catalog(contract, catalog_spec: str | None, namespace: str | None, 
         with open_catalog(spec, master, conf_options) as store:
             _say_note(store, "drift")
             missing = namespace_state(store, namespace, "drift")
+            click.echo("\n".join(prose(f"dc-bridge drift: the tables of namespace {namespace} in {store.label}")), err=True)
             if missing:  # no table can be there: each model's is not there yet, said once for the namespace
                 return [Finding("DCB304", model.source.file, model.source.path,
                                 f"table `{namespace}.{model.physical_name or model.name}` of model `{model.name}` does not "
