@@ -163,9 +163,11 @@ def register_command(contract: str, catalog_spec: str | None, namespace: str | N
     """Register CONTRACT in a catalog namespace: its record (id, name, version, owner, schema hash, text
     digest, where the text is kept, time in UTC) in the namespace's properties.
 
-    A new version becomes current and the earlier ones stay listed; the same text again changes nothing.
-    Exit 0 registered (or unchanged); 1 when the version is registered with another text, or the catalog
-    cannot be reached and enforcement.registration is strict (it warns by default); 2 on bad input.
+    The current version is the highest registered (SemVer): a higher version becomes current and the earlier
+    ones stay listed; a lower one is recorded and the current one stays; the same text again changes nothing.
+    Exit 0 registered, recorded or unchanged; 1 when the version is registered with another text, or the
+    catalog cannot be reached and enforcement.registration is strict (it warns by default); 2 on bad input
+    (a version that is no SemVer, an iceberg:NAME configured nowhere).
     """
     from dc_bridge.catalog import CatalogMisconfigured, CatalogUnavailable
     from dc_bridge.catalog.registry import BadRecord, NotSemVer, VersionConflict, register as register_contract
@@ -243,7 +245,7 @@ def registrations_command(catalog_spec: str | None, namespace: str | None, maste
                           contract_id: str | None, output_format: str) -> None:
     """List the contracts registered in a namespace: each one's current version and every earlier one.
 
-    Exit 0, or 2 when the catalog cannot be reached.
+    Exit 0, or 2 when the catalog cannot be reached or is configured nowhere, or the namespace is most likely a typo.
     """
     from dc_bridge.catalog import CatalogMisconfigured, CatalogUnavailable
     from dc_bridge.catalog.registry import BadRecord, current_versions, history
