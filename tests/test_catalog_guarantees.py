@@ -331,3 +331,17 @@ def test_drift_finds_tables_with_hostile_names(project):
         # the table is read: its customer_id is bigint where the contract says string
         assert [(f["code"], f["message"]) for f in json.loads(result.stdout)["findings"]] == [
             ("DCB301", f"`{table}.customer_id` is bigint in the data; the contract allows string or varchar or char")], (table, result.output)
+
+
+def test_a_namespace_an_earlier_dc_bridge_wrote_answers_with_its_highest_version(project):
+    """An earlier dc-bridge kept an index, `dc-bridge.contracts`, that re-registering 1.0.0 after 1.1.0 set back to
+    1.0.0: it is no longer read, and the baseline is 1.1.0, the highest record."""
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    assert invoke("register", write(project, "v1.yaml", "1.0.0")).exit_code == 0
+    assert invoke("register", write(project, "v11.yaml", "1.1.0", EMAIL + PHONE)).exit_code == 0
+    lake = SqlCatalog("dc-bridge", uri=f"sqlite:///{database(project)}")
+    lake.update_namespace_properties(NS, updates={"dc-bridge.contracts": json.dumps({"customers": "1.0.0"})})
+    assert listing()["customers"]["current"] == "1.1.0"
+    breaking = invoke("check-version", write(project, "new.yaml", "1.1.1"), "--against-registered")
+    assert breaking.exit_code == 1 and "version 1.1.0 -> 1.1.1: PATCH bump: NOT ENOUGH" in breaking.stdout, breaking.output
