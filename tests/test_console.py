@@ -229,9 +229,10 @@ def _seconds(text: str) -> str:
 
 
 def test_levels_reach_the_jvm_from_its_first_line():
-    for level, jvm in ((-1, "off"), (0, "error"), (1, "warn"), (2, "info"), (5, "info")):
+    # a failed task's loggers (executor, task set) print only with -v: the check's error carries the cause
+    for level, jvm, tasks in ((-1, "off", "off"), (0, "error", "off"), (1, "warn", "warn"), (2, "info", "info"), (5, "info", "info")):
         with verbosity.using(level):
-            assert verbosity.java_options().endswith(f"-Ddc_bridge.log.level={jvm}")
+            assert verbosity.java_options().endswith(f"-Ddc_bridge.log.level={jvm} -Ddc_bridge.log.tasks={tasks}")
     assert verbosity.current().jvm == "error"  # put back after the command
 
 

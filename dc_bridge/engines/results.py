@@ -10,11 +10,13 @@ Both runners fill these the same way, so the fold (verdict.py) never asks which 
 - `outcome` is judged by the check's own `Threshold.holds(observed)`, never by the engine's own
   notion of success, except for checks without a threshold (column_exists, column_type, custom_*),
   where the engine's success decides.
-- `error` holds the reason when the engine could not evaluate the check (outcome "error").
+- `error` holds the reason when the engine could not evaluate the check (outcome "error"): the root
+  cause in a line or two (`cause_text`), never a Java or Python stack.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any, Literal
@@ -39,6 +41,10 @@ class CheckResult:
     # uniqueness: how many distinct values (or key combinations) repeat
     duplicated_values: int | None = None
     error: str | None = None
+
+    def __post_init__(self):
+        if self.error:
+            object.__setattr__(self, "error", cause_text(self.error))
 
 
 def plain_value(value: Any) -> Any:
@@ -74,6 +80,51 @@ class EngineReport:
     rows: int | None = None
     # check id -> the repeated keys the engine found on its way, beside its results (which stay counts)
     repeated_keys: dict[str, RepeatedKeys] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.error:
+            object.__setattr__(self, "error", cause_text(self.error))
+
+
+# a line of a stack: a Java frame or its "... 12 more", a Python traceback's header or frame
+_STACK_LINE = re.compile(r"(at |\.\.\. \d+ more|File \"|Traceback \(most recent call last\))")
+# a Java exception's own line: its class, then its message (`Caused by: ` for a cause)
+_JAVA_EXCEPTION = re.compile(r"(?:Caused by: )?(?:[a-z_$][\w$]*\.)+([A-Z][\w$]*(?:Exception|Error))(?::\s*(.*))?$")
+# Py4J's wrapper, which names an object id and a method, never the problem
+_PY4J_CALL = re.compile(r"An error occurred while calling [\w.$]+\.?\s*")
+REASON_LIMIT = 400
+# what only a stack, a traceback or Py4J's wrapper holds
+_HAS_STACK = re.compile(r"^\s*at [\w$.<>]+\(|Traceback \(most recent call last\)|JVM stacktrace:|An error occurred while calling"
+                        r"|^(?:Caused by: )?(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)\b", re.M)
+
+
+def cause_text(text: str) -> str:
+    """An engine's error as a reason a person reads in one go: what the engine was doing (the first line)
+    and the root cause (the deepest Java exception with a Spark error class, else the deepest one), without
+    stack frames, Python tracebacks or Py4J's "An error occurred while calling o42.collectToPython"."""
+    if not _HAS_STACK.search(text):
+        return text  # dc-bridge's own reasons and engines' plain messages stay as written
+    lines, in_traceback = [], False
+    for raw in text.split("JVM stacktrace:", 1)[0].splitlines():
+        line = _PY4J_CALL.sub("", raw.strip()).lstrip(": ").strip()
+        if raw.startswith("Traceback (most recent call last)"):
+            in_traceback = True
+            continue
+        if in_traceback and raw[:1].isspace():  # a traceback's frames and code lines, up to its exception line
+            continue
+        in_traceback = False
+        if line and not _STACK_LINE.match(line):
+            lines.append(line)
+    if not lines:
+        return text.strip().splitlines()[0][:REASON_LIMIT] if text.strip() else text
+    exceptions = [(i, m) for i, m in ((i, _JAVA_EXCEPTION.match(line)) for i, line in enumerate(lines)) if m]
+    if not exceptions:
+        return " ".join(lines[:2])[:REASON_LIMIT]
+    classed = [(i, m) for i, m in exceptions if re.match(r"\[[A-Z_.]+\]", m.group(2) or "")]
+    index, root = (classed or exceptions)[-1]
+    cause = f"{root.group(1)}: {root.group(2)}" if root.group(2) else root.group(1)
+    context = lines[0] if exceptions[0][0] > 0 else None
+    return (f"{context.rstrip(' :')}: {cause}" if context else cause)[:REASON_LIMIT]
 
 
 def age_seconds(value, now: datetime) -> float | None:

@@ -369,8 +369,9 @@ def run_engine(engine: str, spark, frames: dict, compiled: Compiled, model: str,
     try:
         return ENGINES[engine].run(spark, frames, compiled, model, now)
     except Exception as exc:  # fail closed: every check of this engine becomes `error` in the fold
-        message = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-        return EngineReport(engine=engine, model=model, results={}, seconds=time.perf_counter() - began, error=message)
+        # the whole text: a Py4J error's first line names only the JVM call; EngineReport keeps the root cause
+        return EngineReport(engine=engine, model=model, results={}, seconds=time.perf_counter() - began,
+                            error=f"{type(exc).__name__}: {str(exc).strip()}")
 
 
 class SessionOnFirstNeed:

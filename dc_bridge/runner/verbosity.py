@@ -23,17 +23,20 @@ from importlib import resources
 
 @dataclass(frozen=True)
 class Verbosity:
-    """One level: the JVM's log4j root level, and whether Python's warnings are shown."""
+    """One level: the JVM's log4j root level, whether Python's warnings are shown, and the level of the
+    loggers of a failed task (`tasks`): a check's query that fails at run time is that check's `error` with
+    its root cause, so at the default level its task's stack is not printed a second time."""
     jvm: str
     warnings: bool
+    tasks: str
 
 
 # -q, none, -v, -vv (and more): what each shows
 LEVELS: dict[int, Verbosity] = {
-    -1: Verbosity(jvm="off", warnings=False),
-    0: Verbosity(jvm="error", warnings=True),
-    1: Verbosity(jvm="warn", warnings=True),
-    2: Verbosity(jvm="info", warnings=True),
+    -1: Verbosity(jvm="off", warnings=False, tasks="off"),
+    0: Verbosity(jvm="error", warnings=True, tasks="off"),
+    1: Verbosity(jvm="warn", warnings=True, tasks="warn"),
+    2: Verbosity(jvm="info", warnings=True, tasks="info"),
 }
 
 # JVM loggers whose warnings come from the SQL of a contract's own checks, not from anything the caller
@@ -69,9 +72,9 @@ def current() -> Verbosity:
 
 def java_options() -> str:
     """`spark.driver.extraJavaOptions` of a session dc-bridge starts: dc-bridge's log4j2 configuration and the
-    level it reads (`dc_bridge.log.level`), both in force before Spark logs its first line."""
+    levels it reads (`dc_bridge.log.level`, `dc_bridge.log.tasks`), all in force before Spark logs its first line."""
     config = resources.files("dc_bridge").joinpath("log4j2.properties")
-    return f"-Dlog4j.configurationFile={config} -Ddc_bridge.log.level={current().jvm}"
+    return f"-Dlog4j.configurationFile={config} -Ddc_bridge.log.level={current().jvm} -Ddc_bridge.log.tasks={current().tasks}"
 
 
 class QuietLoggers:

@@ -163,8 +163,8 @@ def _sql_metric(spark, check: Check, params: c.SqlMetric | c.Frequency, view: st
     try:
         row = spark.sql(query).first()
     except Exception as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return CheckResult(check.id, "spark", "error", native_name="sql", error=first)
+        # the whole text: a Py4J error's first line names only the JVM call; CheckResult keeps the root cause
+        return CheckResult(check.id, "spark", "error", native_name="sql", error=str(exc).strip() or type(exc).__name__)
     # the one judge of a metric's value (engines/queries.py): no number is error, NaN failed, decimals exact
     outcome, observed, reason = judge_metric(check.threshold, row[0] if row is not None else None)
     return CheckResult(check.id, "spark", outcome, observed=observed, native_name="sql", error=reason)

@@ -33,6 +33,7 @@ before (by the caller), the existing singletons are switched off and the exporte
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
 from dataclasses import replace
@@ -80,6 +81,9 @@ def disable_soda_telemetry() -> None:
 
 # as early as possible: before anything in this process imports soda.scan (and with it the telemetry)
 disable_soda_telemetry()
+# Soda logs each query error with its Java stack to "soda.scan"; with no handler configured Python's last
+# resort printed them on stderr. A run reports them as the checks' errors; a caller's own handlers still get them
+logging.getLogger("soda.scan").addHandler(logging.NullHandler())
 
 
 def preload() -> None:
@@ -313,16 +317,22 @@ def _error_text(scan, check_object, lines: list[str] = ()) -> str:
     location = getattr(getattr(check_object, "check_cfg", None), "location", None)
     own = [log for log in errors if location is not None and getattr(log.location, "line", None) == getattr(location, "line", None)]
     own = own or [log for log in errors if any(f"[{line}]" in str(log.message) or f"'{line}'" in str(log.message) for line in lines)]
-    chosen = own or errors
-    text = "; ".join(dict.fromkeys(_log_text(log) for log in chosen))
-    return text or "Soda did not evaluate the check (no outcome, no error logged)"
+    if own and not any(str(log.exception or "") for log in own):
+        # a query's error names the query (its exception a bare GeneratorExit); the scan's error that followed carries the cause
+        # (by identity: Soda's Log is a dataclass of no fields, so any two compare equal)
+        own += [log for log in errors if str(log.exception or "") and all(log is not mine for mine in own)]
+    text = "; ".join(dict.fromkeys(_log_text(log) for log in own or errors))
+    if not text:
+        return "Soda did not evaluate the check (no outcome, no error logged)"
+    # none of the errors is this check's own: Soda's scan stopped at another check's query
+    return text if own else f"Soda did not evaluate the check, its scan stopped at an error of another check: {text}"
 
 
 def _log_text(log) -> str:
     text = str(log.message)
     if log.exception is not None and str(log.exception) not in text:
-        text += f": {log.exception}"
-    return text[:2000]
+        text += f": {log.exception}"  # the whole of it: CheckResult keeps the root cause (engines/results.py cause_text)
+    return text
 
 
 def _number(value) -> float | None:
