@@ -7,6 +7,8 @@ Each case runs all three engines once and compares with plain PySpark on the sam
 
 from __future__ import annotations
 
+import csv
+import json
 import textwrap
 from pathlib import Path
 
@@ -555,3 +557,88 @@ def test_logical_and_physical_types_are_both_checked(spark, tmp_path):
     reasons = {c.check_id: c.engines["spark"].error for c in verdict.checks() if "spark" in c.engines}
     assert reasons["t.id.type"] == "the column is bigint; the contract allows string or varchar or char"
     assert reasons["t.tags.type"] == "`items` is bigint; the contract allows string or varchar or char"
+
+
+# One reading rule per format (issue 37): the same rows as csv, json and parquet, each read as a single file, a
+# folder and a glob, flat and with a nested field, in three shapes, get one verdict per shape whatever the format
+# and the layout. One run checks every combination (a model each).
+# shape -> the rows of its two files (a, b), each file's columns in its own order. `differing`: the second file
+# orders its columns differently and adds one the first lacks; `bad`: an id that is not a number.
+SHAPES = {
+    "same": ([{"id": 1, "name": "a", "extra": "x", "info": {"n": 5}}, {"id": 2, "name": "b", "extra": "y", "info": {"n": 6}}],
+             [{"id": 3, "name": "c", "extra": "z", "info": {"n": 7}}]),
+    "differing": ([{"id": 1, "name": "a", "info": {"n": 5}}, {"id": 2, "name": "b", "info": {"n": 6}}],
+                  [{"extra": "z", "info": {"n": 7}, "name": "c", "id": 3}]),
+    "bad": ([{"id": "x1", "name": "a", "extra": "x", "info": {"n": 5}}], [{"id": "x2", "name": "b", "extra": "y", "info": {"n": 6}}]),
+}
+# shape -> the verdict of its model, and the checks that fail, the same in every format and layout
+EXPECTED = {"same": ("passed", set()), "differing": ("passed", set()), "bad": ("failed", {"id.type"})}
+FORMATS = ("csv", "json", "parquet")
+LAYOUTS = ("file", "folder", "glob")
+
+
+def _write_shape(spark, fmt: str, rows: list[dict], path: Path) -> None:
+    if fmt == "csv":  # CSV has no nested values: the flat columns only
+        columns = [c for c in rows[0] if c != "info"]
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, columns)
+            writer.writeheader()
+            writer.writerows({c: r[c] for c in columns} for r in rows)
+    elif fmt == "json":
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    else:  # parquet as a writer with the contract's widths writes it: id and info.n int32
+        id_type = "string" if isinstance(rows[0]["id"], str) else "int"
+        types = {"id": id_type, "name": "string", "extra": "string", "info": "struct<n:int>"}
+        schema = ", ".join(f"{c} {types[c]}" for c in rows[0])
+        values = [tuple((r[c]["n"],) if c == "info" else r[c] for c in rows[0]) for r in rows]
+        folder = path.with_suffix(".tmp")
+        spark.createDataFrame(values, schema).coalesce(1).write.parquet(str(folder))
+        next(folder.glob("part-*.parquet")).rename(path)
+
+
+def _shape_model(fmt: str, typed: bool) -> str:
+    """A model of the table's columns; `typed` False: no column with a type to convert to (CSV's text is read as is)."""
+    nested = "" if fmt == "csv" or not typed else "      info:\n        type: object\n        fields:\n          n: {type: integer}\n"
+    return (f"    fields:\n      id: {{{'type: integer, ' if typed else ''}required: true, unique: true}}\n"
+            "      name: {type: string, required: true}\n      extra: {type: string}\n" + nested)
+
+
+@pytest.fixture(scope="module")
+def shapes_table(spark, tmp_path_factory):
+    """model name -> (its shape, its location): every format x layout x shape, and the differing shape again for
+    a contract that types no column (`_text`)."""
+    root = tmp_path_factory.mktemp("reading_table")
+    found = {}
+    for fmt in FORMATS:
+        for shape, (first, second) in SHAPES.items():
+            folder = root / f"{fmt}_{shape}"
+            folder.mkdir()
+            _write_shape(spark, fmt, first, folder / f"a.{fmt}")
+            _write_shape(spark, fmt, second, folder / f"b.{fmt}")
+            (folder / "README.txt").write_text("not data: the glob leaves it out, so the folder layout has its own copy\n")
+            only = root / f"{fmt}_{shape}_folder"
+            only.mkdir()
+            for name in (f"a.{fmt}", f"b.{fmt}"):
+                (only / name).write_bytes((folder / name).read_bytes())
+            paths = {"file": folder / f"b.{fmt}", "folder": only, "glob": folder / f"*.{fmt}"}
+            for layout in LAYOUTS:
+                found[f"{fmt}_{layout}_{shape}"] = (shape, DataLocation(str(paths[layout]), fmt))
+                if shape == "differing":  # a contract that types no column: nothing to convert, the same verdict
+                    found[f"{fmt}_{layout}_{shape}_text"] = (shape, DataLocation(str(paths[layout]), fmt))
+    return found
+
+
+def test_one_verdict_per_shape_in_every_format_and_layout(spark, tmp_path, shapes_table):
+    models = "".join(f"  {name}:\n{_shape_model(location.format, not name.endswith('_text'))}" for name, (_, location) in shapes_table.items())
+    contract = tmp_path / "table.yaml"
+    contract.write_text("dataContractSpecification: 1.1.0\nid: table\ninfo: {title: table, version: 1.0.0}\nmodels:\n" + models)
+    verdict = dc_bridge.run(contract, spark=spark, data={name: location for name, (_, location) in shapes_table.items()},
+                            engines=("gx", "soda", "spark"), samples=False)
+    got = {}
+    for model in verdict.models:
+        failed = {c.check_id.split(".", 1)[1] for c in model.checks if c.outcome in ("failed", "error")}
+        engines = {e for c in model.checks for e, r in c.engines.items() if r.outcome != c.outcome}
+        got[model.name] = (model.outcome, failed, engines)
+    expected = {name: (*EXPECTED[shape], set()) for name, (shape, _) in shapes_table.items()}
+    assert got == expected
+    assert all("Py4J" not in (c.reason or "") and "\tat " not in (c.reason or "") for c in verdict.checks())

@@ -320,7 +320,114 @@ def test_an_existing_out_is_never_overwritten_without_overwrite(tmp_path, nested
     assert out.read_text(encoding="utf-8").startswith("apiVersion: v3.1.0")
 
 
-def test_a_missing_source_is_exit_2(tmp_path):
-    result = invoke("init", "--from", str(tmp_path / "nothing.parquet"), "--out", str(tmp_path / "x.yaml"))
-    assert result.exit_code == 2
-    assert "cannot read parquet data" in result.output and not (tmp_path / "x.yaml").exists()
+def test_a_missing_path_is_refused_before_spark_starts_naming_from(tmp_path):
+    """Checked before Spark starts: in a process without Java, whose Spark could never start, the message is the
+    path's (a Spark start would say Java is missing); it names init's --from, never run's --data."""
+    import subprocess
+    import sys
+
+    for spec in (str(tmp_path / "nothing.parquet"), str(tmp_path / "*.csv")):
+        done = subprocess.run([sys.executable, "-c", "from dc_bridge.cli import main; main()", "init", "--from", spec, "--out", str(tmp_path / "x.yaml")],
+                              capture_output=True, text=True, env={"PATH": "/nonexistent", "JAVA_HOME": "/nonexistent",
+                                                                   "HOME": str(tmp_path)}, timeout=120)
+        assert done.returncode == 2, done.stderr
+        assert f"dc-bridge init: --from {spec}: " in done.stderr and "does not exist" in done.stderr, done.stderr
+        assert "--data" not in done.stderr and "Java" not in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "x.yaml").exists()
+
+
+def test_a_csv_folder_with_reordered_columns_is_typed_from_every_file_and_its_contract_passes_run(tmp_path, monkeypatch):
+    """Three files with their columns in different orders (one with a column the others lack): every column is typed
+    from the values of every file by the text rule `run` reads CSV with, the contract names the folder as its
+    server (relative to the contract: both inside the project), lints clean, and `run` of it alone passes."""
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "lake" / "orders"
+    data.mkdir(parents=True)
+    (data / "a.csv").write_text("id,amount,day,name,flag\n1,1.5,2024-01-02,x,true\n2,3,2024-01-03,y,false\n")
+    (data / "b.csv").write_text("name,flag,day,id,amount\nz,TRUE,2024-02-01,3000000000,7\n")
+    (data / "c.csv").write_text("day,amount,id,note,name,flag\n2024-03-04,-2.25,4,hello,w,false\n")
+    out = tmp_path / "contracts" / "orders.yaml"
+    result = invoke("init", "--from", str(data) + ":csv", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert lint_errors(out) == []
+    document = yaml.safe_load(out.read_text(encoding="utf-8"))
+    types = {p["name"]: p["physicalType"] for p in document["schema"][0]["properties"]}
+    # id holds 3000000000 (beyond int), amount 1.5, day dates, flag TRUE/true/false, name and note text
+    assert types == {"id": "bigint", "amount": "double", "day": "date", "name": "string", "flag": "boolean", "note": "string"}
+    assert document["servers"] == [{"server": "local", "type": "local", "path": "../lake/orders", "format": "csv"}]
+    run = invoke("run", str(out), "--output", "json")
+    assert run.exit_code == 0, run.output
+    verdict = json.loads(run.output[run.output.index("{"):])
+    assert verdict["outcome"] == "passed" and verdict["models"][0]["counts"]["passed"] > 0
+
+
+SENSITIVE = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: people
+version: 1.0.0
+status: active
+schema:
+  - name: people
+    properties:
+      - {name: email, customProperties: [{property: pii, value: true}]}
+      - {name: salary, classification: confidential}
+      - {name: birth_date, classification: restricted}
+      - {name: phone, tags: [pii]}
+"""
+
+
+def test_profile_merged_over_sensitive_fields_writes_none_of_their_values(tmp_path, spark):
+    """Fields the --merge contract marks pii or with a sensitive classification (plan/sensitive.py's rule, as a run
+    reads it) get no value set, range or evidence holding their values; the other columns are profiled as before."""
+    rows = [(f"p{i % 3}@example.com", 51000 + 1000 * (i % 4), datetime.date(1980 + i % 5, 3, 7), f"+33 6{i % 3}", ("gold", "silver")[i % 2], i)
+            for i in range(40)]
+    path = tmp_path / "people.parquet"
+    spark.createDataFrame(rows, "email string, salary int, birth_date date, phone string, tier string, n int").coalesce(1).write.parquet(str(path))
+    (tmp_path / "explicit.yaml").write_text(SENSITIVE, encoding="utf-8")
+    out = tmp_path / "people.yaml"
+    result = invoke("init", "--from", str(path), "--merge", str(tmp_path / "explicit.yaml"), "--out", str(out), "--profile")
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    shown = {str(v) for row in rows for v in row[:4]} | {f"{row[2]:%Y}" for row in rows} | {row[2].isoformat() for row in rows}
+    assert [value for value in sorted(shown) if value in text] == []
+    rules = {p["name"]: [r.get("metric", r.get("type")) for r in p.get("quality", [])]
+             for p in yaml.safe_load(text)["schema"][0]["properties"]}
+    assert rules["email"] == rules["salary"] == rules["birth_date"] == rules["phone"] == ["nullValues"]
+    assert rules["tier"] == ["nullValues", "invalidValues"] and rules["n"] == ["nullValues", "sql", "duplicateValues"]
+    assert "gold" in text and "silver" in text  # a column nobody marked is profiled with its values
+
+
+def _commands(group, prefix=()):
+    import click
+
+    for name, command in group.commands.items():
+        yield prefix + (name,), command
+        if isinstance(command, click.Group):
+            yield from _commands(command, prefix + (name,))
+
+
+def test_every_option_a_command_names_is_one_it_has():
+    """Every `--option` in a command's help, its options' help and the strings of its own code (its error messages)
+    is an option of that command, or of the command named just before it (`run --history`): init's error for a
+    missing path recommended --data, an option only run and drift have."""
+    import ast
+    import inspect
+    import re
+    import textwrap
+
+    named = re.compile(r"(?:\b([a-z][a-z-]*) )?(--[a-z][a-z0-9-]*)")
+    commands = dict(_commands(main))
+    options = {path: {o for p in command.params for o in (*p.opts, *p.secondary_opts)} | {"--help"} for path, command in commands.items()}
+    wrong = []
+    for path, command in commands.items():
+        texts = [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
+        if command.callback is not None:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(command.callback))))
+            texts += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+        for text in texts:
+            for before, option in named.findall(text):
+                owner = path[:-1] + (before,) if path[:-1] + (before,) in options else (before,) if (before,) in options else path
+                if option not in options[owner]:
+                    wrong.append(f"{' '.join(path)}: {option} ({text[:80]!r})")
+    assert len(commands) > 10 and wrong == []

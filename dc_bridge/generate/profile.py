@@ -86,8 +86,10 @@ def measure(frame, sample_rows: int | None = DEFAULT_SAMPLE_ROWS) -> tuple[list[
     return profiles, sample
 
 
-def proposals(profile: ColumnProfile, required: bool, sample: str) -> list[dict[str, Any]]:
-    """The quality rules proposed for one column, in ODCS form."""
+def proposals(profile: ColumnProfile, required: bool, sample: str, sensitive: bool = False) -> list[dict[str, Any]]:
+    """The quality rules proposed for one column, in ODCS form. A `sensitive` column (pii or a sensitive
+    classification, plan/sensitive.py) gets only the rules that hold no value of it (nulls, a candidate key):
+    a contract is a shared document, and no output shows such a value."""
     evidence = {"sample": sample, "rows": profile.rows, "nulls": profile.nulls,
                 "distinct" if profile.exact else "distinct_estimate": profile.distinct}
     rules = []
@@ -99,10 +101,10 @@ def proposals(profile: ColumnProfile, required: bool, sample: str) -> list[dict[
         percent = math.ceil(profile.nulls * 10000 / profile.rows) / 100
         rules.append(_rule(f"{percent}% null values were seen", evidence, metric="nullValues", unit="percent",
                            mustBeLessOrEqualTo=percent))
-    if profile.values is not None and 0 < profile.distinct < profile.rows - profile.nulls:
+    if profile.values is not None and 0 < profile.distinct < profile.rows - profile.nulls and not sensitive:
         rules.append(_rule(f"{profile.distinct} distinct values were seen", {**evidence, "values": list(profile.values)},
                            metric="invalidValues", arguments={"validValues": list(profile.values)}, mustBe=0))
-    if profile.minimum is not None and all(math.isfinite(float(v)) for v in (profile.minimum, profile.maximum)
+    if profile.minimum is not None and not sensitive and all(math.isfinite(float(v)) for v in (profile.minimum, profile.maximum)
                                            if not hasattr(v, "isoformat")):
         low, high = (_literal(profile.kind, value) for value in (profile.minimum, profile.maximum))
         rules.append(_rule(f"values from {profile.minimum} to {profile.maximum} were seen",
@@ -126,8 +128,10 @@ def _rule(why: str, evidence: dict[str, Any], **rule: Any) -> dict[str, Any]:
                                  {"property": "dc-bridge.evidence", "value": dict(evidence)}]}  # a copy: no YAML anchors
 
 
-def add_proposals(document: dict[str, Any], frames: dict[str, Any], sample_rows: int | None) -> None:
-    """Put the proposed rules on the generated document's properties, model by model."""
+def add_proposals(document: dict[str, Any], frames: dict[str, Any], sample_rows: int | None,
+                  hidden: dict[str, set[str]] | None = None) -> None:
+    """Put the proposed rules on the generated document's properties, model by model; `hidden`: model -> the
+    lower-cased columns whose values no rule may hold (cli/catalog.py `sensitive_columns`)."""
     for schema_object in document["schema"]:
         frame = frames.get(schema_object["name"])
         if frame is None:
@@ -136,6 +140,7 @@ def add_proposals(document: dict[str, Any], frames: dict[str, Any], sample_rows:
         by_name = {p["name"]: p for p in schema_object["properties"]}
         for profile in profiles:
             prop = by_name[profile.column]
-            rules = proposals(profile, bool(prop.get("required")), sample)
+            rules = proposals(profile, bool(prop.get("required")), sample,
+                              profile.column.lower() in (hidden or {}).get(schema_object["name"], set()))
             if rules:
                 prop["quality"] = prop.get("quality", []) + rules

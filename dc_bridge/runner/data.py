@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from dc_bridge.contract.model import Contract, Field, Model, Server
+from dc_bridge.contract.model import Contract, Field, Model, Server, Source
 from dc_bridge.contract.types import SPARK_TYPES, spark_physical_type
 from dc_bridge.runner import verbosity
 from dc_bridge.runner.spark_start import (
@@ -43,6 +43,9 @@ class DataLocation:
     path: str
     format: str
     options: tuple[tuple[str, str], ...] = ()
+    # how the user gives a location to the command that reads it, for the fixes its errors suggest:
+    # run's and drift's `--data MODEL=PATH[:FORMAT]`, init's `--from PATH[:FORMAT]`
+    given_by: str = "--data MODEL="
 
 
 # A run whose models all read local files of at most this many bytes in all is a small run: the JVM it
@@ -224,19 +227,25 @@ def parse_data_option(text: str, contract_dir: Path) -> tuple[str, DataLocation]
     model, eq, rest = text.partition("=")
     if not eq or not model or not rest:
         raise DataError(f"--data {text!r} must be MODEL=PATH or MODEL=PATH:FORMAT")
-    path, colon, spec = rest.rpartition(":")
+    return model, parse_location(rest, f"--data {text!r}")
+
+
+def parse_location(text: str, named: str, given_by: str = "--data MODEL=") -> DataLocation:
+    """`PATH[:FORMAT[,OPTION[=VALUE]]...]` -> a location; `named` says where the text was given (`--data 'a=x'`,
+    `--from x`) in errors, `given_by` how the command takes a location (DataLocation.given_by)."""
+    path, colon, spec = text.rpartition(":")
     fmt, *option_texts = spec.split(",")
     if not colon or fmt.lower() not in FILE_FORMATS:
-        path, fmt, option_texts = rest, Path(rest).suffix.lstrip(".").lower(), []
+        path, fmt, option_texts = text, Path(text).suffix.lstrip(".").lower(), []
     if fmt.lower() not in FILE_FORMATS:
-        raise DataError(f"--data {text!r}: cannot tell the format of {path}; add :parquet, :csv, :json or :delta")
+        raise DataError(f"{named}: cannot tell the format of {path}; add :parquet, :csv, :json or :delta")
     options = []
     for option in option_texts:
         name, has_value, value = option.partition("=")
         if not name.strip():
-            raise DataError(f"--data {text!r}: an empty reader option; write :FORMAT,NAME or :FORMAT,NAME=VALUE (e.g. :json,multiLine)")
+            raise DataError(f"{named}: an empty reader option; write :FORMAT,NAME or :FORMAT,NAME=VALUE (e.g. :json,multiLine)")
         options.append((name.strip(), value if has_value else "true"))
-    return model, DataLocation(path, fmt.lower(), tuple(options))
+    return DataLocation(path, fmt.lower(), tuple(options), given_by)
 
 
 def spark_schema(model: Model):
@@ -344,13 +353,13 @@ def _fix(cause: str, location: DataLocation) -> str:
         return ("Spark 3.5 has no TIME type: write the column as a string or a timestamp, or leave it out of the files")
     if "cannot_merge_incompatible_data_type" in text or "failed to merge incompatible data types" in text:
         return ("The files hold one column with incompatible types (see above): rewrite the older files with one type, "
-                "or point --data at files of one schema")
+                f"or point {location.given_by}PATH at files of one schema")
     if "path_not_found" in text or "path does not exist" in text:
-        return "Check the path, or pass --data MODEL=PATH[:FORMAT] to read it from elsewhere"
+        return f"Check the path, or pass {location.given_by}PATH[:FORMAT] to read it from elsewhere"
     if "unable_to_infer_schema" in text or "unable to infer schema" in text:
         return f"No {location.format} files were found there (an empty folder?), or the format is not {location.format}"
     if "cannot_read_file_footer" in text or "is not a parquet file" in text or "not an orc file" in text:
-        return f"A file there is not {location.format} (or is corrupt): give the right format with --data MODEL=PATH:FORMAT"
+        return f"A file there is not {location.format} (or is corrupt): give the right format with {location.given_by}PATH:FORMAT"
     return ""
 
 
@@ -380,7 +389,8 @@ def _read_json(spark, model: Model, location: DataLocation, options: dict):
     reader = spark.read.format("json").options(**options).option("columnNameOfCorruptRecord", _CORRUPT)
     inferred = reader.load(location.path).schema
     if _CORRUPT in inferred.fieldNames():
-        how = ("pass --data MODEL=PATH:json,multiLine or set the server's `delimiter: array` if a file is one JSON "
+        server = " or set the server's `delimiter: array`" if location.given_by.startswith("--data") else ""
+        how = (f"pass {location.given_by}PATH:json,multiLine{server} if a file is one JSON "
                "array or one pretty-printed document" if not multiline else
                "with multiLine each file must be one JSON document (an array of records or one record)")
         raise DataError(f"model `{model.name}`: some records of the json data at {location.path} are not valid JSON; {how}")
@@ -564,8 +574,11 @@ def _read_csv(spark, model: Model, location: DataLocation, options: dict):
         reader = reader.option("multiLine", "true")
     reader = reader.options(**options)
     raw = reader.load(location.path)  # header only: every column a string
+    targets = _text_targets(model, raw.columns)
     try:
-        return _from_text(raw, _text_targets(model, raw.columns))  # its one pass checks every file's header
+        # one pass checks every file's header against the first file's (a folder's or a glob's): the conversion's,
+        # or a count when the contract types no column, without which a differing header fails every check later
+        return _from_text(raw, targets) if targets else _read_once(raw)
     except Exception as exc:
         if "csv header" not in root_cause(exc).lower():
             raise
@@ -578,6 +591,14 @@ def _read_csv(spark, model: Model, location: DataLocation, options: dict):
     for frame in frames[1:]:
         joined = joined.unionByName(frame, allowMissingColumns=True)
     return _from_text(joined, _text_targets(model, joined.columns))
+
+
+def _read_once(df):
+    """`df`, after one pass over its files (Spark checks each CSV file's header as it reads it)."""
+    from pyspark.sql import functions as F
+
+    df.agg(F.count(F.lit(1))).collect()
+    return df
 
 
 def _file_reader(reader, location: DataLocation):
@@ -621,18 +642,59 @@ def _from_text(df, targets: dict):
 
     if not targets:
         return df
-
-    def converted(name: str, target):
-        form = TEXT_FORMS.get(target.simpleString().split("(")[0])
-        cast = F.expr(f"try_cast({_q(name)} AS {target.simpleString()})")
-        return cast if form is None else F.when(F.col(_q(name)).rlike(form), cast)
-
-    checks = [F.count(F.when(F.col(_q(name)).isNotNull() & converted(name, target).isNull(), True)).alias(f"c{i}")
-              for i, (name, target) in enumerate(targets.items())]
+    checks = [_unconverted(name, target).alias(f"c{i}") for i, (name, target) in enumerate(targets.items())]
     counts = df.agg(*checks).collect()[0]
     keep = {name for i, name in enumerate(targets) if counts[f"c{i}"]}
-    return df.select(*[converted(name, targets[name]).alias(name) if name in targets and name not in keep
+    return df.select(*[_converted(name, targets[name]).alias(name) if name in targets and name not in keep
                        else F.col(_q(name)) for name in df.columns])
+
+
+def _converted(name: str, target):
+    """A text column as `target` by the text rule: NULL where the value does not have the type's text form."""
+    from pyspark.sql import functions as F
+
+    form = TEXT_FORMS.get(target.simpleString().split("(")[0])
+    cast = F.expr(f"try_cast({_q(name)} AS {target.simpleString()})")
+    return cast if form is None else F.when(F.col(_q(name)).rlike(form), cast)
+
+
+def _unconverted(name: str, target):
+    """How many values of a text column do not convert to `target` (`_converted`)."""
+    from pyspark.sql import functions as F
+
+    return F.count(F.when(F.col(_q(name)).isNotNull() & _converted(name, target).isNull(), True))
+
+
+# the types `read_untyped` gives a text column, narrowest first: the first every value converts to
+TEXT_INFERENCE = ("int", "bigint", "double", "boolean", "date", "timestamp")
+
+
+def read_untyped(spark, name: str, location: DataLocation):
+    """A location read as `run` reads it (`read_location`, the same rule for files, folders and globs) for a
+    contract that does not exist yet (`init`): the types the files hold; each text column of a format without
+    types (CSV) as the first type of TEXT_INFERENCE every value converts to by the text rule, so a contract
+    generated from it passes `run` on the same files. One more pass over a CSV's data."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    df = read_location(spark, Model(name=name, source=_GENERATED), location)
+    texts = [f.name for f in df.schema.fields if location.format == "csv" and isinstance(f.dataType, T.StringType)]
+    if not texts:
+        return df
+    types = {"int": T.IntegerType(), "bigint": T.LongType(), "double": T.DoubleType(), "boolean": T.BooleanType(),
+             "date": T.DateType(), "timestamp": T.TimestampType()}
+    candidates = [(column, types[kind]) for column in texts for kind in TEXT_INFERENCE]
+    counts = df.agg(*[F.count(F.col(_q(column))).alias("n" + str(i)) for i, column in enumerate(texts)],
+                    *[_unconverted(column, kind).alias(f"c{i}") for i, (column, kind) in enumerate(candidates)]).collect()[0]
+    valued = {column for i, column in enumerate(texts) if counts[f"n{i}"]}  # an empty column stays text
+    chosen = {}
+    for i, (column, kind) in enumerate(candidates):
+        if column in valued and column not in chosen and not counts[f"c{i}"]:
+            chosen[column] = kind
+    return df.select(*[_converted(c, chosen[c]).alias(c) if c in chosen else F.col(_q(c)) for c in df.columns])
+
+
+_GENERATED = Source(file="(init)", path="")
 
 
 def _read_merged(spark, location: DataLocation, options: dict):
@@ -774,21 +836,25 @@ def model_source(contract: Contract, model: Model, server: Server | None, data: 
         if location.format not in FILE_FORMATS:
             raise DataError(f"model `{model.name}`: --data format `{location.format}` is not one Spark reads here "
                             f"({', '.join(FILE_FORMATS)})")
-        if local and _missing(location.path):
+        if local and missing_local(location.path):
             raise DataError(f"model `{model.name}`: {location.path} does not exist (--data); check the path")
         return location
     if server is None:
         raise DataError(f"model `{model.name}`: no data. Pass --data {model.name}=PATH, a DataFrame, or add a server to {contract.file}")
     location = server_location(contract, server, model)
-    if not isinstance(location, str) and _missing(location.path):
+    if not isinstance(location, str) and missing_local(location.path):
         raise DataError(f"model `{model.name}`: {location.path} does not exist (server `{server.name}` of {contract.file}); "
                         f"pass --data {model.name}=PATH to read it from elsewhere")
     return location
 
 
-def _missing(path: str) -> bool:
-    """A local path (no scheme, no glob) that does not exist."""
-    return "://" not in path and not any(ch in path for ch in "*?[") and not Path(path).exists()
+def missing_local(path: str) -> bool:
+    """A local path (no scheme) that does not exist, or a local glob that matches nothing: known before Spark starts."""
+    import glob
+
+    if "://" in path:
+        return False
+    return not glob.glob(path) if any(ch in path for ch in "*?[") else not Path(path).exists()
 
 
 def source_dataframe(spark, model: Model, source: DataLocation | str, server: Server | None):
