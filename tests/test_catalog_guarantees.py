@@ -345,3 +345,21 @@ def test_a_namespace_an_earlier_dc_bridge_wrote_answers_with_its_highest_version
     assert listing()["customers"]["current"] == "1.1.0"
     breaking = invoke("check-version", write(project, "new.yaml", "1.1.1"), "--against-registered")
     assert breaking.exit_code == 1 and "version 1.1.0 -> 1.1.1: PATCH bump: NOT ENOUGH" in breaking.stdout, breaking.output
+
+
+def test_a_project_moved_to_another_folder_keeps_its_baseline(tmp_path, monkeypatch):
+    """The embedded catalog's records name their texts by absolute paths: in a project moved (or cloned) elsewhere the
+    text is read from the same place under the catalog's own warehouse, and still checked against its digest."""
+    before = tmp_path / "before"
+    before.mkdir()
+    (before / "dc-bridge.toml").write_text(f'catalog = "iceberg"\nnamespace = "{NS}"\n', encoding="utf-8")
+    monkeypatch.chdir(before)
+    assert invoke("register", write(before, "customers.yaml")).exit_code == 0
+    after = before.rename(tmp_path / "after")
+    monkeypatch.chdir(after)
+    breaking = invoke("check-version", write(after, "new.yaml", "1.0.1", more=""), "--against-registered")
+    assert breaking.exit_code == 1 and "version 1.0.0 -> 1.0.1: PATCH bump: NOT ENOUGH" in breaking.stdout, breaking.output
+    stored = next((after / ".dc-bridge" / "iceberg" / "warehouse" / "_dc_bridge_contracts").rglob("*.yaml"))
+    stored.write_text(stored.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    tampered = invoke("check-version", "new.yaml", "--against-registered")
+    assert tampered.exit_code == 2 and "is not the registered text" in tampered.stderr, tampered.output

@@ -34,6 +34,7 @@ CATALOG_FILE = "catalog.db"
 # a first use of the embedded catalog by several commands at once: each creates pyiceberg's tables, and all
 # but one find them created in between; the next attempt sees them
 _OPEN_ATTEMPTS = 3
+_TEXTS = "_dc_bridge_contracts"  # the folder of the warehouse that keeps registered texts
 _MAX_NAMESPACES = 500  # listed for a hint when a namespace is not found; a larger catalog is not walked whole
 
 
@@ -191,7 +192,7 @@ class IcebergStore(Store):
         warehouse = self.catalog.properties.get("warehouse")
         if not warehouse:
             return keep_in_properties(name, text)
-        location = f"{str(warehouse).rstrip('/')}/_dc_bridge_contracts/{safe_name(namespace, 'namespace')}/{name}.yaml"
+        location = f"{str(warehouse).rstrip('/')}/{_TEXTS}/{safe_name(namespace, 'namespace')}/{name}.yaml"
         with _reaching(self.label):
             from pyiceberg.io import load_file_io
 
@@ -208,12 +209,20 @@ class IcebergStore(Store):
         return location, {}
 
     def read_text(self, location: str, properties: dict[str, str]) -> bytes:
+        """The text at `location`; for a location under another warehouse's `_dc_bridge_contracts/` that is gone (a
+        project moved or cloned to another folder: the embedded catalog's locations are absolute paths), the same
+        name under this catalog's warehouse. Either is checked against the record's digest by the caller."""
         if location.startswith("property:"):
             return read_from_properties(location, properties)
         with _reaching(self.label):
             from pyiceberg.io import load_file_io
 
-            with load_file_io(self.catalog.properties, location).new_input(location).open() as stream:
+            io = load_file_io(self.catalog.properties, location)
+            warehouse = str(self.catalog.properties.get("warehouse") or "").rstrip("/")
+            _, marker, tail = location.partition(f"/{_TEXTS}/")
+            if marker and warehouse and not io.new_input(location).exists():
+                location = f"{warehouse}/{_TEXTS}/{tail}"
+            with io.new_input(location).open() as stream:
                 return stream.read()
 
     def table_schema(self, namespace: str, table: str):
