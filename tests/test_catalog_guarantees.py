@@ -363,3 +363,21 @@ def test_a_project_moved_to_another_folder_keeps_its_baseline(tmp_path, monkeypa
     stored.write_text(stored.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     tampered = invoke("check-version", "new.yaml", "--against-registered")
     assert tampered.exit_code == 2 and "is not the registered text" in tampered.stderr, tampered.output
+
+
+def test_a_file_where_the_text_goes_is_never_replaced(project):
+    """A file at the path a text is kept at (its name carries the text's digest) that holds other bytes is refused
+    (exit 2) and kept; one that holds the same bytes (a registration that stopped before its record) is used."""
+    from dc_bridge.catalog.records import text_digest
+
+    text = (project / write(project, "customers.yaml")).read_bytes()
+    folder = project / ".dc-bridge" / "iceberg" / "warehouse" / "_dc_bridge_contracts" / NS
+    folder.mkdir(parents=True)
+    stored = folder / f"customers_1.0.0-{text_digest(text).partition(':')[2][:12]}.yaml"
+    stored.write_text("someone else's bytes\n", encoding="utf-8")
+    refused = invoke("register", "customers.yaml")
+    assert refused.exit_code == 2 and "holds other bytes than the text its name is the digest of" in refused.stderr, refused.output
+    assert stored.read_text(encoding="utf-8") == "someone else's bytes\n"
+    stored.write_bytes(text)
+    assert invoke("register", "customers.yaml").exit_code == 0
+    assert listing()["customers"]["versions"][0]["location"] == str(stored)

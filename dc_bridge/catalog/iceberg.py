@@ -201,7 +201,7 @@ class IcebergStore(Store):
                 with io.new_input(location).open() as stream:
                     held = stream.read()
                 if held != text:
-                    raise CatalogUnavailable(f"{self.label}: {location} holds other bytes than the text its name is the "
+                    raise CatalogMisconfigured(f"{self.label}: {location} holds other bytes than the text its name is the "
                                              f"digest of; it was not replaced: move it away and register again")
                 return location, {}
             with io.new_output(location).create(overwrite=False) as out:

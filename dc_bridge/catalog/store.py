@@ -22,7 +22,8 @@ class CatalogUnavailable(Exception):
 
 class CatalogMisconfigured(CatalogUnavailable):
     """Bad input (exit 2), never the soft failure of a configured catalog that is down: `--catalog iceberg:NAME` with
-    a NAME configured nowhere, or an embedded catalog file that is no SQLite database. A CatalogUnavailable, so a
+    a NAME configured nowhere, an embedded catalog file that is no SQLite database, a file in the warehouse where
+    a registered text goes that holds other bytes. A CatalogUnavailable, so a
     caller that treats every catalog failure as bad input needs nothing more; register, registrations,
     check-version and drift catch it first."""
 
