@@ -3,7 +3,7 @@
 The engine-count and property tests compare every engine with this reference. It reads the check
 (its params, columns and unit) and the rows PySpark collects, and counts with Python's own means:
 `re.search`, `len`, `Decimal`, set membership, `collections.Counter`. It is written from the
-semantics in docs/mapping.md ("Semantics, check by check") and DESIGN.md section 3, not from an
+semantics in docs/mapping.md ("Semantics, check by check") and docs/contracts.md, not from an
 engine: no Spark Column or SQL of `engines/native/translate.py` (or any engine) is evaluated here,
 so an engine is never compared with a copy of itself. The test tables are a few dozen rows.
 

@@ -39,3 +39,24 @@ def test_sections_are_in_code_order():
 def test_no_code_is_named_that_the_table_does_not_have():
     named = set(re.findall(r"\bDCB\d{3}\b", LINT_CODES.read_text(encoding="utf-8")))
     assert named - set(CODES) == set()
+
+
+ROOT = LINT_CODES.parent.parent
+
+
+def test_the_readme_lists_every_docs_page():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"\]\((docs/[\w.-]+\.md)\)", readme))
+    pages = {f"docs/{page.name}" for page in (ROOT / "docs").glob("*.md")}
+    assert pages - listed == set(), "README.md's Documentation list leaves these out"
+
+
+def test_no_file_of_the_project_cites_the_design_notes_outside_it():
+    """The design notes live outside the repository: what a maintainer needs of them is in docs/."""
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    outside = re.compile("DESIGN" + r"\.md|shared/(?:seeds|STYLE)")
+    citing = [name for name in tracked if (ROOT / name).is_file() and (ROOT / name).suffix in (".py", ".md", ".yaml", ".toml", ".txt", ".j2")
+              and outside.search((ROOT / name).read_text(encoding="utf-8", errors="replace"))]
+    assert citing == []

@@ -1,4 +1,4 @@
-"""Results over time (docs/history.md, DESIGN.md section 10): the verdict history store of
+"""Results over time (docs/history.md): the verdict history store of
 `--history TARGET` (store.py: an embedded SQLite file) and what is built from it.
 
 `open_store(target)` is the door (targets.py): a `.jsonl` file stays today's JSON Lines history

@@ -1,5 +1,5 @@
 """`run --openlineage`: one OpenLineage RunEvent per contract run, sent through the `openlineage-python`
-client's own transports (docs/reports.md, "OpenLineage"; DESIGN.md section 10).
+client's own transports (docs/reports.md, "OpenLineage").
 
 The event's input datasets are the contract's models, named as OpenLineage names the data the run read
 (the verdict's `data_sources`). Each carries the `dataQualityAssertions` facet, one assertion per check
@@ -161,7 +161,8 @@ def emit(verdicts: list[Verdict]) -> str:
         from openlineage.client import OpenLineageClient
         from openlineage.client.transport.console import ConsoleTransport
     except ImportError:
-        raise LineageNotConfigured("the openlineage-python client is not installed: pip install 'dc-bridge[openlineage]'") from None
+        raise LineageNotConfigured("the openlineage-python client is not installed: install dc-bridge's `openlineage` extra "
+                                   "(pip install 'dc-bridge[openlineage]'; in a checkout of dc-bridge, pip install -e '.[openlineage]')") from None
     with _quiet_fallback():
         client = OpenLineageClient()
     # the client's last resort when nothing names a transport: printing events, which nobody asked for
