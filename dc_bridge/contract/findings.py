@@ -85,6 +85,9 @@ _CODES = [
     Code("DCB175", "warning", "Quality SQL names a column the model does not declare",
          "Fix the name if it is misspelt (see the \"did you mean\"), or declare the column in the model; if the data does not "
          "have it either, Spark fails the check when it runs."),
+    Code("DCB176", "warning", "Variable default cut at a brace",
+         "A default ends at its first `}` (as POSIX `${NAME:-default}` does) and there is no escape for it: pass the value with "
+         "`--var NAME=VALUE` or the environment, or write the default without braces (`[A-Z][A-Z]` for `[A-Z]{2}`)."),
     Code("DCB180", "error", "Unknown custom engine", "Use `engine: great-expectations` or `engine: soda`."),
     Code("DCB181", "error", "Unknown Great Expectations expectation type", "Use a GX 1.x expectation type such as expect_column_values_to_not_be_null."),
     Code("DCB182", "warning", "camelCase GX argument", "Write GX kwargs in snake_case (min_value, not minValue); dc-bridge maps them for you."),

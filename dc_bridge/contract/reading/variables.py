@@ -68,6 +68,12 @@ def _fill(document: Document, text: str, path: tuple, values: Mapping[str, str],
         name, default = match.group(1).strip(), match.group(2)
         if name.lower() in _RESERVED:
             return match.group(0)
+        if default is not None and "{" in default:  # meant to hold braces: it ended at the first `}`, the rest is text
+            after = text[match.end():]
+            findings.append(Finding(
+                "DCB176", document.file, format_path(path), f"the default of variable `{name}` ends at its first `}}`: it is "
+                f"{default!r}" + (f", and {after!r} after it stays in the value as text" if after else ""), line=document.line_of(path),
+                expected="a default without braces", found=repr(text)))
         if values.get(name):
             return values[name]
         if default is not None:
