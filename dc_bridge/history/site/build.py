@@ -13,6 +13,8 @@ them, as between Windows drives; never a network address).
 
 from __future__ import annotations
 
+import hashlib
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -90,9 +92,11 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -
     out = Path(out)
     (out / "contracts").mkdir(parents=True, exist_ok=True)
     index, written = [], []
-    for contract_id in store.contracts():
+    contracts = store.contracts()
+    names = page_names(contracts)
+    for contract_id in contracts:
         window = store.runs(contract_id, limit=runs)
-        page = Path("contracts") / f"{safe_name(contract_id, 'contract')}.html"
+        page = Path("contracts") / f"{names[contract_id]}.html"
         index.append({"contract_id": contract_id, "latest": window[0], "trend": [r.outcome for r in reversed(window[:TREND])],
                       "href": page.as_posix()})
         for name, text in _contract_pages(store, contract_id, list(reversed(window)), page.name, out / "contracts"):
@@ -100,6 +104,16 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -
             written.append(out / "contracts" / name)
     (out / "index.html").write_text(_templates().get_template("index.html.j2").render(contracts=index), encoding="utf-8")
     return [out / "index.html", *written]
+
+
+def page_names(contract_ids: list[str]) -> dict[str, str]:
+    """contract id -> the file name (without `.html`) of its page: `safe_name`'s, unless another id's is the
+    same but for case (`a b` and `a_b`, `A.b` and `a.b`; one would replace the other's page, on a file system
+    that ignores case too): then each of them ends in a hash of its id."""
+    names = {contract_id: safe_name(contract_id, "contract") for contract_id in contract_ids}
+    shared = Counter(name.casefold() for name in names.values())
+    return {contract_id: f"{name}-{hashlib.sha256(contract_id.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+            if shared[name.casefold()] > 1 else name for contract_id, name in names.items()}
 
 
 def _contract_pages(store: HistoryStore, contract_id: str, window: list[StoredRun], first: str,

@@ -13,6 +13,11 @@ _STANDALONE = re.compile(r'<\?xml[^>]*>\s*|<!DOCTYPE[^>]*>\s*|\s+xmlns(:\w+)?="[
 _MARKERS = {"passed": ("#2e7d32", "o"), "warning": ("#ef6c00", "s"), "failed": ("#c62828", "X"), "error": ("#6a1b9a", "X")}
 
 
+def _as_text(title: str) -> str:
+    """A title matplotlib draws as written: a pair of `$` would start its math mode (a column `pri$ce$`)."""
+    return title.replace("$", r"\$")
+
+
 def observed_svg(title: str, points: list[tuple[str, float, str]]) -> str:
     """An inline SVG line chart of (run time, observed, outcome), oldest first."""
     from matplotlib import rc_context
@@ -28,7 +33,7 @@ def observed_svg(title: str, points: list[tuple[str, float, str]]) -> str:
             chosen = [(x, value) for x, (_, value, seen) in zip(positions, points) if seen == outcome]
             if chosen:
                 axes.scatter(*zip(*chosen), color=colour, marker=marker, s=14, zorder=3, label=outcome)
-        axes.set_title(title, fontsize=7, loc="left")
+        axes.set_title(_as_text(title), fontsize=7, loc="left")
         axes.set_xticks([positions[0], positions[-1]], [points[0][0][:10], points[-1][0][:10]])
         axes.spines[["top", "right"]].set_visible(False)
         figure.tight_layout(pad=0.3, rect=(0.025, 0, 1, 1))  # room for tick labels in a browser font wider than DejaVu
