@@ -139,11 +139,17 @@ class Chromium:
         self._drain(settle)
         requests = [e["params"]["request"]["url"] for e in self._events if e["method"] == "Network.requestWillBeSent"
                     and e.get("sessionId") == self._session and not e["params"]["request"]["url"].startswith(LOCAL_SCHEMES)]
-        dom = self._call("Runtime.evaluate", session=True, expression="document.documentElement.outerHTML", returnByValue=True)
+        dom = self.evaluate("document.documentElement.outerHTML")
         if screenshot is not None:
             shot = self._call("Page.captureScreenshot", session=True, format="png", captureBeyondViewport=True)
             screenshot.write_bytes(base64.b64decode(shot["data"]))
-        return Opened(dom["result"]["value"], requests)
+        return Opened(dom, requests)
+
+    def evaluate(self, expression: str):
+        """The value of a JavaScript expression in the open page (JSON-like values come back as they are):
+        what the page means to its reader (computed styles, fonts in use), which no screenshot's pixels say
+        the same way on every machine."""
+        return self._call("Runtime.evaluate", session=True, expression=expression, returnByValue=True)["result"].get("value")
 
     def close(self) -> None:
         try:
