@@ -431,3 +431,22 @@ def test_every_option_a_command_names_is_one_it_has():
                 if option not in options[owner]:
                     wrong.append(f"{' '.join(path)}: {option} ({text[:80]!r})")
     assert len(commands) > 10 and wrong == []
+
+
+def test_out_is_never_an_input_nor_inside_a_data_folder(tmp_path):
+    """paths.py's rule for init's --out, before Spark starts: not the data file (with --overwrite it replaced the data),
+    not a file inside the data folder read (the next read of the folder would read the contract as data), not the
+    --merge contract; nothing is written or changed."""
+    data = tmp_path / "orders"
+    data.mkdir()
+    (data / "a.csv").write_text("id\n1\n")
+    (tmp_path / "explicit.yaml").write_text(SENSITIVE, encoding="utf-8")
+    cases = {str(data / "a.csv"): ("--from", str(data / "a.csv")), str(data / "contract.yaml"): ("--from", f"{data}:csv"),
+             str(tmp_path / "explicit.yaml"): ("--merge", str(tmp_path / "explicit.yaml"))}
+    for out, (option, value) in cases.items():
+        extra = ["--from", str(data / "a.csv")] if option == "--merge" else []
+        result = invoke("init", option, value, *extra, "--out", out, "--overwrite")
+        assert result.exit_code == 2, result.output
+        assert f"--out {out} " in result.output and "nothing was written" in result.output, result.output
+    assert sorted(p.name for p in data.iterdir()) == ["a.csv"] and (data / "a.csv").read_text() == "id\n1\n"
+    assert (tmp_path / "explicit.yaml").read_text(encoding="utf-8") == SENSITIVE

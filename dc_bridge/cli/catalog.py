@@ -425,6 +425,7 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
     """
     import yaml
 
+    from dc_bridge.cli.outputs import Input, check_file, write_text
     from dc_bridge.contract.lint import lint_file
     from dc_bridge.generate import contract_document
     from dc_bridge.generate.merge import lost_keys, merge
@@ -434,9 +435,6 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
 
     if Path(out).exists() and not overwrite:
         click.echo(f"dc-bridge init: {out} exists; nothing was written (add --overwrite to replace it)", err=True)
-        sys.exit(EXIT_UNREADABLE)
-    if explicit and Path(explicit).resolve() == Path(out).resolve():
-        click.echo(f"dc-bridge init: --out {out} is the --merge contract; write the result to another file", err=True)
         sys.exit(EXIT_UNREADABLE)
     spec = catalog_spec or (config.current().catalog if (config.current().catalog or "").startswith("iceberg") else None) or "iceberg"
     try:
@@ -450,6 +448,10 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
             raise click.BadParameter(f"--catalog {spec}: init's --catalog is the Iceberg catalog of iceberg: sources; "
                                      f"a Spark catalog table is --from table:DB.TABLE (with --master and --conf for its session)")
         parsed = [parse_source(source) for source in sources]
+        # --out is never an input, nor inside a data folder, nor around one (paths.py's rule), checked before Spark starts
+        check_file("--out", out, [Input(source.location.path, f"the data of --from {source.spec}", glob=any(ch in source.location.path for ch in "*?["))
+                                  for source in parsed if source.kind == "path"] + ([Input(explicit, "the --merge contract")] if explicit else []),
+                   written="the contract", create=False)
         models = [source.model for source in parsed]
         if len(set(models)) != len(models):
             raise DataError(f"two sources would be the same model ({', '.join(models)}); give each its own table or file name")
@@ -495,7 +497,7 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
         assert not missing, f"the merge lost {missing}"  # merge.py keeps every explicit key by construction
         document = result
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
+    write_text("--out", out, yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120))
     fields = sum(len(model.get("properties", [])) for model in document.get("schema", []))
     proposed = sum(1 for model in document.get("schema", []) for prop in model.get("properties", [])
                    for rule in prop.get("quality", []) if "proposed" in (rule.get("tags") or []))
