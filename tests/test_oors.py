@@ -113,6 +113,20 @@ def test_dcs_run_as_oors(tmp_path):
         assert _element(document, path) is not None, path
 
 
+def test_relates_to_keeps_hostile_names_one_step_each():
+    """Names with dots (a DCS field `e.mail`, split with its source path), slashes, tildes, quotes and unicode
+    are one step each, escaped as a JSON Pointer's steps, and lead back to their element."""
+    document = {"models": {"or.ders": {"fields": {"e.mail": {"quality": [{}]}, "a/b~c": {}, "naïve \"x\"": {}}}},
+                "schema": [{"name": "t/1", "properties": [{"name": "p.q", "quality": [{"id": "r~1"}]}]}]}
+    assert relates_to("models.or.ders.fields.e.mail.quality[0]", document) == "models/or.ders/fields/e.mail/quality/0"
+    assert relates_to("models.or.ders.fields.a/b~c", document) == "models/or.ders/fields/a~1b~0c"
+    assert relates_to('models.or.ders.fields.naïve "x"', document) == 'models/or.ders/fields/naïve "x"'
+    path = relates_to("schema[0].properties[0].quality[0]", document)
+    assert path == "schema/t~11/properties/p.q/quality/r~01"
+    steps = [step.replace("~1", "/").replace("~0", "~") for step in path.split("/")]
+    assert steps == ["schema", "t/1", "properties", "p.q", "quality", "r~1"]
+
+
 def test_relates_to_is_a_path_of_names_else_indices():
     assert relates_to("schema[1].properties[0].quality[2]", {"schema": [{"name": "a"}, {"name": "b", "properties": [
         {"name": "x", "quality": [{}, {}, {"id": "q"}]}]}]}) == "schema/b/properties/x/quality/q"

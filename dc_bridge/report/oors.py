@@ -87,18 +87,28 @@ def _standard(document: Any) -> str | None:
 def relates_to(path: str, document: Any) -> str:
     """A source path (`schema[2].properties[4].quality[0]`) as OORS's path of names
     (`schema/products/properties/unit_price/quality/price_positive`): a list element by its `id`, else
-    its `name`, else its index; a mapping's key as it is."""
+    its `name`, else its index; a mapping's key as it is. Each step is escaped as a JSON Pointer's
+    (RFC 6901: `~` as `~0`, `/` as `~1`), so a name holding `/` stays one step."""
     steps, node = [], document
-    for key, index in PATH_STEP.findall(path):
+    tokens = PATH_STEP.findall(path)
+    i = 0
+    while i < len(tokens):
+        key, index = tokens[i]
         if key:
+            # a key that holds dots (a DCS field `e.mail`) was split with the path: the longest run of keys the node has
+            run = next((j for j in range(len(tokens), i, -1) if all(k for k, _ in tokens[i:j])
+                        and isinstance(node, dict) and ".".join(k for k, _ in tokens[i:j]) in node), i + 1)
+            key = ".".join(k for k, _ in tokens[i:run])
             steps.append(key)
             node = node.get(key) if isinstance(node, dict) else None
-        else:
-            item = node[int(index)] if isinstance(node, list) and int(index) < len(node) else None
-            named = item.get("id") or item.get("name") if isinstance(item, dict) else None
-            steps.append(str(named) if isinstance(named, (str, int)) else index)
-            node = item
-    return "/".join(steps)
+            i = run
+            continue
+        item = node[int(index)] if isinstance(node, list) and int(index) < len(node) else None
+        named = item.get("id") or item.get("name") if isinstance(item, dict) else None
+        steps.append(str(named) if isinstance(named, (str, int)) else index)
+        node = item
+        i += 1
+    return "/".join(step.replace("~", "~0").replace("/", "~1") for step in steps)
 
 
 def _threshold(threshold: Threshold | None) -> dict[str, Any] | None:
