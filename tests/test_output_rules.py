@@ -24,6 +24,7 @@ CONTRACTS = ROOT / "contracts"
 
 EQUAL, INSIDE, AROUND, SAME_OUTPUT, NESTED_OUTPUT = "equal to an input", "inside an input folder", "around an input", \
     "equal to another output", "nested in another output"
+FOREIGN = "another program's file where it writes"  # an index.html in the folder that is not the writer's own
 
 
 def project(root: Path) -> dict[str, Path]:
@@ -87,6 +88,7 @@ CLI = {
                  "is or lies in"),
         NESTED_OUTPUT: (lambda r: run(r, "--data-docs", r / "site", "--output-file", r / "site" / "expectations" / "v.json",
                                       "--output", "json"), "lies inside --data-docs"),
+        FOREIGN: (lambda r: run(r, "--data-docs", r / "web"), "is not a Data Docs site's index"),
     },
     "compile --out": {
         EQUAL: (lambda r: ["compile", r / "c" / "orders.yaml", "--out", r / "c" / "orders.yaml"], CLICK_FILE),
@@ -110,6 +112,7 @@ CLI = {
     },
     "site --out": {
         AROUND: (lambda r: ["site", "--history", r / "site" / "index.html", "--out", r / "site"], "is or lies in"),
+        FOREIGN: (lambda r: ["site", "--history", r / "site" / "index.html", "--out", r / "web"], "is not a page of a dc-bridge site"),
     },
 }
 CELLS = [(writer, relation) for writer, relations in CLI.items() for relation in relations]
@@ -124,6 +127,8 @@ def fingerprint(root: Path) -> dict[str, str]:
 def test_every_writer_refuses_every_clash_and_leaves_the_inputs_as_they_were(spark, tmp_path, writer, relation):
     """`spark`: should a refusal not come, the run goes on in the tests' one session (and the cell fails)."""
     project(tmp_path)
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "index.html").write_text("<title>the team's own page</title>", encoding="utf-8")
     if writer == "site --out":  # the store the site reads, where the site writes its index
         (tmp_path / "site").mkdir()
         from dc_bridge.history import open_store

@@ -389,6 +389,8 @@ def contract_files(arguments: tuple[str, ...]) -> list[str]:
 
 # what GX writes in a Data Docs folder: a contract file there would be replaced
 DATA_DOCS_OWNED = ("index.html", "static", "expectations", "validations")
+# what GX's index page of Data Docs holds (its index_page.j2's title): an index.html without it is another program's
+DATA_DOCS_MARK = "created by Great Expectations"
 
 
 def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, output_file: str | None, data_docs: str | None,
@@ -422,6 +424,7 @@ def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, ou
     for create in (False, True):  # every refusal before any folder is created
         if data_docs:
             outputs.check_folder("--data-docs", data_docs, inputs, owned=DATA_DOCS_OWNED, create=create)
+            outputs.check_not_foreign("--data-docs", Path(data_docs) / "index.html", DATA_DOCS_MARK, "a Data Docs site's index")
         if output_file:
             outputs.check_file("--output-file", output_file, inputs, create=create)
         if history:

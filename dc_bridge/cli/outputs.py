@@ -149,6 +149,14 @@ def check_apart(outputs: Sequence[tuple[str, str, Sequence[str] | None]]) -> Non
                             f"nothing was written. Give each output a path of its own, apart from the others.")
 
 
+def check_not_foreign(option: str, file: Path, mark: str, what: str) -> None:
+    """Refuse to replace an existing `file` that does not hold `mark` (what the program writing it puts in
+    its first lines): another program's file, replaced only when the user moves it."""
+    if file.is_file() and mark not in file.read_text(encoding="utf-8", errors="replace")[:4096]:
+        raise OutputRefused(f"{option}: {file} is not {what}, and this command would replace it; nothing was written. "
+                            f"Choose another folder, or move the file.")
+
+
 def _make_folder(option: str, folder: Path, label: str, create: bool) -> None:
     existing = next((p for p in [folder, *folder.parents] if p.exists()), Path("."))
     if not existing.is_dir():

@@ -85,6 +85,14 @@ def _templates() -> Environment:
 
 # what the site writes in its folder: anything else there is left alone
 OWNED = ("index.html", "contracts")
+# how a page the site wrote begins its title (index.html.j2, contract.html.j2): a page without it is another program's
+SITE_MARK = "<title>dc-bridge: "
+
+
+def site_pages(out: str | Path) -> list[Path]:
+    """The files in `out` at the names the site writes (index.html, contracts/*.html) that are there already."""
+    out = Path(out)
+    return [page for page in [out / "index.html", *sorted((out / "contracts").glob("*.html"))] if page.is_file()]
 
 
 def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -> list[Path]:
