@@ -6,11 +6,12 @@ checkpoints and Soda scans run outside dc-bridge into the same Verdict.
 `dc_bridge.split(contract, model, df, where=None, frames=None) -> (valid, quarantined, verdict)` enforces
 a contract inside a pipeline, `dc_bridge.streaming.guard(contract, model, sink=..., log=...)` on each
 micro-batch of a stream (docs/enforcing.md).
+`dc_bridge.metrics(verdict, push=URL, file=PATH)` publishes a verdict as Prometheus metrics (docs/monitoring.md).
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["run", "split", "streaming", "fold_gx", "fold_soda", "__version__"]
+__all__ = ["run", "split", "streaming", "fold_gx", "fold_soda", "metrics", "__version__"]
 
 
 def __getattr__(name: str):
@@ -27,6 +28,10 @@ def __getattr__(name: str):
         from dc_bridge.enforce import streaming
 
         return streaming
+    if name == "metrics":
+        from dc_bridge.report.prometheus import metrics
+
+        return metrics
     if name in ("fold_gx", "fold_soda"):
         from dc_bridge.integrations import fold
 

@@ -208,6 +208,13 @@ class _TimeLimit(click.ParamType):
               help="Also send one OpenLineage RunEvent per contract (data quality assertions and metrics on its datasets) "
                    "through the transport OpenLineage's own configuration names (openlineage.yml, OPENLINEAGE_URL, ...); "
                    "without one, nothing is sent (docs/reports.md).")
+@click.option("--metrics-push", metavar="URL",
+              help="Also push each contract's metrics to the Prometheus Pushgateway at URL (http or https), one group per "
+                   "contract (job=dc-bridge, contract=ID) replaced by each run; an unreachable gateway is a warning, the "
+                   "verdict stands (docs/monitoring.md).")
+@click.option("--metrics-file", type=click.Path(dir_okay=False), metavar="PATH",
+              help="Also write the contracts' metrics to PATH for node_exporter's textfile collector (name it *.prom), "
+                   "replaced whole by each run (docs/monitoring.md).")
 @click.option("--explain", is_flag=True,
               help="Also print the run's phases (read, lint, plan, data, translate, each engine per model, fold, ...) "
                    "and how long each took.")
@@ -222,8 +229,8 @@ class _TimeLimit(click.ParamType):
               help="With --quarantine: the format both outputs are written in.")
 @click.option("--overwrite", is_flag=True, help="With --quarantine: replace outputs that exist (only once the new ones are complete).")
 def run_command(contracts, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
-                data_docs, timeout, side_by_side, cache, history, openlineage, explain, quarantine_path, valid_output, split_model,
-                split_format, overwrite, variables) -> None:
+                data_docs, timeout, side_by_side, cache, history, openlineage, metrics_push, metrics_file, explain, quarantine_path,
+                valid_output, split_model, split_format, overwrite, variables) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
 
     Several contracts (files, or globs in quotes) are checked one after the other in one process and
@@ -246,6 +253,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     from dc_bridge.runner.data import DataError, parse_data_option
     from dc_bridge.history import is_table, open_history
     from dc_bridge.runner.options import RunOptions
+    from dc_bridge.report.prometheus import Targets
     from dc_bridge.verdict import Verdict
 
     console = report_console(stderr=output_format != "console" and not output_file)
@@ -259,6 +267,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
                                    f"that needs {option} on its own.")
         data = dict(parse_data_option(option, Path(files[0]).parent) for option in data_options)
         conf = conf_pairs(conf_options)
+        metrics = Targets(push=metrics_push, file=metrics_file)  # a malformed URL or unwritable file: exit 2 before anything runs
         # each contract is read once, here: before Spark starts, a report or site that would replace one of
         # the files it reads, or could not be written after the run, stops the command; the run lints what was read
         reads = [read_contract(file, variables) for file in files]
@@ -272,7 +281,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         files, reads = [file for file, _ in kept], [read for _, read in kept]
         several = len(files) > 1
         for file, read in zip(files, reads):
-            _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs, history)
+            _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs, history,
+                               metrics_file)
         split = quarantine.requested(files, reads[0], quarantine=quarantine_path, valid_output=valid_output, model=split_model,
                                      split_format=split_format, overwrite=overwrite, data=data, server=server, data_docs=data_docs,
                                      history=history)
@@ -333,6 +343,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         _print_console(shown, report_console(stderr=True), fail_on)
     if openlineage:
         _send_lineage(verdicts)
+    if metrics:
+        _send_metrics(verdicts, metrics)
     if explain:  # where the console report went; beside a JSON, JUnit or HTML report on stdout, to stderr
         verdict_formats.print_phases(verdicts, console if output_format == "console" else report_console(stderr=True),
                                      report_seconds=time.perf_counter() - began)
@@ -358,6 +370,14 @@ def _send_lineage(verdicts) -> None:
         click.echo(f"openlineage: {exc}", err=True)
     except Exception as exc:  # the transport's own failure (no server, refused, timeout): the run's verdict stands
         click.echo(f"openlineage: the event could not be sent: {type(exc).__name__}: {exc}", err=True)
+
+
+def _send_metrics(verdicts, targets) -> None:
+    """`--metrics-push`, `--metrics-file`: what could not be published, as warnings on standard error; never the exit code."""
+    from dc_bridge.report.prometheus import publish
+
+    for problem in publish(verdicts, targets):
+        click.echo(f"metrics: warning: {problem}", err=True)
 
 
 def _print_console(shown, console, fail_on: str) -> None:
@@ -394,9 +414,9 @@ DATA_DOCS_MARK = "created by Great Expectations"
 
 
 def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, output_file: str | None, data_docs: str | None,
-                       history: str | None = None) -> None:
-    """The checks of outputs.py for `run`'s --output-file, --data-docs and --history (appended to: an
-    output too), and the suite names a Data Docs site stores; `loaded`: the contract's LoadResult as the run read it."""
+                       history: str | None = None, metrics_file: str | None = None) -> None:
+    """The checks of outputs.py for `run`'s --output-file, --data-docs, --history (appended to: an
+    output too) and --metrics-file, and the suite names a Data Docs site stores; `loaded`: the contract's LoadResult as the run read it."""
     from pathlib import Path
 
     from dc_bridge.engines.gx import suite_name, unstorable
@@ -404,7 +424,7 @@ def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, ou
     from dc_bridge.history import is_table
 
     history = None if history and is_table(history) else history  # a catalog table is no file a report could replace
-    if not output_file and not data_docs and not history:
+    if not output_file and not data_docs and not history and not metrics_file:
         return
     if output_file and history and outputs.same_path(output_file, history):
         raise outputs.OutputRefused(f"--output-file {output_file} is also the --history file, which the report would replace; "
@@ -412,7 +432,8 @@ def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, ou
     if output_file and data_docs and outputs.same_path(output_file, data_docs):
         raise outputs.OutputRefused(f"--output-file {output_file} is also the --data-docs folder; nothing was written. "
                                     f"Give the report a file of its own, e.g. {Path(data_docs) / 'report.html'}.")
-    outputs.check_apart([("--output-file", output_file, None), ("--data-docs", data_docs, DATA_DOCS_OWNED), ("--history", history, None)])
+    outputs.check_apart([("--output-file", output_file, None), ("--data-docs", data_docs, DATA_DOCS_OWNED), ("--history", history, None),
+                         ("--metrics-file", metrics_file, None)])
     inputs = outputs.contract_inputs(contract, loaded)
     if loaded.contract is not None:
         inputs += outputs.data_inputs(loaded.contract, data, server)
@@ -430,6 +451,9 @@ def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, ou
         if history:
             outputs.check_file("--history", history, inputs, written="the run history", create=create,
                                fix="Name a file of its own for the history, e.g. history.jsonl.")
+        if metrics_file:
+            outputs.check_file("--metrics-file", metrics_file, inputs, written="the metrics", create=create,
+                               fix="Name a file of its own for the metrics, e.g. dc-bridge.prom.")
 
 
 

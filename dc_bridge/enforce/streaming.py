@@ -31,6 +31,7 @@ from dc_bridge.contract.model import Contract
 from dc_bridge.enforce.outputs import read_paths
 from dc_bridge.enforce.split import ENGINE_NAME, VIOLATIONS_COLUMN, chosen_engines, prepare, split
 from dc_bridge.paths import Place, clash
+from dc_bridge.report.prometheus import Targets, publish, warn_unpublished
 
 OnFailure = Literal["stop", "quarantine", "continue"]
 ON_FAILURE = ("stop", "quarantine", "continue")
@@ -45,19 +46,24 @@ class GuardStopped(RuntimeError):
 
 def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, on_failure: OnFailure = "stop",
           quarantine: str | None = None, frames: dict | None = None, format: str = "parquet",
-          vars: dict[str, str] | None = None, engines: tuple[str, ...] | list[str] = (ENGINE_NAME,)) -> Callable[[Any, int], None]:
+          vars: dict[str, str] | None = None, engines: tuple[str, ...] | list[str] = (ENGINE_NAME,),
+          metrics_push: str | None = None, metrics_file: str | None = None) -> Callable[[Any, int], None]:
     """The `foreachBatch` function that judges each micro-batch of `model` and writes it to `sink`
     (a folder, in `format`), its quarantined rows to `quarantine` (with `on_failure="quarantine"`),
     and its verdict as one JSON line to `log`. `frames`: DataFrames of the models foreign keys reference.
-    `engines`: whose results judge each batch (`split`'s `engines`: the native engine unless given)."""
+    `engines`: whose results judge each batch (`split`'s `engines`: the native engine unless given).
+    `metrics_push`, `metrics_file`: each batch's verdict as Prometheus metrics (report/prometheus.py), replacing the
+    previous batch's; what cannot be published is a `MetricsWarning`, never a stopped query."""
     engines = chosen_engines(engines)
+    metrics = Targets(push=metrics_push, file=metrics_file, words=("metrics_push=", "metrics_file="))
     if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure={on_failure!r}: choose one of {', '.join(ON_FAILURE)}")
     if on_failure == "quarantine" and quarantine is None:
         raise ValueError("on_failure='quarantine' needs quarantine=PATH, where the violating rows go")
     if Path(log).exists() and not Path(log).is_file():
         raise ValueError(f"log={log!r} is not a file")
-    written = [Place(str(path), f"{name}={str(path)!r}") for name, path in (("sink", sink), ("quarantine", quarantine), ("log", log)) if path]
+    written = [Place(str(path), f"{name}={str(path)!r}") for name, path in (("sink", sink), ("quarantine", quarantine), ("log", log),
+                                                                             ("metrics_file", metrics_file)) if path]
     _refuse_clash(written)
 
     # batch id -> its last record's action and failing checks: the log is read once, on the first batch
@@ -93,6 +99,8 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
             failing = [c.check_id for c in result.verdict.checks() if c.outcome in FAILING]
             record = {"batch_id": int(batch_id), "outcome": result.verdict.outcome, "failing": failing, "rows": result.rows,
                       "verdict": result.verdict.model_dump(mode="json")}
+            if metrics:  # the batch's verdict, whatever happens to its rows next
+                warn_unpublished(publish(result.verdict, metrics))
             if on_failure == "stop" and failing:
                 append({**record, "action": "stopped"})
                 raise GuardStopped(_stopped_message(batch_id, failing))

@@ -28,6 +28,7 @@ from dc_bridge.contract.sql import view_name
 from dc_bridge.engines.columns import absent_references, exact_ranges, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
+from dc_bridge.report.prometheus import Targets, publish, warn_unpublished
 from dc_bridge.runner.data import (
     SMALL_DATA_BYTES, DataError, DataLocation, UnreadModel, embedded, get_session, jvm_of, local_bytes, model_sources,
     source_dataframe,
@@ -53,7 +54,8 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         master: str | None = None, conf: dict[str, str] | None = None, samples: bool = True,
         progress: Callable[[str], None] | None = None, data_docs: str | Path | None = None,
         timeout: float | None = DEFAULT_SECONDS, side_by_side: bool = True, cache: bool = False,
-        vars: dict[str, str] | None = None, history: str | Path | None = None, now: datetime | None = None) -> Verdict:
+        vars: dict[str, str] | None = None, history: str | Path | None = None, now: datetime | None = None,
+        metrics_push: str | None = None, metrics_file: str | Path | None = None) -> Verdict:
     """Check `contract` on Spark with the selected engines and return the verdict.
 
     `dataframes` maps model names to DataFrames the caller already has; other models are read from
@@ -78,11 +80,18 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     `now`: the run's one clock (default: when the call starts; naive is UTC): every engine judges freshness
     and retention against it, samples and history use it, and the verdict records it as `started_at`.
     The verdict's `phases` say how long each step of the run took (runner/phases.py).
+    `metrics_push`, `metrics_file`: a Pushgateway URL and a textfile collector's file the verdict's Prometheus
+    metrics go to (report/prometheus.py, docs/monitoring.md), checked before the run (a MetricsError, a ValueError);
+    what cannot be published after it is a `MetricsWarning`, and the verdict is returned all the same.
     """
+    metrics = Targets(push=metrics_push, file=metrics_file, words=("metrics_push=", "metrics_file="))
     options = RunOptions(engines=tuple(engines), server=server, data=data or {}, where=where, master=master, conf=conf,
                          samples=samples, data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
                          vars=vars or {}, history=history, progress=progress, now=now)
-    return check(contract, options, dataframes=dataframes, spark=spark)
+    verdict = check(contract, options, dataframes=dataframes, spark=spark)
+    if metrics:
+        warn_unpublished(publish(verdict, metrics))
+    return verdict
 
 
 @dataclass(frozen=True)

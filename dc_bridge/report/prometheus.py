@@ -1,0 +1,259 @@
+"""Prometheus metrics of a verdict (docs/monitoring.md): pushed to a Pushgateway (`run --metrics-push URL`)
+or written for node_exporter's textfile collector (`run --metrics-file PATH`), through the official
+`prometheus-client` library, which writes the exposition and escapes every label value.
+
+Every family is a gauge: a run is a batch job, and what it reports is the state it found, not a count
+that grows (so no family ends in `_total`). Labels are identifiers the contract declares (contract id and
+version, model, check id, kind, severity, outcome, engine, SLO id): never a data value, a reason or a
+description. A contract whose metrics would exceed `SERIES_LIMIT` series publishes none (`TooManySeries`).
+
+Pushgateway: one group per contract (`job="dc-bridge"`, `contract=<id>`), pushed with PUT, so runs of
+different contracts never overwrite each other and a contract's run replaces its previous push whole
+(a check that no longer exists disappears). The textfile is written to a temporary file in the same
+folder and renamed over the target, so a scrape never reads half a file.
+
+Where a target cannot be reached or written after the run, nothing changes the verdict or the exit code:
+`publish` returns what was not published, for the caller to warn about.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Iterable
+from urllib.parse import urlsplit
+
+from dc_bridge.outcomes import ALL
+from dc_bridge.verdict import CheckVerdict, Verdict
+
+JOB = "dc-bridge"
+# series one contract's metrics may hold: a check is 6 outcome series and up to 2 numbers, so about 1,200 checks;
+# Prometheus' own guidance is to keep a target's series in the thousands, and a Pushgateway keeps every group in memory
+SERIES_LIMIT = 10_000
+# seconds one push may take before it counts as unreachable
+PUSH_TIMEOUT = 10.0
+_SCHEMES = ("http", "https")
+
+# the unit a check's observed number is in (CheckVerdict.unit) -> (family, its help, the factor to Prometheus' base unit)
+OBSERVED = {
+    "rows": ("dc_bridge_check_observed_rows", "The number a check counted, in rows (violating rows, or a row count).", 1.0),
+    "percent": ("dc_bridge_check_observed_ratio", "The share a check measured (violating rows of all rows, passing runs), 0 to 1.", 0.01),
+    "seconds": ("dc_bridge_check_observed_seconds", "The duration a check measured (freshness: age of the newest row).", 1.0),
+    None: ("dc_bridge_check_observed_value", "The value a check measured, in the contract's own unit (a SQL metric).", 1.0),
+}
+# the kinds whose observed number is a model's rows (the registry's dataset metric, as OpenLineage reads it)
+ROW_COUNT_METRIC = "rowCount"
+CONTRACT = ("contract", "version")
+CHECK = (*CONTRACT, "model", "check", "kind", "severity")
+
+
+class MetricsWarning(UserWarning):
+    """Metrics the Python API could not publish after a run (`warn_unpublished`); the verdict stands."""
+
+
+def warn_unpublished(problems: list[str]) -> None:
+    import warnings
+
+    for problem in problems:
+        warnings.warn(problem, MetricsWarning, stacklevel=3)
+
+
+class MetricsError(ValueError):
+    """A metrics target that is bad input (a malformed URL, a path that cannot be written): refused before the run."""
+
+
+class TooManySeries(MetricsError):
+    """A contract whose metrics would exceed SERIES_LIMIT series; none of them was published."""
+
+
+@dataclass(frozen=True)
+class Targets:
+    """Where a run's metrics go, checked when made: `push` a Pushgateway's URL, `file` a textfile collector's file."""
+    push: str | None = None
+    file: str | Path | None = None
+    # how messages name the two: the command line's options, or the Python API's keywords
+    words: tuple[str, str] = ("--metrics-push", "--metrics-file")
+
+    def __post_init__(self) -> None:
+        if self.push is not None:
+            check_push_url(self.push, self.words[0])
+        if self.file is not None:
+            check_file_path(self.file, self.words[1])
+
+    def __bool__(self) -> bool:
+        return self.push is not None or self.file is not None
+
+
+def check_push_url(url: str, option: str = "--metrics-push") -> None:
+    """A Pushgateway URL as prometheus-client's push takes it: http or https, a host, no query or fragment."""
+    fix = "give the Pushgateway's address, e.g. http://pushgateway:9091"
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises on a port that is not a number from 0 to 65535
+    except ValueError as exc:
+        raise MetricsError(f"{option} {url!r} is not a URL ({exc}); {fix}") from None
+    problem = ("its scheme is not http or https" if parts.scheme not in _SCHEMES else
+               "it names no host" if not parts.hostname else
+               "it has a query or fragment" if parts.query or parts.fragment else
+               "its port is 0" if port == 0 else
+               "it holds a space or control character" if any(ch.isspace() or ord(ch) < 32 for ch in url) else None)
+    if problem:
+        raise MetricsError(f"{option} {url!r}: {problem}; {fix}")
+
+
+def check_file_path(path: str | Path, option: str = "--metrics-file") -> None:
+    """A file the metrics can be written to: not a folder, in a folder that exists (or can be made) and is writable."""
+    import os
+
+    target = Path(path)
+    if target.is_dir():
+        raise MetricsError(f"{option} {path} is a folder; name a file, e.g. {target / 'dc-bridge.prom'}")
+    existing = next((p for p in target.absolute().parents if p.exists()), None)
+    if existing is None or not existing.is_dir():
+        raise MetricsError(f"{option} {path}: its folder cannot be created ({existing} is a file); name a file in a folder")
+    if not os.access(existing, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise MetricsError(f"{option} {path} cannot be written (permission denied); name a file in a folder you can write to")
+
+
+def _timestamp(verdict: Verdict) -> float | None:
+    return datetime.fromisoformat(verdict.started_at).timestamp() if verdict.started_at else None
+
+
+def _finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)
+
+
+def _freshness_limit(check: CheckVerdict) -> float | None:
+    """A freshness check's limit in seconds: the bound of its `<=` or `<` threshold."""
+    threshold = check.threshold
+    return float(threshold.value) if threshold is not None and threshold.operator in ("<", "<=") and threshold.value is not None else None
+
+
+def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
+    """The metrics of `verdicts` in one prometheus-client registry; TooManySeries when one contract's exceed `limit`."""
+    from prometheus_client import CollectorRegistry, Gauge
+
+    from dc_bridge.plan.checks import KINDS
+
+    reg = CollectorRegistry()
+
+    def gauge(name: str, help: str, labels: tuple[str, ...]):
+        return Gauge(name, help, labels, registry=reg)
+
+    contract_outcome = gauge("dc_bridge_contract_outcome", "1 for the outcome of the contract's last run, 0 for the others.", (*CONTRACT, "outcome"))
+    contract_checks = gauge("dc_bridge_contract_checks", "The checks of the contract's last run, by outcome.", (*CONTRACT, "outcome"))
+    run_seconds = gauge("dc_bridge_run_duration_seconds", "How long the contract's last run took.", CONTRACT)
+    run_at = gauge("dc_bridge_run_timestamp_seconds", "When the contract's last run started (its clock), in Unix time.", CONTRACT)
+    passed_at = gauge("dc_bridge_last_success_timestamp_seconds",
+                      "When the contract's last passing run (outcome passed or warning) started, in Unix time: written by passing runs only.", CONTRACT)
+    engine_seconds = gauge("dc_bridge_engine_duration_seconds", "How long each engine took in the contract's last run.", (*CONTRACT, "engine"))
+    engine_error = gauge("dc_bridge_engine_error", "1 when the engine failed as a whole in the contract's last run, else 0.", (*CONTRACT, "engine"))
+    model_rows = gauge("dc_bridge_model_rows", "A model's rows, where the last run counted them (a row count check).", (*CONTRACT, "model"))
+    check_outcome = gauge("dc_bridge_check_outcome", "1 for the outcome of the check in the contract's last run, 0 for the others.", (*CHECK, "outcome"))
+    observed = {unit: gauge(name, help, CHECK) for unit, (name, help, _) in OBSERVED.items()}
+    age = gauge("dc_bridge_freshness_age_seconds", "The age of a model's newest timestamp when its freshness check ran.", (*CONTRACT, "model", "check"))
+    age_limit = gauge("dc_bridge_freshness_limit_seconds", "The age a freshness check allows (its SLA).", (*CONTRACT, "model", "check"))
+    slo_value = gauge("dc_bridge_slo_ratio", "An ODCS dataQuality SLO's value: the share of its rules' evaluations that passed, 0 to 1.",
+                      (*CONTRACT, "slo"))
+    slo_target = gauge("dc_bridge_slo_target_ratio", "An ODCS dataQuality SLO's target, 0 to 1.", (*CONTRACT, "slo"))
+
+    for verdict in verdicts:
+        before = _series(reg)
+        contract = {"contract": verdict.contract_id, "version": verdict.contract_version}
+        for outcome in ALL:
+            contract_outcome.labels(**contract, outcome=outcome).set(int(verdict.outcome == outcome))
+            contract_checks.labels(**contract, outcome=outcome).set(verdict.counts.get(outcome, 0))
+        if _finite(verdict.seconds):
+            run_seconds.labels(**contract).set(verdict.seconds)
+        started = _timestamp(verdict)
+        if started is not None:
+            run_at.labels(**contract).set(started)
+            if verdict.exit_code() == 0:
+                passed_at.labels(**contract).set(started)
+        for engine in verdict.engines:
+            if engine in verdict.engine_seconds:
+                engine_seconds.labels(**contract, engine=engine).set(verdict.engine_seconds[engine])
+            engine_error.labels(**contract, engine=engine).set(int(engine in verdict.engine_errors))
+        for check in verdict.checks():
+            labels = {**contract, "model": check.model, "check": check.check_id, "kind": check.kind, "severity": check.severity}
+            for outcome in ALL:
+                check_outcome.labels(**labels, outcome=outcome).set(int(check.outcome == outcome))
+            if not _finite(check.observed):
+                continue
+            observed[check.unit if check.unit in OBSERVED else None].labels(**labels).set(check.observed * OBSERVED.get(check.unit, OBSERVED[None])[2])
+            kind = KINDS.get(check.kind)
+            if kind is not None and kind.dataset_metric == ROW_COUNT_METRIC:
+                model_rows.labels(**contract, model=check.model).set(check.observed)
+            if check.kind == "freshness":
+                age.labels(**contract, model=check.model, check=check.check_id).set(check.observed)
+                limit_seconds = _freshness_limit(check)
+                if limit_seconds is not None:
+                    age_limit.labels(**contract, model=check.model, check=check.check_id).set(limit_seconds)
+        for slo in verdict.objectives:
+            if _finite(slo.value):
+                slo_value.labels(**contract, slo=slo.objective_id).set(slo.value / 100)
+            if _finite(slo.target):
+                slo_target.labels(**contract, slo=slo.objective_id).set(slo.target / 100)
+        count = _series(reg) - before
+        if count > limit:
+            raise TooManySeries(f"contract {verdict.contract_id!r}: its metrics would be {count:,} series, over the limit of {limit:,} "
+                                f"per contract ({len(verdict.checks()):,} checks, {len(ALL)} outcome series each); none was published. "
+                                f"Split the contract, or leave out --metrics-push and --metrics-file for it (docs/monitoring.md).")
+    return reg
+
+
+def _series(reg) -> int:
+    return sum(len(family.samples) for family in reg.collect())
+
+
+def exposition(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT) -> str:
+    """The metrics of `verdicts` in Prometheus' text format (version 0.0.4), as a scrape or the textfile collector reads it."""
+    from prometheus_client import generate_latest
+
+    return generate_latest(registry(verdicts, limit)).decode("utf-8")
+
+
+def push(url: str, verdict: Verdict, limit: int = SERIES_LIMIT) -> None:
+    """Replace the contract's group on the Pushgateway at `url` (PUT) with the metrics of `verdict`."""
+    from prometheus_client import push_to_gateway
+
+    push_to_gateway(url, job=JOB, registry=registry([verdict], limit), grouping_key={"contract": verdict.contract_id}, timeout=PUSH_TIMEOUT)
+
+
+def write_file(path: str | Path, verdicts: list[Verdict], limit: int = SERIES_LIMIT) -> None:
+    """Write the metrics of `verdicts` to `path` whole or not at all: a temporary file beside it, renamed over it."""
+    from prometheus_client import write_to_textfile
+
+    write_to_textfile(str(path), registry(verdicts, limit))
+
+
+def metrics(verdicts: Verdict | list[Verdict], *, push: str | None = None, file: str | Path | None = None) -> list[str]:
+    """`dc_bridge.metrics`: publish verdicts the caller has (a `split`'s, a folded GX or Soda run's) as `run` does;
+    MetricsError for a bad target, else what could not be published (empty when all was)."""
+    return publish(verdicts, Targets(push=push, file=file, words=("push=", "file=")))
+
+
+def publish(verdicts: Verdict | list[Verdict], targets: Targets, limit: int = SERIES_LIMIT) -> list[str]:
+    """Push each verdict to `targets.push` (a group per contract) and write them all to `targets.file`. Returns
+    what could not be published, one line each, for the caller to warn about; nothing here changes a verdict."""
+    verdicts = [verdicts] if isinstance(verdicts, Verdict) else list(verdicts)
+    problems = []
+    if targets.push is not None:
+        for verdict in verdicts:
+            try:
+                push(targets.push, verdict, limit)
+            except TooManySeries as exc:
+                problems.append(f"not pushed to {targets.push}: {exc}")
+            except Exception as exc:  # the gateway's own failure (refused, timeout, an HTTP error): the verdict stands
+                problems.append(f"the metrics of contract {verdict.contract_id!r} were not pushed to {targets.push}: "
+                                f"{type(exc).__name__}: {exc}")
+    if targets.file is not None:
+        try:
+            write_file(targets.file, verdicts, limit)
+        except TooManySeries as exc:
+            problems.append(f"{targets.file} not written: {exc}")
+        except OSError as exc:
+            problems.append(f"the metrics were not written to {targets.file}: {exc.strerror or exc}")
+    return problems
