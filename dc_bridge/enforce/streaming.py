@@ -122,8 +122,8 @@ def _refuse_clash(outputs: list[Place], inputs: list[Place] = ()) -> None:
     if found:
         output, _, how, other = found
         detail = f" ({other.path})" if other in inputs else ""
-        raise ValueError(f"{output.what} {how} {other.what}{detail}; nothing was written. Give the sink, the quarantine "
-                         f"and the log each a path of its own, apart from the stream's source.")
+        raise ValueError(f"{output.what} {how} {other.what}{detail}; nothing was written. Give the sink, the quarantine, "
+                         f"the log and the metrics file each a path of its own, apart from the stream's source.")
 
 
 def _stopped_message(batch_id: int, failing: list[str]) -> str:

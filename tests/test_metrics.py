@@ -1,0 +1,304 @@
+"""Prometheus metrics of a run (issue 39, docs/monitoring.md, dc_bridge/report/prometheus.py).
+
+- The exposition of contracts and checks with hostile ids (quotes, backslashes, newlines, unicode, very
+  long) read back by prometheus-client's own parser and by `promtool check metrics`: every label value as
+  it was, no label injected, no series lost.
+- Targets refused before anything runs (exit 2), the series limit, the textfile written whole.
+- A real Pushgateway (Debian's `prometheus-pushgateway`, started here on a loopback port): two contracts
+  pushed at the same time are both there; a rerun replaces its own group and drops the checks it no
+  longer has; an unreachable gateway is a warning.
+- End to end with real servers (Debian's `prometheus`, `prometheus-pushgateway`, `prometheus-alertmanager`,
+  `prometheus-node-exporter`): a failing contract's run pushes its metrics and writes its textfile;
+  Prometheus scrapes the Pushgateway and node_exporter's textfile collector (the file-based exposition),
+  the documented alert rules (docs/examples/monitoring/dc-bridge-alerts.yml, loaded as they are) fire, and
+  Alertmanager, routed by the documented route, delivers them to a webhook this test serves on loopback,
+  naming the contract and the failed check; a passing run of the same contract resolves them.
+
+Servers are started by this test as processes of its own (loopback ports, temporary folders, 1 s scrape and
+evaluation intervals) and killed after; where a package is missing the test skips and says which.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import urllib.parse
+import urllib.request
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from prometheus_client.parser import text_string_to_metric_families
+
+from dc_bridge.outcomes import ALL
+from dc_bridge.report import prometheus
+from dc_bridge.report.prometheus import SERIES_LIMIT, MetricsError, Targets, TooManySeries, exposition, publish
+from dc_bridge.verdict import CheckVerdict, ModelVerdict, ObjectiveVerdict, Verdict
+
+ROOT = Path(__file__).resolve().parent.parent
+ALERTS = ROOT / "docs" / "examples" / "monitoring" / "dc-bridge-alerts.yml"
+ROUTE = ROOT / "docs" / "examples" / "monitoring" / "alertmanager.yml"
+DOC = ROOT / "docs" / "monitoring.md"
+
+HOSTILE = ['urn:x:"quoted"', "back\\slash\\", "new\nline", "ünïcødé 名前 🚀", "a/b c", "}{,=", 'x="y",z="w"', "", "L" * 5000]
+
+
+def check(check_id: str, model: str, outcome: str = "passed", **more) -> CheckVerdict:
+    return CheckVerdict(check_id=check_id, model=model, kind=more.pop("kind", "not_null"), columns=["c"], outcome=outcome,
+                        severity=more.pop("severity", "error"), source={}, **more)
+
+
+def verdict(contract_id: str, checks: list[CheckVerdict], outcome: str | None = None, **more) -> Verdict:
+    from dc_bridge.outcomes import worst
+
+    outcome = outcome or worst([c.outcome for c in checks])
+    models = {}
+    for c in checks:
+        models.setdefault(c.model, []).append(c)
+    return Verdict(contract_id=contract_id, contract_version=more.pop("version", "1.0.0"), contract_file="c.yaml", outcome=outcome,
+                   counts={o: sum(c.outcome == o for c in checks) for o in ALL},
+                   models=[ModelVerdict(name=m, outcome=worst([c.outcome for c in cs]), counts={}, checks=cs) for m, cs in models.items()],
+                   engines=["spark"], engine_seconds={"spark": 0.5}, started_at="2026-01-02T03:04:05+00:00", seconds=1.25, **more)
+
+
+def samples(text: str) -> list:
+    return [s for family in text_string_to_metric_families(text) for s in family.samples]
+
+
+# --- the exposition ---------------------------------------------------------------------------------------
+
+def hostile_verdicts() -> list[Verdict]:
+    from dc_bridge.contract.model import Threshold
+
+    found = []
+    for number, name in enumerate(HOSTILE):
+        checks = [check(name, name, "failed", observed=3, unit="rows"),
+                  check(f"{name}#pct", name, "warning", observed=12.5, unit="percent", severity="warning"),
+                  check(f"{name}#fresh", name, "passed", kind="freshness", observed=30, unit="seconds",
+                        threshold=Threshold(operator="<=", value=3600)),
+                  check(f"{name}#rows", name, "passed", kind="row_count", observed=7, unit="rows")]
+        slo = ObjectiveVerdict(objective_id=name, outcome="passed", value=99.0, target=95.0, expected=None, source={})
+        found.append(verdict(f"{name}|{number}", checks, objectives=[slo], version=name))
+    return found
+
+
+def test_hostile_ids_read_back_exactly_by_prometheus_client():
+    verdicts = hostile_verdicts()
+    text = exposition(verdicts)
+    read = samples(text)
+    for v in verdicts:
+        mine = [s for s in read if s.labels.get("contract") == v.contract_id]
+        assert {s.labels["version"] for s in mine} == {v.contract_version}
+        outcomes = {s.labels["outcome"]: s.value for s in mine if s.name == "dc_bridge_contract_outcome"}
+        assert outcomes == {o: float(o == v.outcome) for o in ALL}
+        for c in v.checks():
+            states = {s.labels["outcome"]: s.value for s in mine
+                      if s.name == "dc_bridge_check_outcome" and s.labels["check"] == c.check_id}
+            assert states == {o: float(o == c.outcome) for o in ALL}, c.check_id
+            labels = {s.name: s.labels for s in mine if s.labels.get("check") == c.check_id and s.name.startswith("dc_bridge_check_observed")}
+            assert list(labels.values()) == [{"contract": v.contract_id, "version": v.contract_version, "model": c.model,
+                                              "check": c.check_id, "kind": c.kind, "severity": c.severity}]
+        by_name = {s.name: s.value for s in mine if s.name not in ("dc_bridge_check_outcome", "dc_bridge_contract_outcome",
+                                                                     "dc_bridge_contract_checks")}
+        assert by_name["dc_bridge_check_observed_ratio"] == pytest.approx(0.125)
+        assert by_name["dc_bridge_freshness_age_seconds"] == 30 and by_name["dc_bridge_freshness_limit_seconds"] == 3600
+        assert by_name["dc_bridge_model_rows"] == 7
+        assert by_name["dc_bridge_slo_ratio"] == pytest.approx(0.99) and by_name["dc_bridge_slo_target_ratio"] == pytest.approx(0.95)
+        assert "dc_bridge_last_success_timestamp_seconds" not in by_name  # the run failed
+    # nothing but the declared label names, on every sample: no label was injected through a value
+    allowed = {"contract", "version", "model", "check", "kind", "severity", "outcome", "engine", "slo"}
+    assert all(set(s.labels) <= allowed for s in read)
+    assert len(read) == sum(_expected_series(v) for v in verdicts)
+
+
+def _expected_series(v: Verdict) -> int:
+    """The series a verdict's metrics hold, counted from the verdict as docs/monitoring.md's table lists them."""
+    checks = v.checks()
+    per_contract = 2 * len(ALL) + 2 + (v.exit_code() == 0) + 2 * len(v.engines)
+    per_check = len(ALL) * len(checks) + sum(c.observed is not None for c in checks)
+    extras = sum(c.kind == "row_count" for c in checks) + 2 * sum(c.kind == "freshness" for c in checks) + 2 * len(v.objectives)
+    return per_contract + per_check + extras
+
+
+def test_a_passing_run_writes_its_success_time():
+    passing = verdict("urn:ok", [check("c", "m", "passed")])
+    found = {s.name: s.value for s in samples(exposition([passing]))}
+    assert found["dc_bridge_last_success_timestamp_seconds"] == found["dc_bridge_run_timestamp_seconds"] == 1767323045.0
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool (Debian's `prometheus` package) is not installed")
+def test_promtool_reads_the_hostile_exposition(tmp_path):
+    target = tmp_path / "hostile.prom"
+    prometheus.write_file(target, hostile_verdicts())
+    done = subprocess.run(["promtool", "check", "metrics"], input=target.read_bytes(), capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == b"" and done.stderr.strip() == b""  # no lint finding either (names, units, help)
+    assert [p.name for p in tmp_path.iterdir()] == ["hostile.prom"]  # the temporary file was renamed, none is left
+
+
+def test_over_the_series_limit_nothing_is_published_and_the_file_kept(tmp_path):
+    big = verdict("urn:big", [check(f"c{i}", "m", observed=i, unit="rows") for i in range(SERIES_LIMIT // len(ALL))])
+    with pytest.raises(TooManySeries, match=r"urn:big.*over the limit of 10,000"):
+        prometheus.registry([big])
+    kept = tmp_path / "m.prom"
+    kept.write_text("# an earlier run's metrics\n")
+    problems = publish(big, Targets(file=str(kept)))
+    assert len(problems) == 1 and "over the limit of 10,000" in problems[0] and "none was published" in problems[0]
+    assert kept.read_text() == "# an earlier run's metrics\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["m.prom"]
+
+
+# --- targets refused before anything runs -----------------------------------------------------------------
+
+BAD_URLS = {"ftp://gateway:9091": "its scheme is not http or https", "gateway:9091": "its scheme is not http or https",
+            "http://": "it names no host", "http://gw:9091/?x=1": "it has a query or fragment",
+            "http://gw:99999": "is not a URL", "http://gw:0": "its port is 0", "http://gw:9091/a b": "space or control"}
+
+
+@pytest.mark.parametrize("url", BAD_URLS)
+def test_a_malformed_push_url_is_exit_2_before_the_contract_is_read(url, tmp_path):
+    from dc_bridge.cli import main
+
+    # the contract does not exist: had the run gone further than its options, the message would be about it
+    result = CliRunner().invoke(main, ["run", str(tmp_path / "missing.yaml"), "--metrics-push", url])
+    assert result.exit_code == 2, result.output
+    assert f"--metrics-push {url!r}: " in result.output or f"--metrics-push {url!r} is not a URL" in result.output
+    assert BAD_URLS[url] in result.output and "Traceback" not in result.output
+
+
+def test_a_metrics_file_that_is_an_input_or_a_folder_is_exit_2(tmp_path):
+    from dc_bridge.cli import main
+
+    contract = tmp_path / "c.yaml"
+    contract.write_text((ROOT / "contracts" / "orders.yaml").read_text())
+    before = contract.read_bytes()
+    runs = {str(contract): "is the contract", str(tmp_path): "is a directory"}  # the folder: click's own check of the option
+    for path, said in runs.items():
+        result = CliRunner().invoke(main, ["run", str(contract), "--metrics-file", path])
+        assert result.exit_code == 2 and said in result.output and "Traceback" not in result.output, result.output
+    assert contract.read_bytes() == before
+    out = tmp_path / "report.json"
+    result = CliRunner().invoke(main, ["run", str(contract), "--output", "json", "--output-file", str(out), "--metrics-file", str(out)])
+    assert result.exit_code == 2 and "two outputs of this command would replace each other" in result.output, result.output
+
+
+def test_the_python_api_and_the_guard_refuse_bad_targets_before_spark(tmp_path):
+    import dc_bridge
+
+    with pytest.raises(MetricsError, match=r"metrics_push= 'gw:1': its scheme"):
+        dc_bridge.run(tmp_path / "missing.yaml", metrics_push="gw:1")
+    with pytest.raises(MetricsError, match=r"metrics_file= .* is a folder"):
+        dc_bridge.run(tmp_path / "missing.yaml", metrics_file=tmp_path)
+    with pytest.raises(MetricsError, match=r"push= 'http://'"):
+        dc_bridge.metrics(verdict("urn:x", [check("c", "m")]), push="http://")
+    with pytest.raises(MetricsError, match=r"metrics_push="):
+        dc_bridge.streaming.guard(tmp_path / "c.yaml", "m", sink=str(tmp_path / "s"), log=str(tmp_path / "l"), metrics_push="x")
+    with pytest.raises(ValueError, match=r"sink=.* holds metrics_file=.*the metrics file each a path of its own"):
+        dc_bridge.streaming.guard(tmp_path / "c.yaml", "m", sink=str(tmp_path / "s"), log=str(tmp_path / "l"),
+                                  metrics_file=str(tmp_path / "s" / "m.prom"))
+
+
+# --- real servers ----------------------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def need(*binaries: str) -> None:
+    missing = [b for b in binaries if shutil.which(b) is None]
+    if missing:
+        pytest.skip(f"not installed: {', '.join(missing)} (Debian's packages of the same names; .ci/run installs them)")
+
+
+def get(url: str, timeout: float = 5) -> bytes:
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return response.read()
+
+
+def wait_for(what: str, probe, seconds: float = 60, every: float = 0.25):
+    """Call `probe` until it returns something true (bounded in time); fail naming what did not happen."""
+    deadline, last = time.monotonic() + seconds, None
+    while time.monotonic() < deadline:
+        try:
+            found = probe()
+        except OSError as exc:
+            found, last = None, exc
+        if found:
+            return found
+        time.sleep(every)
+    pytest.fail(f"{what} did not happen within {seconds:.0f} s (last error: {last})")
+
+
+@contextmanager
+def server(name: str, args: list[str], port: int, folder: Path):
+    """A server binary on a loopback port, its output in a file, killed when the block ends."""
+    log = (folder / f"{name}.log").open("wb")
+    process = subprocess.Popen([shutil.which(name), *args], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for(f"{name} ready on port {port}", lambda: process.poll() is None and get(f"http://127.0.0.1:{port}/-/ready") is not None
+                 if name != "prometheus-node-exporter" else get(f"http://127.0.0.1:{port}/metrics"), seconds=60)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+        log.close()
+
+
+@contextmanager
+def pushgateway(folder: Path):
+    port = free_port()
+    with server("prometheus-pushgateway", [f"--web.listen-address=127.0.0.1:{port}"], port, folder) as url:
+        yield url
+
+
+def pushed(gateway: str) -> list:
+    return [s for s in samples(get(f"{gateway}/metrics").decode()) if s.name.startswith("dc_bridge_")]
+
+
+def test_two_contracts_pushed_at_once_keep_their_groups_and_a_rerun_replaces_its_own(tmp_path):
+    need("prometheus-pushgateway")
+    a_id, b_id = "urn:team/a 'one'", 'b "two"\nü'
+    first_a = verdict(a_id, [check("kept", "m", "failed", observed=2, unit="rows"), check("removed", "m", "passed")])
+    first_b = verdict(b_id, [check("b1", "n", "passed")])
+    with pushgateway(tmp_path) as gateway:
+        problems: list = []
+        threads = [threading.Thread(target=lambda v=v: problems.extend(publish(v, Targets(push=gateway)))) for v in (first_a, first_b)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert problems == []
+        found = pushed(gateway)
+        assert {s.labels["contract"] for s in found} == {a_id, b_id}
+        assert {s.labels["job"] for s in found} == {"dc-bridge"}
+        assert {s.labels["check"] for s in found if s.labels["contract"] == a_id and "check" in s.labels} == {"kept", "removed"}
+        before_b = sorted((s.name, sorted(s.labels.items()), s.value) for s in found if s.labels["contract"] == b_id)
+
+        rerun = verdict(a_id, [check("kept", "m", "passed", observed=0, unit="rows")])
+        assert publish(rerun, Targets(push=gateway)) == []
+        found = pushed(gateway)
+        mine = [s for s in found if s.labels["contract"] == a_id]
+        assert {s.labels["check"] for s in mine if "check" in s.labels} == {"kept"}  # `removed` is gone
+        assert {s.labels["outcome"]: s.value for s in mine if s.name == "dc_bridge_contract_outcome"}["passed"] == 1
+        assert [s.value for s in mine if s.name == "dc_bridge_check_observed_rows"] == [0]
+        assert sorted((s.name, sorted(s.labels.items()), s.value) for s in found if s.labels["contract"] == b_id) == before_b
+
+    # the gateway is gone: a warning naming the contract and the address, nothing raised
+    problems = publish(first_a, Targets(push=gateway))
+    assert len(problems) == 1 and repr(a_id) in problems[0] and f"not pushed to {gateway}" in problems[0]
+
+
+def test_the_doc_shows_the_rule_and_route_files_whole():
+    blocks = re.findall(r"```yaml\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
+    assert ALERTS.read_text(encoding="utf-8") in blocks
+    assert ROUTE.read_text(encoding="utf-8") in blocks
