@@ -302,3 +302,150 @@ def test_the_doc_shows_the_rule_and_route_files_whole():
     blocks = re.findall(r"```yaml\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
     assert ALERTS.read_text(encoding="utf-8") in blocks
     assert ROUTE.read_text(encoding="utf-8") in blocks
+
+
+# --- end to end: runs, Pushgateway and textfile, Prometheus, the documented rules, Alertmanager, a webhook ------
+
+E2E_CONTRACT = """\
+apiVersion: v3.0.2
+kind: DataContract
+id: 'urn:e2e:"orders"/eu'
+version: 1.0.0
+status: active
+schema:
+  - name: orders
+    properties:
+      - name: order_id
+        logicalType: string
+        required: true
+        unique: true
+      - name: amount
+        logicalType: number
+        required: true
+"""
+
+
+class Webhook:
+    """Alertmanager's webhook receiver: every notification's JSON body, kept in order."""
+
+    def __init__(self):
+        received = self.received = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                received.append(json.loads(body))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.http.server_address[1]}/dc-bridge"
+        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+
+    def alerts(self, status: str) -> list[dict]:
+        return [alert for note in list(self.received) for alert in note["alerts"] if alert["status"] == status]
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.http.shutdown()
+        self.http.server_close()
+
+
+class Stack:
+    """Pushgateway, node_exporter's textfile collector, Alertmanager and Prometheus, each on a loopback port."""
+
+    def __init__(self, gateway: str, textfile: Path, prometheus: str, webhook: Webhook):
+        self.gateway, self.textfile, self.prometheus, self.webhook = gateway, textfile, prometheus, webhook
+
+    def query(self, promql: str) -> list[dict]:
+        found = json.loads(get(f"{self.prometheus}/api/v1/query?{urllib.parse.urlencode({'query': promql})}"))
+        assert found["status"] == "success", found
+        return found["data"]["result"]
+
+
+@contextmanager
+def alerting_stack(folder: Path):
+    need("prometheus", "prometheus-pushgateway", "prometheus-alertmanager", "prometheus-node-exporter")
+    textfile = folder / "textfile"
+    textfile.mkdir()
+    ports = {name: free_port() for name in ("exporter", "alertmanager", "prometheus")}
+    with Webhook() as webhook, pushgateway(folder) as gateway:
+        # the documented route, with waits of a second and this test's webhook
+        route = yaml.safe_load(ROUTE.read_text(encoding="utf-8"))
+        route["route"]["routes"][0].update(group_wait="1s", group_interval="1s", repeat_interval="1h")
+        next(r for r in route["receivers"] if r.get("webhook_configs"))["webhook_configs"][0]["url"] = webhook.url
+        (folder / "alertmanager.yml").write_text(yaml.safe_dump(route))
+        config = {"global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+                  "rule_files": [str(ALERTS)],  # the documented rules, as they are
+                  "alerting": {"alertmanagers": [{"static_configs": [{"targets": [f"127.0.0.1:{ports['alertmanager']}"]}]}]},
+                  "scrape_configs": [
+                      {"job_name": "pushgateway", "honor_labels": True, "static_configs": [{"targets": [gateway.split("//")[1]]}]},
+                      {"job_name": "textfile", "static_configs": [{"targets": [f"127.0.0.1:{ports['exporter']}"]}]}]}
+        (folder / "prometheus.yml").write_text(yaml.safe_dump(config))
+        exporter = ["--collector.disable-defaults", "--collector.textfile", f"--collector.textfile.directory={textfile}",
+                    f"--web.listen-address=127.0.0.1:{ports['exporter']}"]
+        manager = [f"--config.file={folder / 'alertmanager.yml'}", f"--storage.path={folder / 'am'}",
+                   f"--web.listen-address=127.0.0.1:{ports['alertmanager']}", "--cluster.listen-address="]
+        prom = [f"--config.file={folder / 'prometheus.yml'}", f"--storage.tsdb.path={folder / 'tsdb'}",
+                f"--web.listen-address=127.0.0.1:{ports['prometheus']}", "--rules.alert.resend-delay=1s"]
+        with server("prometheus-node-exporter", exporter, ports["exporter"], folder), \
+                server("prometheus-alertmanager", manager, ports["alertmanager"], folder), \
+                server("prometheus", prom, ports["prometheus"], folder) as prometheus_url:
+            yield Stack(gateway, textfile, prometheus_url, webhook)
+
+
+def check_alerts(stack: Stack, contract_id: str, check_id: str, status: str) -> list[dict]:
+    """The webhook's DataContractCheckFailed alerts of `status` for the contract's check, one per way its metrics
+    came (job dc-bridge: the Pushgateway's group; job textfile: node_exporter's textfile collector)."""
+    def found():
+        alerts = [a for a in stack.webhook.alerts(status) if a["labels"].get("alertname") == "DataContractCheckFailed"
+                  and a["labels"].get("contract") == contract_id and a["labels"].get("check") == check_id]
+        return alerts if {a["labels"]["job"] for a in alerts} == {"dc-bridge", "textfile"} else None
+    return wait_for(f"a {status} DataContractCheckFailed alert for {check_id} from both the Pushgateway and the textfile", found, 90)
+
+
+def test_a_failing_run_alerts_through_alertmanager_and_a_passing_run_resolves_it(spark, tmp_path):
+    from dc_bridge.cli import main
+
+    contract = tmp_path / "orders.yaml"
+    contract.write_text(E2E_CONTRACT, encoding="utf-8")
+    contract_id = yaml.safe_load(E2E_CONTRACT)["id"]
+    bad, good = tmp_path / "bad.parquet", tmp_path / "good.parquet"
+    spark.createDataFrame([("1", 10.0), ("2", None)], "order_id string, amount double").write.parquet(str(bad))
+    spark.createDataFrame([("1", 10.0), ("2", 20.0)], "order_id string, amount double").write.parquet(str(good))
+
+    with alerting_stack(tmp_path) as stack:
+        def run(data: Path, exit_code: int) -> Verdict:
+            report = tmp_path / "verdict.json"
+            result = CliRunner().invoke(main, ["run", str(contract), "--engines", "spark", "--data", f"orders={data}:parquet",
+                                               "--output", "json", "--output-file", str(report), "--metrics-push", stack.gateway,
+                                               "--metrics-file", str(stack.textfile / "orders.prom")])
+            assert result.exit_code == exit_code, result.output
+            assert "metrics: warning" not in result.output, result.output
+            return Verdict.model_validate_json(report.read_text())
+
+        failing = run(bad, 1)
+        failed = [c.check_id for c in failing.checks() if c.outcome == "failed"]
+        assert len(failed) == 1
+        firing = check_alerts(stack, contract_id, failed[0], "firing")
+        assert all(a["labels"]["model"] == "orders" and a["labels"]["severity"] == "error" and a["labels"]["priority"] == "page"
+                   and a["annotations"]["summary"] ==
+                   f"Data contract {contract_id}: check {failed[0]} on orders failed" for a in firing)
+        # Prometheus answers the doc's questions: every PromQL block runs, and "which contracts fail now" names this one
+        for promql in re.findall(r"```promql\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S):
+            stack.query(promql)
+        failing_now = stack.query('dc_bridge_contract_outcome{outcome=~"failed|error"} == 1')
+        assert {(r["metric"]["contract"], r["metric"]["job"]) for r in failing_now} == {(contract_id, "dc-bridge"), (contract_id, "textfile")}
+        assert [r["value"][1] for r in stack.query("node_textfile_scrape_error")] == ["0"]
+
+        passing = run(good, 0)
+        assert passing.outcome == "passed"
+        check_alerts(stack, contract_id, failed[0], "resolved")
+        assert stack.query('dc_bridge_contract_outcome{outcome=~"failed|error"} == 1') == []
+        assert {r["metric"]["job"] for r in stack.query("dc_bridge_last_success_timestamp_seconds")} == {"dc-bridge", "textfile"}
