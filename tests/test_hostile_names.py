@@ -191,3 +191,15 @@ def test_history_site_and_openlineage_name_everything_as_it_is(tmp_path):
         assert dataset.name == str(tmp_path / "lake" / "orders.parquet")
         columns = {a.column for a in dataset.inputFacets["dataQualityAssertions"].assertions}
         assert set(COLUMNS) <= columns
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("s3a://bucket/in/a#b?c.csv", ("s3://bucket", "in/a#b?c.csv")),  # urlsplit cut the key at `#`: `in/a`
+    ("file:///tmp/a%20b/%23x.csv", ("file", "/tmp/a b/#x.csv")),  # the file's path, as the plain path names it
+    ("/tmp/a b/#x.csv", ("file", "/tmp/a b/#x.csv")),
+    ("hdfs://nn:8020/lake/ünï cødé/x.parquet", ("hdfs://nn:8020", "lake/ünï cødé/x.parquet")),
+])
+def test_openlineage_names_a_dataset_by_its_whole_path(source, expected):
+    from dc_bridge.report.openlineage import dataset_name
+
+    assert dataset_name(source, "orders") == expected

@@ -20,9 +20,9 @@ import os
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Iterator
-from urllib.parse import urlsplit
 
 from dc_bridge import __version__
+from dc_bridge.paths import local_path
 from dc_bridge.plan.checks import KINDS
 from dc_bridge.verdict import CheckVerdict, Verdict
 
@@ -50,10 +50,13 @@ def dataset_name(source: str, model: str) -> tuple[str, str]:
         return "dataframe", model
     if source.startswith("table:"):
         return "spark_catalog", source[len("table:"):]
-    parts = urlsplit(source)
-    if len(parts.scheme) > 1 and parts.netloc:  # a URI with a host or bucket (a one-letter scheme is a Windows drive)
-        return f"{_SCHEMES.get(parts.scheme, parts.scheme)}://{parts.netloc}", parts.path.lstrip("/") or "/"
-    return "file", parts.path if parts.scheme == "file" else os.path.abspath(source)
+    local = local_path(source)  # a plain path, or a `file:` URI decoded: one name for one file, however written
+    if local is not None:
+        return "file", os.path.abspath(local)
+    # a URI with a host or bucket, split by hand: a key's `#` or `?` is part of the name, not a fragment or query
+    scheme, _, rest = source.partition("://")
+    netloc, _, key = rest.partition("/")
+    return f"{_SCHEMES.get(scheme, scheme)}://{netloc}", key or "/"
 
 
 def _actual(check: CheckVerdict) -> str | None:
