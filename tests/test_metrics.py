@@ -190,6 +190,25 @@ def test_a_metrics_file_that_is_an_input_or_a_folder_is_exit_2(tmp_path):
     assert result.exit_code == 2 and "two outputs of this command would replace each other" in result.output, result.output
 
 
+def test_a_contract_that_cannot_be_checked_is_published_as_error_under_its_id(tmp_path):
+    """Its data unreadable, or its file in error: the run exits 2 and its metrics say `error` under the contract's id,
+    replacing the group of its last good run (which would otherwise keep saying `passed`)."""
+    from dc_bridge.cli import main
+
+    contract = tmp_path / "orders.yaml"
+    contract.write_text(E2E_CONTRACT, encoding="utf-8")
+    broken = ROOT / "tests" / "broken" / "dcs_min_length_not_integer.yaml"
+    runs = {yaml.safe_load(E2E_CONTRACT)["id"]: [str(contract), "--data", f"orders={tmp_path / 'missing.parquet'}"],
+            yaml.safe_load(broken.read_text())["id"]: [str(broken)]}
+    for contract_id, args in runs.items():
+        out = tmp_path / "m.prom"
+        result = CliRunner().invoke(main, ["run", *args, "--engines", "spark", "--metrics-file", str(out)])
+        assert result.exit_code == 2, result.output
+        found = {s.labels["outcome"]: s.value for s in samples(out.read_text()) if s.name == "dc_bridge_contract_outcome"
+                 and s.labels["contract"] == contract_id}
+        assert found == {o: float(o == "error") for o in ALL}, out.read_text()
+
+
 def test_the_python_api_and_the_guard_refuse_bad_targets_before_spark(tmp_path):
     import dc_bridge
 

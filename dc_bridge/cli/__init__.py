@@ -311,15 +311,17 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
                                     else quarantine.split_and_write(read, split, options))
             except ContractError as exc:
                 click.echo(FORMATTERS["text"](exc.findings, [file]), err=True)
-                if not several:
-                    sys.exit(EXIT_UNREADABLE)
                 verdicts.append(Verdict.unchecked(file, selected, f"the contract has errors ({len(exc.findings)} finding(s), "
                                                                   f"listed by dc-bridge lint {file})"))
+                if not several:
+                    _send_metrics(verdicts, metrics, files, reads)
+                    sys.exit(EXIT_UNREADABLE)
             except (DataError, ValueError) as exc:
                 click.echo(f"dc-bridge run: {file}: {exc}" if several else f"dc-bridge run: {exc}", err=True)
-                if not several:
-                    sys.exit(EXIT_UNREADABLE)
                 verdicts.append(Verdict.unchecked(file, selected, str(exc)))
+                if not several:
+                    _send_metrics(verdicts, metrics, files, reads)
+                    sys.exit(EXIT_UNREADABLE)
     finally:
         if session is not None:
             session.stop()
@@ -343,8 +345,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         _print_console(shown, report_console(stderr=True), fail_on)
     if openlineage:
         _send_lineage(verdicts)
-    if metrics:
-        _send_metrics(verdicts, metrics)
+    _send_metrics(verdicts, metrics, files, reads)
     if explain:  # where the console report went; beside a JSON, JUnit or HTML report on stdout, to stderr
         verdict_formats.print_phases(verdicts, console if output_format == "console" else report_console(stderr=True),
                                      report_seconds=time.perf_counter() - began)
@@ -372,11 +373,18 @@ def _send_lineage(verdicts) -> None:
         click.echo(f"openlineage: the event could not be sent: {type(exc).__name__}: {exc}", err=True)
 
 
-def _send_metrics(verdicts, targets) -> None:
-    """`--metrics-push`, `--metrics-file`: what could not be published, as warnings on standard error; never the exit code."""
+def _send_metrics(verdicts, targets, files, reads) -> None:
+    """`--metrics-push`, `--metrics-file`: what could not be published, as warnings on standard error; never the exit code.
+    A contract that could not be checked (its data unreadable, lint errors) is published under its id where its file
+    was read, so its group says `error` instead of keeping the outcome of its last good run."""
     from dc_bridge.report.prometheus import publish
 
-    for problem in publish(verdicts, targets):
+    if not targets:
+        return
+    contracts = {file: read.result.contract for file, read in zip(files, reads) if read.result.contract is not None}
+    named = [v.model_copy(update={"contract_id": contracts[v.contract_file].id, "contract_version": contracts[v.contract_file].version})
+             if v.error and v.contract_file in contracts else v for v in verdicts]
+    for problem in publish(named, targets):
         click.echo(f"metrics: warning: {problem}", err=True)
 
 
