@@ -29,7 +29,7 @@ from dc_bridge.outcomes import ALL
 from dc_bridge.verdict import CheckVerdict, Verdict
 
 JOB = "dc-bridge"
-# series one contract's metrics may hold: a check is 6 outcome series and up to 2 numbers, so about 1,200 checks;
+# series one contract's metrics may hold: a check is 6 outcome series and one number (3 for freshness), so about 1,400 checks;
 # Prometheus' own guidance is to keep a target's series in the thousands, and a Pushgateway keeps every group in memory
 SERIES_LIMIT = 10_000
 # seconds one push may take before it counts as unreachable
