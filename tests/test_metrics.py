@@ -468,3 +468,40 @@ def test_a_failing_run_alerts_through_alertmanager_and_a_passing_run_resolves_it
         check_alerts(stack, contract_id, failed[0], "resolved")
         assert stack.query('dc_bridge_contract_outcome{outcome=~"failed|error"} == 1') == []
         assert {r["metric"]["job"] for r in stack.query("dc_bridge_last_success_timestamp_seconds")} == {"dc-bridge", "textfile"}
+
+
+def test_the_split_and_each_stream_batch_publish_their_verdict(spark, tmp_path):
+    """`dc_bridge.metrics` on a split's verdict, and the streaming guard's function as foreachBatch calls it: each
+    batch's verdict replaces the previous batch's file, under the contract's id; with on_failure=stop too."""
+    import dc_bridge
+
+    contract = tmp_path / "orders.yaml"
+    contract.write_text(E2E_CONTRACT, encoding="utf-8")
+    contract_id = yaml.safe_load(E2E_CONTRACT)["id"]
+    bad = spark.createDataFrame([("1", 10.0), ("2", None)], "order_id string, amount double")
+    good = spark.createDataFrame([("3", 1.0)], "order_id string, amount double")
+
+    def outcome(path: Path) -> str:
+        found = [s.labels["outcome"] for s in samples(path.read_text()) if s.name == "dc_bridge_contract_outcome"
+                 and s.value == 1 and s.labels["contract"] == contract_id]
+        assert len(found) == 1
+        return found[0]
+
+    result = dc_bridge.split(contract, "orders", bad)
+    try:
+        assert dc_bridge.metrics(result.verdict, file=tmp_path / "split.prom") == []
+        assert outcome(tmp_path / "split.prom") == result.verdict.outcome == "failed"
+    finally:
+        result.release()
+
+    metrics = tmp_path / "metrics" / "stream.prom"
+    judge = dc_bridge.streaming.guard(contract, "orders", sink=str(tmp_path / "sink"), log=str(tmp_path / "log.jsonl"),
+                                      on_failure="stop", metrics_file=str(metrics))
+    judge(good, 0)
+    assert outcome(metrics) == "passed"
+    with pytest.raises(dc_bridge.streaming.GuardStopped):
+        judge(bad, 1)
+    assert outcome(metrics) == "failed"  # published before the batch stopped the query
+    checks = {s.labels["check"] for s in samples(metrics.read_text()) if s.name == "dc_bridge_check_outcome"
+              and s.labels["outcome"] == "failed" and s.value == 1}
+    assert checks == {c.check_id for c in result.verdict.checks() if c.outcome == "failed"}

@@ -226,7 +226,9 @@ def write_file(path: str | Path, verdicts: list[Verdict], limit: int = SERIES_LI
     """Write the metrics of `verdicts` to `path` whole or not at all: a temporary file beside it, renamed over it."""
     from prometheus_client import write_to_textfile
 
-    write_to_textfile(str(path), registry(verdicts, limit))
+    reg = registry(verdicts, limit)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)  # the Python API's file may be in a folder not made yet
+    write_to_textfile(str(path), reg)
 
 
 def metrics(verdicts: Verdict | list[Verdict], *, push: str | None = None, file: str | Path | None = None) -> list[str]:
