@@ -86,6 +86,16 @@ class Targets:
         return self.push is not None or self.file is not None
 
 
+# what makes a URL no Pushgateway's address, as a message says it, and the test of it, in order
+_URL_PROBLEMS = (
+    ("its scheme is not http or https", lambda url, parts, port: parts.scheme not in _SCHEMES),
+    ("it names no host", lambda url, parts, port: not parts.hostname),
+    ("it has a query or fragment", lambda url, parts, port: bool(parts.query or parts.fragment)),
+    ("its port is 0", lambda url, parts, port: port == 0),
+    ("it holds a space or control character", lambda url, parts, port: any(ch.isspace() or ord(ch) < 32 for ch in url)),
+)
+
+
 def check_push_url(url: str, option: str = "--metrics-push") -> None:
     """A Pushgateway URL as prometheus-client's push takes it: http or https, a host, no query or fragment."""
     fix = "give the Pushgateway's address, e.g. http://pushgateway:9091"
@@ -94,11 +104,7 @@ def check_push_url(url: str, option: str = "--metrics-push") -> None:
         port = parts.port  # raises on a port that is not a number from 0 to 65535
     except ValueError as exc:
         raise MetricsError(f"{option} {url!r} is not a URL ({exc}); {fix}") from None
-    problem = ("its scheme is not http or https" if parts.scheme not in _SCHEMES else
-               "it names no host" if not parts.hostname else
-               "it has a query or fragment" if parts.query or parts.fragment else
-               "its port is 0" if port == 0 else
-               "it holds a space or control character" if any(ch.isspace() or ord(ch) < 32 for ch in url) else None)
+    problem = next((said for said, wrong in _URL_PROBLEMS if wrong(url, parts, port)), None)
     if problem:
         raise MetricsError(f"{option} {url!r}: {problem}; {fix}")
 
