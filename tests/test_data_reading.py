@@ -8,6 +8,7 @@ Each case runs all three engines once and compares with plain PySpark on the sam
 from __future__ import annotations
 
 import csv
+import datetime
 import json
 import textwrap
 from pathlib import Path
@@ -565,11 +566,11 @@ def test_logical_and_physical_types_are_both_checked(spark, tmp_path):
 # shape -> the rows of its two files (a, b), each file's columns in its own order. `differing`: the second file
 # orders its columns differently and adds one the first lacks; `bad`: an id that is not a number.
 SHAPES = {
-    "same": ([{"id": 1, "name": "a", "extra": "x", "info": {"n": 5}}, {"id": 2, "name": "b", "extra": "y", "info": {"n": 6}}],
-             [{"id": 3, "name": "c", "extra": "z", "info": {"n": 7}}]),
-    "differing": ([{"id": 1, "name": "a", "info": {"n": 5}}, {"id": 2, "name": "b", "info": {"n": 6}}],
-                  [{"extra": "z", "info": {"n": 7}, "name": "c", "id": 3}]),
-    "bad": ([{"id": "x1", "name": "a", "extra": "x", "info": {"n": 5}}], [{"id": "x2", "name": "b", "extra": "y", "info": {"n": 6}}]),
+    "same": ([{"id": 1, "name": "a", "extra": "x", "info": {"n": 5, "day": "2024-01-05"}}, {"id": 2, "name": "b", "extra": "y", "info": {"n": 6, "day": "2024-01-06"}}],
+             [{"id": 3, "name": "c", "extra": "z", "info": {"n": 7, "day": "2024-01-07"}}]),
+    "differing": ([{"id": 1, "name": "a", "info": {"n": 5, "day": "2024-01-05"}}, {"id": 2, "name": "b", "info": {"n": 6, "day": "2024-01-06"}}],
+                  [{"extra": "z", "info": {"n": 7, "day": "2024-01-07"}, "name": "c", "id": 3}]),
+    "bad": ([{"id": "x1", "name": "a", "extra": "x", "info": {"n": 5, "day": "2024-01-05"}}], [{"id": "x2", "name": "b", "extra": "y", "info": {"n": 6, "day": "2024-01-06"}}]),
 }
 # shape -> the verdict of its model, and the checks that fail, the same in every format and layout
 EXPECTED = {"same": ("passed", set()), "differing": ("passed", set()), "bad": ("failed", {"id.type"})}
@@ -586,11 +587,11 @@ def _write_shape(spark, fmt: str, rows: list[dict], path: Path) -> None:
             writer.writerows({c: r[c] for c in columns} for r in rows)
     elif fmt == "json":
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    else:  # parquet as a writer with the contract's widths writes it: id and info.n int32
+    else:  # parquet as a writer with the contract's types writes it: id and info.n int32, info.day a date
         id_type = "string" if isinstance(rows[0]["id"], str) else "int"
-        types = {"id": id_type, "name": "string", "extra": "string", "info": "struct<n:int>"}
+        types = {"id": id_type, "name": "string", "extra": "string", "info": "struct<n:int,day:date>"}
         schema = ", ".join(f"{c} {types[c]}" for c in rows[0])
-        values = [tuple((r[c]["n"],) if c == "info" else r[c] for c in rows[0]) for r in rows]
+        values = [tuple((r[c]["n"], datetime.date.fromisoformat(r[c]["day"])) if c == "info" else r[c] for c in rows[0]) for r in rows]
         folder = path.with_suffix(".tmp")
         spark.createDataFrame(values, schema).coalesce(1).write.parquet(str(folder))
         next(folder.glob("part-*.parquet")).rename(path)
@@ -598,7 +599,7 @@ def _write_shape(spark, fmt: str, rows: list[dict], path: Path) -> None:
 
 def _shape_model(fmt: str, typed: bool) -> str:
     """A model of the table's columns; `typed` False: no column with a type to convert to (CSV's text is read as is)."""
-    nested = "" if fmt == "csv" or not typed else "      info:\n        type: object\n        fields:\n          n: {type: integer}\n"
+    nested = "" if fmt == "csv" or not typed else "      info:\n        type: object\n        fields:\n          n: {type: integer}\n          day: {type: date}\n"
     return (f"    fields:\n      id: {{{'type: integer, ' if typed else ''}required: true, unique: true}}\n"
             "      name: {type: string, required: true}\n      extra: {type: string}\n" + nested)
 
@@ -642,3 +643,20 @@ def test_one_verdict_per_shape_in_every_format_and_layout(spark, tmp_path, shape
     expected = {name: (*EXPECTED[shape], set()) for name, (shape, _) in shapes_table.items()}
     assert got == expected
     assert all("Py4J" not in (c.reason or "") and "\tat " not in (c.reason or "") for c in verdict.checks())
+
+
+def test_a_nested_json_value_that_does_not_convert_leaves_its_column_as_inferred(spark, tmp_path):
+    """The rule's other side, on the reader alone: one nested number beyond the declared width, or one date
+    text that is a timestamp, and the column keeps JSON's inferred type (its `type` check fails), no value changed."""
+    from dc_bridge.contract.reading.load import load_contract
+
+    (tmp_path / "a.json").write_text('{"info": {"n": 5, "day": "2024-01-02"}, "other": {"n": 1, "day": "2024-01-02"}}\n'
+                                     '{"info": {"n": 3000000000, "day": "2024-01-02T10:00:00"}, "other": {"n": 2, "day": "2024-01-03"}}\n')
+    contract = tmp_path / "c.yaml"
+    fields = "type: object\n        fields:\n          n: {type: integer}\n          day: {type: date}"
+    contract.write_text(f"dataContractSpecification: 1.1.0\nid: c\ninfo: {{title: c, version: 1.0.0}}\nmodels:\n  a:\n    fields:\n"
+                        f"      info:\n        {fields}\n      other:\n        {fields}\n")
+    frame = read_location(spark, load_contract(str(contract)).contract.models[0], DataLocation(str(tmp_path / "a.json"), "json"))
+    assert frame.schema["info"].dataType.simpleString() == "struct<day:string,n:bigint>"
+    assert frame.schema["other"].dataType.simpleString() == "struct<day:date,n:int>"
+    assert [r.info.n for r in frame.collect()] == [5, 3000000000]

@@ -448,5 +448,8 @@ def test_out_is_never_an_input_nor_inside_a_data_folder(tmp_path):
         result = invoke("init", option, value, *extra, "--out", out, "--overwrite")
         assert result.exit_code == 2, result.output
         assert f"--out {out} " in result.output and "nothing was written" in result.output, result.output
+    # a folder without a format: the message names --from as the user wrote it (it named `--data 'orders=...'`)
+    result = invoke("init", "--from", str(data), "--out", str(tmp_path / "x.yaml"))
+    assert result.exit_code == 2 and f"dc-bridge init: --from {data}: cannot tell the format of {data}" in result.output, result.output
     assert sorted(p.name for p in data.iterdir()) == ["a.csv"] and (data / "a.csv").read_text() == "id\n1\n"
     assert (tmp_path / "explicit.yaml").read_text(encoding="utf-8") == SENSITIVE

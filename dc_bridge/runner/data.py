@@ -433,10 +433,10 @@ def _read_json(spark, model: Model, location: DataLocation, options: dict):
 
 
 def _nested_targets(model: Model, inferred) -> dict:
-    """column -> its Spark type with each number inside it (a struct's field, an array's items, a map's
-    values, at any depth) at the contract's width where JSON's inferred width (bigint, double) is not one the
-    contract allows: a JSON number has no width, so `5` in a field declared `integer` is an int as parquet's
-    int32 is. Only the columns whose type changes."""
+    """column -> its Spark type with each element inside it (a struct's field, an array's items, a map's values,
+    at any depth) read as at the top level: a number at the contract's width where JSON's inferred width (bigint,
+    double) is not one the contract allows (a JSON number has no width, so `5` in a field declared `integer` is
+    an int as parquet's int32 is), a string as the contract's date or timestamp. Only the columns whose type changes."""
     by_name = {(f.physical_name or f.name).lower(): f for f in model.fields}
     targets = {}
     for column in inferred.fields:
@@ -463,42 +463,50 @@ def _narrow_type(data_type, field: Field):
                 if field.values else data_type)
     holder = Model(name="v", source=field.source, fields=(field.model_copy(update={"name": "v", "physical_name": None}),))
     target, allowed = _contract_types(holder).get("v", (None, ()))
-    return target if target is not None and _json_converts(data_type, target, allowed) else data_type
+    text = isinstance(data_type, T.StringType) and target is not None and target.simpleString() in _TEMPORAL
+    return target if target is not None and (_json_converts(data_type, target, allowed) or text and not _allows(allowed, data_type)) \
+        else data_type
 
 
 def _narrowed(df, targets: dict):
-    """Each column of `targets` (column -> type) cast to its type when every value survives the cast and the
-    cast back unchanged (a number fits the narrower width); otherwise the column stays as read, so its `type`
-    check fails instead of a value changing. One pass over the data."""
+    """Each column of `targets` (column -> type) converted to its type (`_converting`) when every value inside it
+    converts: a number keeps its value at the narrower width (cast back unchanged), a date's or time's text has
+    the type's text form (TEXT_FORMS) and converts. Otherwise the column stays as read, so its `type` check fails
+    instead of a value changing. One pass over the data."""
     from pyspark.sql import functions as F
 
     if not targets:
         return df
-
-    def cast(name: str, to):
-        return F.expr(f"try_cast({_q(name)} AS {_ddl(to)})")
-
-    def same(name: str, target):
-        back = F.expr(f"try_cast(try_cast({_q(name)} AS {_ddl(target)}) AS {_ddl(df.schema[name].dataType)})")
-        return F.to_json(F.struct(F.col(_q(name)).alias("v"))) == F.to_json(F.struct(back.alias("v")))
-
-    counts = df.agg(*[F.count(F.when(~same(name, target), True)).alias(f"c{i}")
-                      for i, (name, target) in enumerate(targets.items())]).collect()[0]
-    fits = {name for i, name in enumerate(targets) if not counts[f"c{i}"]}
-    return df.select(*[cast(name, targets[name]).alias(name) if name in fits else F.col(_q(name)) for name in df.columns])
+    converting = {name: _converting(F.col(_q(name)), df.schema[name].dataType, target) for name, target in targets.items()}
+    counts = df.agg(*[F.count(F.when(bad, True)).alias(f"c{i}") for i, (_, bad) in enumerate(converting.values())]).collect()[0]
+    fits = {name for i, name in enumerate(converting) if not counts[f"c{i}"]}
+    return df.select(*[converting[name][0].alias(name) if name in fits else F.col(_q(name)) for name in df.columns])
 
 
-def _ddl(data_type) -> str:
-    """A Spark type as SQL text whose struct field names are quoted (`simpleString` leaves `a b` bare)."""
+def _converting(value, actual, target):
+    """(`value`, of Spark type `actual`, as `target`; a condition true when some element of it does not convert),
+    element by element through structs, arrays and map values."""
+    from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    if isinstance(data_type, T.StructType):
-        return "struct<" + ",".join(f"{_q(f.name)}:{_ddl(f.dataType)}" for f in data_type.fields) + ">"
-    if isinstance(data_type, T.ArrayType):
-        return f"array<{_ddl(data_type.elementType)}>"
-    if isinstance(data_type, T.MapType):
-        return f"map<{_ddl(data_type.keyType)},{_ddl(data_type.valueType)}>"
-    return data_type.simpleString()
+    if actual == target:
+        return value, F.lit(False)
+    if isinstance(actual, T.StructType):
+        parts = [(f.name, *_converting(value.getField(f.name), f.dataType, t.dataType)) for f, t in zip(actual.fields, target.fields)]
+        whole = F.when(value.isNotNull(), F.struct(*[converted.alias(name) for name, converted, _ in parts]))
+        return whole, value.isNotNull() & F.greatest(F.lit(False), F.lit(False), *[bad for _, _, bad in parts])
+    if isinstance(actual, T.ArrayType):
+        return (F.transform(value, lambda e: _converting(e, actual.elementType, target.elementType)[0]),
+                F.coalesce(F.exists(value, lambda e: _converting(e, actual.elementType, target.elementType)[1]), F.lit(False)))
+    if isinstance(actual, T.MapType):
+        return (F.transform_values(value, lambda _, v: _converting(v, actual.valueType, target.valueType)[0]),
+                F.coalesce(F.exists(F.map_values(value), lambda v: _converting(v, actual.valueType, target.valueType)[1]), F.lit(False)))
+    if isinstance(actual, T.StringType):  # a date or time as text: the text rule of `_from_text`
+        form = value.rlike(TEXT_FORMS[target.simpleString().split("(")[0]])
+        converted = F.when(form, value.cast(target))
+        return converted, value.isNotNull() & converted.isNull()
+    converted = value.cast(target)  # a number at another width: it must keep its value
+    return converted, value.isNotNull() & F.coalesce(converted.cast(actual) != value, F.lit(True))
 
 
 def _contract_maps(model: Model) -> dict:
