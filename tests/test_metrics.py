@@ -323,6 +323,21 @@ def test_the_doc_shows_the_rule_and_route_files_whole():
     assert ROUTE.read_text(encoding="utf-8") in blocks
 
 
+def test_hostile_ids_through_a_real_pushgateway(tmp_path):
+    """Each hostile contract id its own group (the grouping key in the URL path, base64 where it holds `/` or a
+    space), and every label value read back from the gateway's own exposition as it was pushed."""
+    need("prometheus-pushgateway")
+    verdicts = hostile_verdicts()
+    with pushgateway(tmp_path) as gateway:
+        assert publish(verdicts, Targets(push=gateway)) == []
+        found = pushed(gateway)
+    for v in verdicts:
+        mine = [s for s in found if s.labels["contract"] == v.contract_id]
+        assert {s.labels["check"] for s in mine if "check" in s.labels} == {c.check_id for c in v.checks()}
+        assert {s.labels["version"] for s in mine} == {v.contract_version}
+    assert {s.labels["contract"] for s in found} == {v.contract_id for v in verdicts}
+
+
 # --- end to end: runs, Pushgateway and textfile, Prometheus, the documented rules, Alertmanager, a webhook ------
 
 E2E_CONTRACT = """\
