@@ -141,7 +141,7 @@ def test_history_site_and_openlineage_name_everything_as_it_is(tmp_path):
     from dc_bridge.runner.history import run_record
     from dc_bridge.verdict import Evidence, fold
 
-    store = open_store(str(tmp_path / "h.db"))
+    store = open_store(str(tmp_path / "runs #1 ?%20.db"))  # read through a file: URI, which these characters would cut
     events = []
     for number, contract_id in enumerate(IDS):
         path = tmp_path / f"c{number}.yaml"

@@ -208,7 +208,7 @@ class HistoryStore:
 
     def _read(self, sql: str, parameters: tuple = ()) -> list[tuple]:
         try:
-            with closing(sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=BUSY_SECONDS)) as db:
+            with closing(sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)) as db:
                 return db.execute(sql, parameters).fetchall()
         except sqlite3.Error as exc:
             raise StoreError(f"history store {self.path} cannot be read: {exc}") from None
