@@ -14,6 +14,7 @@ import base64
 import re
 
 from dc_bridge.catalog.store import CatalogUnavailable, Store, keep_in_properties, read_from_properties
+from dc_bridge.contract.sql import quote_identifier, sql_literal
 
 _OURS = re.compile(r"\((dc-bridge\.[^,()]+),([A-Za-z0-9_=-]*)\)")
 
@@ -22,11 +23,7 @@ def _quoted_name(dotted: str, table: str | None = None) -> str:
     """A namespace (`a.b`, one part per dot) and, when given, a table in it, each part quoted: the table's name is
     one part whatever it holds (`e.mail`)."""
     parts = [*dotted.split("."), *([table] if table is not None else [])]
-    return ".".join(f"`{part.replace('`', '``')}`" for part in parts)
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return ".".join(quote_identifier(part) for part in parts)
 
 
 def _encode(text: str) -> str:
@@ -66,7 +63,7 @@ class SparkStore(Store):
         another session between the two can lose a key (registry.register reads its record back and writes again;
         registrations in one namespace from several sessions at once are not guarded beyond that)."""
         self._sql(f"CREATE NAMESPACE IF NOT EXISTS {_quoted_name(namespace)}")
-        pairs = ", ".join(f"{_literal(key)} = {_literal(_encode(value))}" for key, value in updates.items())
+        pairs = ", ".join(f"{sql_literal(key)} = {sql_literal(_encode(value))}" for key, value in updates.items())
         self._sql(f"ALTER NAMESPACE {_quoted_name(namespace)} SET DBPROPERTIES ({pairs})")
 
     def keep_text(self, namespace: str, name: str, text: bytes) -> tuple[str, dict[str, str]]:
@@ -100,6 +97,6 @@ class SparkStore(Store):
     def tag_table(self, namespace: str, table: str, properties: dict[str, str]) -> bool:
         if not self._exists(namespace, table):
             return False
-        pairs = ", ".join(f"{_literal(key)} = {_literal(value)}" for key, value in properties.items())
+        pairs = ", ".join(f"{sql_literal(key)} = {sql_literal(value)}" for key, value in properties.items())
         self._sql(f"ALTER TABLE {_quoted_name(namespace, table)} SET TBLPROPERTIES ({pairs})")
         return True

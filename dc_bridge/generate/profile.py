@@ -24,6 +24,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from dc_bridge.contract.sql import quote_identifier
+
 DEFAULT_SAMPLE_ROWS = 100_000
 MAX_VALUES = 10
 _ESTIMATE_ERROR = 0.05  # approx_count_distinct's relative standard deviation (its default)
@@ -61,7 +63,7 @@ def measure(frame, sample_rows: int | None = DEFAULT_SAMPLE_ROWS) -> tuple[list[
         return [], sample
     aggregates = [F.count(F.lit(1)).alias("rows")]
     for index, (name, kind) in enumerate(columns):
-        column = F.col(f"`{name}`")
+        column = F.col(quote_identifier(name))
         # the estimate over a 64-bit hash of each value (nulls left out): 2.4 times faster than over the values
         # themselves on 100 columns of mixed types, and as exact (a collision among 64-bit hashes is negligible)
         hashed = F.when(column.isNotNull(), F.xxhash64(column))
@@ -76,8 +78,8 @@ def measure(frame, sample_rows: int | None = DEFAULT_SAMPLE_ROWS) -> tuple[list[
             if row[f"n{index}"] == row["rows"] > 1 and row[f"d{index}"] >= (1 - 4 * _ESTIMATE_ERROR) * row["rows"]}
     exact, values = {}, {}
     if few | keys:
-        counted = sampled.agg(*[F.countDistinct(F.col(f"`{name}`")).alias(name) for name in sorted(few | keys)],
-                              *[F.collect_set(F.col(f"`{name}`")).alias(f"values:{name}") for name in sorted(few)]).collect()[0].asDict()
+        counted = sampled.agg(*[F.countDistinct(F.col(quote_identifier(name))).alias(name) for name in sorted(few | keys)],
+                              *[F.collect_set(F.col(quote_identifier(name))).alias(f"values:{name}") for name in sorted(few)]).collect()[0].asDict()
         exact = {name: counted[name] for name in few | keys}
         values = {name: tuple(sorted(counted[f"values:{name}"])) for name in few if counted[name] <= MAX_VALUES}
     profiles = [ColumnProfile(name, kind, row["rows"], row["rows"] - row[f"n{index}"], exact.get(name, row[f"d{index}"]), name in exact,
@@ -109,7 +111,7 @@ def proposals(profile: ColumnProfile, required: bool, sample: str, sensitive: bo
         low, high = (_literal(profile.kind, value) for value in (profile.minimum, profile.maximum))
         rules.append(_rule(f"values from {profile.minimum} to {profile.maximum} were seen",
                            {**evidence, "minimum": str(profile.minimum), "maximum": str(profile.maximum)}, type="sql",
-                           query=f"SELECT COUNT(*) FROM {{model}} WHERE `{profile.column}` < {low} OR `{profile.column}` > {high}",
+                           query=f"SELECT COUNT(*) FROM {{model}} WHERE {quote_identifier(profile.column)} < {low} OR {quote_identifier(profile.column)} > {high}",
                            mustBe=0))
     if profile.exact and profile.nulls == 0 and profile.rows > 1 and profile.distinct == profile.rows:
         rules.append(_rule("every value was distinct (a candidate key)", evidence, metric="duplicateValues", mustBe=0))

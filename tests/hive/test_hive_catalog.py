@@ -185,3 +185,15 @@ servers:
     host: localhost
     database: sales
 """
+
+
+def test_a_table_tag_holding_spark_variable_syntax_is_stored_as_written(tables, tmp_path):
+    """Spark fills in `${env:...}` and `${spark...}` in a statement's text before parsing it (variable substitution):
+    a contract id holding it must reach TBLPROPERTIES as written, not as the driver's environment."""
+    contract_id = "${env:HOME}-${spark.app.name}"
+    text = CUSTOMERS.format(version="1.0.0", more="").replace("id: customers", f"id: {json.dumps(contract_id)}")
+    (tmp_path / "substituted.yaml").write_text(text, encoding="utf-8")
+    result = invoke("register", str(tmp_path / "substituted.yaml"), "--catalog", "spark", "--namespace", "sales")
+    assert result.exit_code == 0, result.output
+    tagged = {row[0]: row[1] for row in tables.sql("SHOW TBLPROPERTIES sales.customers").collect()}
+    assert tagged["dc-bridge.contract.id"] == contract_id
