@@ -449,7 +449,8 @@ def _nested_targets(model: Model, inferred) -> dict:
 
 
 def _narrow_type(data_type, field: Field):
-    """`data_type` with its numbers at the widths `field` (and its nested fields) declare."""
+    """`data_type` with its numbers at the widths, and its texts at the dates or timestamps, `field` (and its nested
+    fields) declare."""
     from pyspark.sql import types as T
 
     if isinstance(data_type, T.StructType):
@@ -486,6 +487,9 @@ def _narrowed(df, targets: dict):
 def _converting(value, actual, target):
     """(`value`, of Spark type `actual`, as `target`; a condition true when some element of it does not convert),
     element by element through structs, arrays and map values."""
+    import operator
+    from functools import reduce
+
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -494,7 +498,7 @@ def _converting(value, actual, target):
     if isinstance(actual, T.StructType):
         parts = [(f.name, *_converting(value.getField(f.name), f.dataType, t.dataType)) for f, t in zip(actual.fields, target.fields)]
         whole = F.when(value.isNotNull(), F.struct(*[converted.alias(name) for name, converted, _ in parts]))
-        return whole, value.isNotNull() & F.greatest(F.lit(False), F.lit(False), *[bad for _, _, bad in parts])
+        return whole, value.isNotNull() & reduce(operator.or_, [bad for _, _, bad in parts], F.lit(False))
     if isinstance(actual, T.ArrayType):
         return (F.transform(value, lambda e: _converting(e, actual.elementType, target.elementType)[0]),
                 F.coalesce(F.exists(value, lambda e: _converting(e, actual.elementType, target.elementType)[1]), F.lit(False)))
