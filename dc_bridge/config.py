@@ -85,6 +85,11 @@ class Settings:
     def level(self, validator: str) -> str:
         return self.levels[validator]
 
+    @property
+    def project(self) -> Path | None:
+        """The project's folder: the one that holds the configuration file (None when none was found)."""
+        return Path(self.file).resolve().parent if self.file else None
+
     def source(self, validator: str) -> str:
         """Where a level comes from, for messages that say why a validator was skipped or only warned."""
         return f"enforcement.{validator} = {self.levels[validator]!r}" + (f" in {self.file}" if self.file else "")

@@ -73,7 +73,7 @@ def open_catalog(spec: str, master: str | None = None, conf_options: tuple[str, 
     from dc_bridge.runner.spark_start import SparkUnavailable
 
     settings = config.current()
-    folder, note = embedded_folder(Path(settings.file).parent if settings.file else None, Path.cwd())
+    folder, note = embedded_folder(settings.project, Path.cwd())
     with contextlib.ExitStack() as stack:
         session = None
         if parse(spec)[0] == "spark":
@@ -355,12 +355,6 @@ def drift_in_catalog(contract, catalog_spec: str | None, namespace: str | None, 
         sys.exit(EXIT_UNREADABLE)
 
 
-def _project_root() -> Path:
-    """The folder of the project configuration ([tool.dc-bridge]), else the current one."""
-    settings = config.current()
-    return Path(settings.file).resolve().parent if settings.file else Path.cwd().resolve()
-
-
 def sensitive_columns(explicit: str) -> dict[str, set[str]]:
     """model -> the columns of the --merge contract whose values no output may show (plan/sensitive.py's rule, as
     a run applies it): `init --profile` proposes no rule and writes no evidence that holds their values. A contract
@@ -477,7 +471,7 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
                 schemas[source.model], frames[source.model] = frame.schema, frame
             document = contract_document(schemas, id=contract_id or name or models[0], name=name, version=version, standard=standard,
                                          sources={source.model: source.spec for source in parsed},
-                                         servers=generated_servers(parsed, out, _project_root()))
+                                         servers=generated_servers(parsed, out, config.current().project or Path.cwd().resolve()))
             if profile:
                 add_proposals(document, frames, sample_rows, hidden)
     except (DataError, click.BadParameter) as exc:
