@@ -32,6 +32,8 @@ from dc_bridge.enforce.split import VIOLATIONS_COLUMN
 NOW = datetime(2024, 6, 1, tzinfo=timezone.utc)
 COLUMNS = ["e.mail", "first name", "pri$ce$", "#tag", "100%", "it's", 'say "hi"', "f(x)", "a,b", "dash-ed", "back`tick",
            "ünïcødé 名前", "a_b", "a b", "a-b", " lead", "[br]", "a:b", "semi;colon", "{curly}", "eq=ual", "<td>", "x" * 200]
+# a unique key's column: the split's lookup joins on it (enforce/scope.py); each row's own value, so no violation
+KEY = "ke.y `(1)`"
 # ids of contracts that differ only in punctuation or case: each a page of its own in the site
 IDS = ["urn:x:a.b", "urn:x:a_b", "urn:x:a b", "urn:x:A.b", "<script>alert(1)</script>", "x" * 300]
 
@@ -39,6 +41,7 @@ IDS = ["urn:x:a.b", "urn:x:a_b", "urn:x:a b", "urn:x:A.b", "<script>alert(1)</sc
 def contract_text(contract_id: str) -> str:
     properties = [{"name": name, "logicalType": "string", "required": True} for name in COLUMNS]
     properties[1]["logicalTypeOptions"] = {"maxLength": 3}
+    properties.append({"name": KEY, "logicalType": "string", "unique": True})
     return yaml.safe_dump({"apiVersion": "v3.0.2", "kind": "DataContract", "id": contract_id, "version": "1.0.0",
                            "status": "active", "schema": [{"name": "orders", "properties": properties}]}, allow_unicode=True)
 
@@ -46,14 +49,14 @@ def contract_text(contract_id: str) -> str:
 def rows():
     """Row 0 clean; row i (1..) has a null in column i-1; the last row breaks `first name`'s maxLength."""
     clean = ["v"] * len(COLUMNS)
-    found = [("0", *clean)]
+    found = [("0", *clean, "0")]
     for index in range(len(COLUMNS)):
         row = list(clean)
         row[index] = None
-        found.append((str(index + 1), *row))
+        found.append((str(index + 1), *row, str(index + 1)))
     row = list(clean)
     row[1] = "long"
-    found.append(("last", *row))
+    found.append(("last", *row, "last"))
     return found
 
 
@@ -61,7 +64,7 @@ def rows():
 def frame(spark):
     from pyspark.sql.types import StringType, StructField, StructType
 
-    schema = StructType([StructField("row", StringType())] + [StructField(name, StringType()) for name in COLUMNS])
+    schema = StructType([StructField(name, StringType()) for name in ["row", *COLUMNS, KEY]])
     return spark.createDataFrame(rows(), schema)
 
 
@@ -88,6 +91,7 @@ def test_the_split_and_the_guard_judge_every_name(spark, frame, tmp_path):
         assert valid.columns == frame.columns + [VIOLATIONS_COLUMN]
         failed = sorted((c.columns[0], c.observed) for c in verdict.checks() if c.outcome == "failed")
         assert failed == sorted([(name, 1) for name in COLUMNS] + [("first name", 1)])  # a null each, and the long value
+        assert [(c.outcome, c.observed) for c in verdict.checks() if c.columns == [KEY] and c.kind == "unique"] == [("passed", 0)]
     finally:
         result.release()
     # the guard's function as foreachBatch calls it, on the same rows
