@@ -28,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 from dc_bridge.catalog.store import (CatalogMisconfigured, CatalogUnavailable, Store, closest, keep_in_properties, listed,
                                      read_from_properties)
 from dc_bridge.compiler import safe_name
+from dc_bridge.extras import missing_message
 
 EMBEDDED_FOLDER = Path(".dc-bridge") / "iceberg"
 CATALOG_FILE = "catalog.db"
@@ -129,6 +130,8 @@ def _reaching(label: str) -> Iterator[None]:
         yield
     except CatalogUnavailable:
         raise
+    except ModuleNotFoundError as exc:  # an install that lacks a package is configuration, not an outage
+        raise CatalogMisconfigured(f"{label}: {missing_message(exc)}") from None
     except Exception as exc:  # pyiceberg, SQLAlchemy, requests and boto each raise their own
         raise CatalogUnavailable(f"{label}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
 

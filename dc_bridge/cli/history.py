@@ -86,9 +86,15 @@ def site_command(target: str, out_dir: str, runs: int) -> None:
     """Build a static site of the history: contracts, their checks per run, charts, SLOs. Opens offline."""
     import dc_bridge.cli.outputs as outputs
     from dc_bridge.history import open_store
+    from dc_bridge.extras import MissingExtra, require
     from dc_bridge.history.site import OWNED, SITE_MARK, build_site, site_pages
     from dc_bridge.runner.history import HistoryError
 
+    try:
+        require("matplotlib")  # the charts: before anything is read or written
+    except MissingExtra as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
     outputs.check_folder("--out", out_dir, [outputs.Input(target, "the --history store")], owned=OWNED, create=False)
     for page in site_pages(out_dir):
         outputs.check_not_foreign("--out", page, SITE_MARK, "a page of a dc-bridge site")

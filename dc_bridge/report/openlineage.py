@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from typing import Iterator
 
 from dc_bridge import __version__
+from dc_bridge.extras import install_hint
 from dc_bridge.paths import local_path
 from dc_bridge.plan.checks import KINDS
 from dc_bridge.verdict import CheckVerdict, Verdict
@@ -164,8 +165,7 @@ def emit(verdicts: list[Verdict]) -> str:
         from openlineage.client import OpenLineageClient
         from openlineage.client.transport.console import ConsoleTransport
     except ImportError:
-        raise LineageNotConfigured("the openlineage-python client is not installed: install dc-bridge's `openlineage` extra "
-                                   "(pip install 'dc-bridge[openlineage]'; in a checkout of dc-bridge, pip install -e '.[openlineage]')") from None
+        raise LineageNotConfigured(f"the openlineage-python client is not installed: {install_hint('openlineage')}") from None
     with _quiet_fallback():
         client = OpenLineageClient()
     # the client's last resort when nothing names a transport: printing events, which nobody asked for
