@@ -9,8 +9,9 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def spark():
-    """A quiet embedded session: local[2], UI off, 2 shuffle partitions, UTC session time zone."""
+def spark(tmp_path_factory):
+    """A quiet embedded session: local[2], UI off, 2 shuffle partitions, UTC session time zone, its warehouse in
+    the run's temporary folder (never a `spark-warehouse/` in the checkout)."""
     from pyspark.sql import SparkSession
 
     # Python workers must run the same interpreter as the driver (the venv)
@@ -21,6 +22,7 @@ def spark():
                .config("spark.sql.shuffle.partitions", "2")
                .config("spark.default.parallelism", "2")
                .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("spark-warehouse")))
                .config("spark.driver.extraJavaOptions", "-Dlog4j2.level=ERROR")
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
