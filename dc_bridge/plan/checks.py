@@ -234,7 +234,7 @@ class Kind:
     executable: bool = True
     # each row is judged on its own or against a key (its value, its key's repeats, its key's match):
     # a violating row can be sent aside (dc_bridge/enforce: the split, a slice, a stream's batches);
-    # the other kinds judge the table as a whole and stay in the verdict only (DESIGN section 9)
+    # the other kinds judge the table as a whole and stay in the verdict only (docs/enforcing.md)
     row_level: bool = False
     # the dataset metric its observed number is, where it counts one for a whole model (`rowCount`) or
     # one column (`nullCount`): OpenLineage's data-quality metrics facet (report/openlineage.py)
@@ -243,6 +243,8 @@ class Kind:
     # kind's unit is the contract's: rows, or percent of all rows); None where dc-bridge cannot know it:
     # a SQL metric's value is the user's own number, whatever the query computes
     value_unit: str | None = None
+    # its number is the age of the model's newest row (a freshness): what a metrics exporter publishes as the data's age
+    data_age: bool = False
 
     @property
     def judged_by_threshold(self) -> bool:
@@ -273,7 +275,8 @@ _ALL = (
     Kind("column_type", ColumnType, "outcome"),
     # also an ODCS timeOfAvailability SLA, measured by a query the plan writes (plan/build.py)
     Kind("sql_metric", SqlMetric, "value", local_lint_codes=_SQL_CODES | _SLA_CODES, sql_query=True),
-    Kind("freshness", Freshness, "seconds", local_lint_codes=_SLA_CODES, in_seconds=True, clock=True, value_unit="seconds"),
+    Kind("freshness", Freshness, "seconds", local_lint_codes=_SLA_CODES, in_seconds=True, clock=True, value_unit="seconds",
+         data_age=True),
     Kind("frequency", Frequency, "value", local_lint_codes=_SLA_CODES, sql_query=True, in_seconds=True, value_unit="seconds"),
     Kind("latency", Latency, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES, row_level=True),
     Kind("retention", Retention, "rows", samples="failing_rows", local_lint_codes=_SLA_CODES, clock=True, row_level=True),

@@ -192,7 +192,7 @@ def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
             kind = KINDS.get(check.kind)
             if kind is not None and kind.dataset_metric == ROW_COUNT_METRIC:
                 model_rows.labels(**contract, model=check.model).set(check.observed)
-            if check.kind == "freshness":
+            if kind is not None and kind.data_age:
                 age.labels(**contract, model=check.model, check=check.check_id).set(check.observed)
                 limit_seconds = _freshness_limit(check)
                 if limit_seconds is not None:
