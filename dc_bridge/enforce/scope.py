@@ -3,8 +3,8 @@
 A check whose violating rows have a condition of their own (engines/spark_conditions.py `VIOLATIONS`,
 the condition the native engine counts) is judged on the row. Uniqueness and foreign keys need the
 other rows: each adds one join to the rows being judged (the slice), built from the whole table or
-the whole referenced model, so that a slice cannot hide a key that repeats in history (DESIGN section 9,
-docs/enforcing.md "Scope"). No key reaches the driver: every comparison is a Spark join.
+the whole referenced model, so that a slice cannot hide a key that repeats in history
+(docs/enforcing.md, "Scope"). No key reaches the driver: every comparison is a Spark join.
 
 `flagged(slice, table, checks, frames, now)` returns the slice with one boolean column per check
 (`FLAG.format(index)`): True where the row violates the check, never NULL; and the looked-up keys,

@@ -1,5 +1,5 @@
 """`dc_bridge.split`: a model's rows judged by the contract's row-level checks and partitioned into
-valid and quarantined rows, with the verdict of the same call (DESIGN section 9, docs/enforcing.md).
+valid and quarantined rows, with the verdict of the same call (docs/enforcing.md).
 
 - Every row-level check of the model (the registry's `Kind.row_level`) becomes a flag evaluated in
   one pass over the rows: the condition the native engine counts (engines/spark_conditions.py

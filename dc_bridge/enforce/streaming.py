@@ -1,5 +1,5 @@
 """`dc_bridge.streaming.guard`: the contract enforced on every micro-batch of a Structured Streaming
-query, as the function of `writeStream.foreachBatch` (DESIGN section 9, docs/enforcing.md "Streaming").
+query, as the function of `writeStream.foreachBatch` (docs/enforcing.md, "Streaming").
 
 Each batch is judged by the split (split.py: the same checks, the native engine's semantics), and
 its verdict appended to `log` as one JSON line. The native engine judges by default: its counts come
