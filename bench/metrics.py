@@ -3,9 +3,9 @@ as a whole process on the bundled orders example:
 
     python -m bench.metrics --rounds 5 --engines spark
 
-Each round runs `dc-bridge run contracts/orders.yaml` without metrics, with `--metrics-file`, and (where
-Debian's `prometheus-pushgateway` is installed; this starts one on a loopback port and kills it after) with
-`--metrics-push`, one after the other, alternating which goes first; wall and CPU seconds of each whole
+Each round runs `dc-bridge run contracts/orders.yaml` without metrics, with `--metrics-file`, and with
+`--metrics-push URL` when `--push URL` names a Pushgateway (started apart from this process: as the subreaper
+of its children's trees, it waits for every child, a server too), one after the other, alternating which goes first; wall and CPU seconds of each whole
 process tree (bench/process.py's `timed`, as the subreaper of the JVM). The ratios are medians over the
 rounds. It also times the metrics step alone in this process (report/prometheus.py on the run's verdict),
 which is what the options add: the rest of the difference between processes is noise.
@@ -16,40 +16,16 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
-import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 from bench.process import PR_SET_CHILD_SUBREAPER, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT = ROOT / "contracts" / "orders.yaml"
-
-
-def _gateway(folder: Path):
-    """A Pushgateway on a free loopback port, or None where the package is not installed."""
-    binary = shutil.which("prometheus-pushgateway")
-    if binary is None:
-        return None, None
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    process = subprocess.Popen([binary, f"--web.listen-address=127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(f"{url}/-/ready", timeout=1).read()
-            return process, url
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("the Pushgateway did not start")
 
 
 def in_process_seconds(engines: str, folder: Path) -> float:
@@ -71,29 +47,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--engines", default="spark")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    parser.add_argument("--push", metavar="URL", help="also time --metrics-push to this Pushgateway")
     args = parser.parse_args()
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
-        gateway, url = _gateway(folder)
-        try:
-            base = [str(Path(sys.executable).with_name("dc-bridge")), "run", str(CONTRACT), "--engines", args.engines, "-q"]
-            variants = {"without": base, "metrics_file": [*base, "--metrics-file", str(folder / "orders.prom")]}
-            if url:
-                variants["metrics_push"] = [*base, "--metrics-push", url]
-            runs: dict[str, list[dict]] = {name: [] for name in variants}
-            for number in range(args.rounds):
-                order = list(variants) if number % 2 == 0 else list(reversed(variants))
-                for name in order:
-                    runs[name].append(timed(variants[name]))
-                    assert runs[name][-1]["exit_code"] == 0, runs[name][-1]
-            step = in_process_seconds(args.engines, folder)
-        finally:
-            if gateway is not None:
-                gateway.kill()
-                gateway.wait()
+        variants = {"without": [str(Path(sys.executable).with_name("dc-bridge")), "run", str(CONTRACT), "--engines", args.engines, "-q"]}
+        variants["metrics_file"] = [*variants["without"], "--metrics-file", str(folder / "orders.prom")]
+        if args.push:
+            variants["metrics_push"] = [*variants["without"], "--metrics-push", args.push]
+        runs: dict[str, list[dict]] = {name: [] for name in variants}
+        for number in range(args.rounds):
+            for name in list(variants) if number % 2 == 0 else list(reversed(variants)):
+                runs[name].append(timed(variants[name]))
+                assert runs[name][-1]["exit_code"] == 0, runs[name][-1]
+        step = in_process_seconds(args.engines, folder)
     median = {name: {key: statistics.median(r[key] for r in found) for key in ("wall_seconds", "cpu_seconds")}
               for name, found in runs.items()}
     result = {"rounds": args.rounds, "engines": args.engines, "median": median,
