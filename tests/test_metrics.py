@@ -276,7 +276,8 @@ def server(name: str, args: list[str], port: int, folder: Path):
 @contextmanager
 def pushgateway(folder: Path):
     port = free_port()
-    with server("prometheus-pushgateway", [f"--web.listen-address=127.0.0.1:{port}"], port, folder) as url:
+    # in memory only: Debian's build persists to /var/lib/prometheus/pushgateway.data unless told otherwise
+    with server("prometheus-pushgateway", [f"--web.listen-address=127.0.0.1:{port}", "--persistence.file="], port, folder) as url:
         yield url
 
 
