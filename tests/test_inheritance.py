@@ -225,11 +225,11 @@ def test_a_contract_that_extends_itself(tmp_path):
 
 
 def test_missing_parent_is_reported_at_the_line_that_names_it(tmp_path):
-    product = write(tmp_path, "product.yaml", dcs("product", extends="[domain.yaml, ../shared/enterprise.yaml]"))
+    product = write(tmp_path, "product.yaml", dcs("product", extends="[domain.yaml, ../platform/enterprise.yaml]"))
     write(tmp_path, "domain.yaml", dcs("domain"))
     assert findings(product) == [
-        ("DCB244", "product.yaml", "x-dc-bridge-extends[1]", 6, "parent contract ../shared/enterprise.yaml does not exist",
-         "an existing contract file, relative to this one", str(tmp_path / "../shared/enterprise.yaml")),
+        ("DCB244", "product.yaml", "x-dc-bridge-extends[1]", 6, "parent contract ../platform/enterprise.yaml does not exist",
+         "an existing contract file, relative to this one", str(tmp_path / "../platform/enterprise.yaml")),
     ]
 
 
