@@ -22,6 +22,7 @@ import os
 import posixpath
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import unquote
 
 # `file:/x`, `file:///x`, `file://localhost/x`: Hadoop writes the first, Python's `as_uri` the second
@@ -120,3 +121,14 @@ def clash(outputs: list[Place], inputs: list[Place] = ()) -> tuple[Place, str, s
                     if how:
                         return output, path, how, other
     return None
+
+
+def nearest_existing(folder: Path) -> Path:
+    """`folder` itself or its nearest ancestor that exists: where making it would start, and whose kind
+    (a folder, or a file in the way) and permissions decide whether a file can be written under it."""
+    return next((p for p in [folder, *folder.parents] if p.exists()), Path("."))
+
+
+def may_write_in(folder: Path) -> bool:
+    """Whether this process may create files in the existing folder `folder`."""
+    return os.access(folder, os.W_OK | os.X_OK)

@@ -28,7 +28,7 @@ from typing import Sequence
 import click
 
 from dc_bridge.outcomes import EXIT_UNREADABLE
-from dc_bridge.paths import Place, clash, local_path, relation
+from dc_bridge.paths import Place, clash, local_path, may_write_in, nearest_existing, relation
 
 
 class OutputRefused(click.ClickException):
@@ -158,7 +158,7 @@ def check_not_foreign(option: str, file: Path, mark: str, what: str) -> None:
 
 
 def _make_folder(option: str, folder: Path, label: str, create: bool) -> None:
-    existing = next((p for p in [folder, *folder.parents] if p.exists()), Path("."))
+    existing = nearest_existing(folder)
     if not existing.is_dir():
         raise OutputRefused(f"{option}: cannot create {label}: {existing} is a file, not a folder; nothing was written. "
                             f"Choose a folder you can create or write to.")
@@ -169,7 +169,7 @@ def _make_folder(option: str, folder: Path, label: str, create: bool) -> None:
             raise OutputRefused(f"{option}: cannot create {label}: {exc.strerror or exc}; nothing was written. "
                                 f"Choose a folder you can create or write to.") from None
         existing = folder
-    if not os.access(existing, os.W_OK | os.X_OK):
+    if not may_write_in(existing):
         raise OutputRefused(f"{option}: {label} cannot be written (permission denied); nothing was written. "
                             f"Choose a folder you can write to.")
 

@@ -26,6 +26,7 @@ from typing import Iterable
 from urllib.parse import urlsplit
 
 from dc_bridge.outcomes import ALL
+from dc_bridge.paths import may_write_in, nearest_existing
 from dc_bridge.verdict import CheckVerdict, Verdict
 
 JOB = "dc-bridge"
@@ -116,10 +117,10 @@ def check_file_path(path: str | Path, option: str = "--metrics-file") -> None:
     target = Path(path)
     if target.is_dir():
         raise MetricsError(f"{option} {path} is a folder; name a file, e.g. {target / 'dc-bridge.prom'}")
-    existing = next((p for p in target.absolute().parents if p.exists()), None)
-    if existing is None or not existing.is_dir():
+    existing = nearest_existing(target.absolute().parent)
+    if not existing.is_dir():
         raise MetricsError(f"{option} {path}: its folder cannot be created ({existing} is a file); name a file in a folder")
-    if not os.access(existing, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+    if not may_write_in(existing) or (target.exists() and not os.access(target, os.W_OK)):
         raise MetricsError(f"{option} {path} cannot be written (permission denied); name a file in a folder you can write to")
 
 
