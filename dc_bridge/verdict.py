@@ -36,6 +36,7 @@ from pydantic import BaseModel, Field
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import Syntax, render
 from dc_bridge.engines.results import CheckResult, EngineReport
+from dc_bridge.monitors import MonitorVerdict
 from dc_bridge.outcomes import ALL, NOT_EVALUATED, Outcome, verdict_exit_code, worst
 from dc_bridge.plan.checks import KINDS, Check, CheckPlan, Objective, kind_of
 
@@ -180,6 +181,8 @@ class Verdict(BaseModel):
     error: str | None = None
     # the steps of the run, in the order they ran, with their durations (read, lint, plan, ..., fold)
     phases: list[Phase] = Field(default_factory=list)
+    # what the monitors learned from the history said of this run (dc_bridge/monitors); empty without a history
+    monitors: list[MonitorVerdict] = Field(default_factory=list)
 
     @classmethod
     def unchecked(cls, contract_file: str, engines: list[str], reason: str) -> "Verdict":

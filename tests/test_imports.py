@@ -18,6 +18,8 @@ LAYERS: list[set[str]] = [
     {"dc_bridge.plan"},
     {"dc_bridge.engines"},
     {"dc_bridge.compiler"},
+    # monitors are pure (no engine, no store): the verdict carries what they said
+    {"dc_bridge.monitors"},
     {"dc_bridge.verdict"},
     {"dc_bridge.report"},
     # the history store reads runner/history.py's records; the runner will write through it (same layer, no cycle)

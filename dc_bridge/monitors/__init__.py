@@ -1,0 +1,8 @@
+"""Monitors (docs/monitoring.md): bands learned from a contract's own history of runs, judged beside the checks.
+
+The door: what the verdict, the runner, the reports and the site import from here.
+"""
+
+from dc_bridge.monitors.model import Direction, Level, Metric, MonitorOutcome, MonitorSettings, MonitorVerdict, Point, Seasonality, SeriesKey
+
+__all__ = ["Direction", "Level", "Metric", "MonitorOutcome", "MonitorSettings", "MonitorVerdict", "Point", "Seasonality", "SeriesKey"]
