@@ -31,7 +31,9 @@ from markupsafe import Markup
 from dc_bridge.contract.thresholds import render
 from dc_bridge.outcomes import ALL, WORST_FIRST
 from dc_bridge.plan.checks import KINDS
+from dc_bridge.monitors import MonitorVerdict
 from dc_bridge.report.escaping import page_text
+from dc_bridge.report.monitors import band_text, in_order, number_text, weighs_as
 from dc_bridge.verdict import EXPECTED, CheckVerdict, Verdict, engines_agree
 
 
@@ -67,7 +69,8 @@ def _templates() -> Environment:
     environment.globals.update(
         ALL=ALL, label=lambda outcome: _LABEL.get(outcome, outcome), anchor=_anchor, worst_first=_worst_first,
         disagreement_of=_disagreement, about=_about, expected=_expected, in_seconds=_in_seconds,
-        duration_text=_duration_text, number_text=_number_text, why_lines=_why_lines)
+        duration_text=_duration_text, number_text=_number_text, why_lines=_why_lines,
+        monitors_in_order=in_order, weighs_as=weighs_as, monitor_value=_monitor_value, monitor_band=_monitor_band)
     return environment
 
 
@@ -171,6 +174,17 @@ def _duration_text(seconds: float) -> str:
             parts.append(f"{int(left // size)}{unit}")
             left %= size
     return ("-" if seconds < 0 else "") + (" ".join(parts) or "0s")
+
+
+def _monitor_value(value: float | None, monitor: MonitorVerdict) -> str:
+    """A monitor's number: a duration in days and hours when its unit is seconds, else a count or value."""
+    if value is None:
+        return ""
+    return _duration_text(value) if monitor.unit == "seconds" else number_text(value)
+
+
+def _monitor_band(monitor: MonitorVerdict) -> str:
+    return band_text(monitor, lambda bound: _monitor_value(bound, monitor))
 
 
 # the verdict's `expected` text with seconds in days and hours: `<= 1d 2h`

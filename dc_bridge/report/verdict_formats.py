@@ -1,5 +1,5 @@
-"""The verdict as JSON (schema in docs/verdict.schema.json), JUnit XML (one test case per check) and a console report;
-each also for the verdicts of several contracts checked in one run.
+"""The verdict as JSON (schema in docs/verdict.schema.json), JUnit XML (one test case per check, SLO and
+monitor) and a console report; each also for the verdicts of several contracts checked in one run.
 
 Every text that comes from a contract or the data reaches XML through `xml_text` and rich as `Text`
 built from `console_text` (report/escaping.py): a column named `[/x]` or holding `\\x01` is shown as
@@ -17,8 +17,10 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from dc_bridge.monitors import MonitorVerdict
 from dc_bridge.outcomes import ALL, NOT_EVALUATED, WORST_FIRST
 from dc_bridge.report.escaping import console_text, json_text, xml_text
+from dc_bridge.report.monitors import in_order, weighs_as
 from dc_bridge.plan.checks import CONTRACT_MODEL
 from dc_bridge.verdict import CheckVerdict, ObjectiveVerdict, Verdict
 
@@ -32,18 +34,20 @@ def as_json(verdicts: Verdict | list[Verdict]) -> str:
 
 
 def as_junit(verdicts: Verdict | list[Verdict]) -> str:
-    """One contract: a test suite per model. Several: a test suite per contract, its test cases'
-    class names `<contract id>.<model>`."""
+    """One contract: a test suite per model (and one for the SLOs, one for the monitors). Several: a test
+    suite per contract, its test cases' class names `<contract id>.<model>` (`.slo`, `.monitors`).
+    A monitor's anomaly fails its test case only at `strict`: at `warn` the case passes and says so in its
+    output, as a check's warning does; a monitor still learning is skipped."""
     several = isinstance(verdicts, list)
     contracts = verdicts if several else [verdicts]
     name = f"dc-bridge {len(contracts)} contracts" if several else f"dc-bridge {verdicts.contract_id} {verdicts.contract_version}"
-    totals = _counts(_sum_counts(contracts, with_objectives=True))
+    totals = _counts(_sum_counts(contracts, as_cases=True))
     totals.pop("skipped")  # the JUnit schema (junit-10.xsd) has no `skipped` on testsuites; each testsuite has it
     suites = _element(None, "testsuites", name=name, **totals)
     for verdict in contracts:
         if several:
             suite = _element(suites, "testsuite", name=f"{verdict.contract_id} {verdict.contract_version}".strip(),
-                             file=verdict.contract_file, **_counts(_sum_counts([verdict], with_objectives=True)))
+                             file=verdict.contract_file, **_counts(_sum_counts([verdict], as_cases=True)))
             _properties(suite, verdict, verdict.where_not_applied)
         if verdict.error:  # counted as one error (Verdict.unchecked)
             if not several:
@@ -60,18 +64,29 @@ def as_junit(verdicts: Verdict | list[Verdict]) -> str:
             suite = _element(suites, "testsuite", name="dataQuality SLOs", **_counts(_outcome_counts(verdict.objectives)))
         for objective in verdict.objectives:
             _objective_case(suite, f"{verdict.contract_id}.slo", objective)
+        if verdict.monitors and not several:
+            suite = _element(suites, "testsuite", name="monitors", **_counts(_monitor_counts(verdict.monitors)))
+        for monitor in in_order(verdict.monitors):
+            _monitor_case(suite, f"{verdict.contract_id}.monitors", monitor)
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
 
 
-def _sum_counts(verdicts: list[Verdict], with_objectives: bool = False) -> dict[str, int]:
-    """Checks per outcome; `with_objectives`: the dataQuality SLOs too (JUnit has a test case for each)."""
-    counts = [v.counts for v in verdicts] + [_outcome_counts(v.objectives) for v in verdicts if with_objectives]
+def _sum_counts(verdicts: list[Verdict], as_cases: bool = False) -> dict[str, int]:
+    """Checks per outcome; `as_cases`: the dataQuality SLOs and the monitors too (JUnit has a test case for each)."""
+    counts = [v.counts for v in verdicts]
+    if as_cases:
+        counts += [_outcome_counts(v.objectives) for v in verdicts] + [_monitor_counts(v.monitors) for v in verdicts]
     return {outcome: sum(c.get(outcome, 0) for c in counts) for outcome in ALL}
 
 
 def _outcome_counts(objectives: list[ObjectiveVerdict]) -> dict[str, int]:
     return {outcome: sum(o.outcome == outcome for o in objectives) for outcome in ALL}
+
+
+def _monitor_counts(monitors: list[MonitorVerdict]) -> dict[str, int]:
+    """Monitors per the check outcome each weighs as (report/monitors.py)."""
+    return {outcome: sum(weighs_as(m) == outcome for m in monitors) for outcome in ALL}
 
 
 def _counts(counts: dict[str, int]) -> dict[str, int]:
@@ -108,6 +123,19 @@ def _objective_case(suite: ET.Element, classname: str, objective: ObjectiveVerdi
         _element(case, tag, text, message=text, type="dataQuality")
     elif objective.outcome in NOT_EVALUATED:
         _element(case, "skipped", message=objective.reason or objective.outcome)
+    else:
+        _element(case, "system-out", text)
+
+
+def _monitor_case(suite: ET.Element, classname: str, monitor: MonitorVerdict) -> None:
+    """strict anomaly: a failure; warn anomaly: passed, the anomaly in its output; learning: skipped; normal: passed, its sentence in its output."""
+    case = _element(suite, "testcase", classname=classname, name=monitor.monitor_id)
+    text = f"{monitor.outcome} ({monitor.severity}): {monitor.sentence}"
+    weight = weighs_as(monitor)
+    if weight == "failed":
+        _element(case, "failure", text, message=text, type="monitor")
+    elif weight == "skipped":
+        _element(case, "skipped", message=text)
     else:
         _element(case, "system-out", text)
 
@@ -180,6 +208,7 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
     for objective in verdict.objectives:
         console.print(Text.assemble(("SLO ", "bold"), (f"{objective.outcome:<14}", _STYLE[objective.outcome]), " ",
                                     console_text(objective.objective_id), "  ", console_text(_explain_objective(objective).split(": ", 1)[-1])))
+    _print_monitors(verdict, console, limit)
     drift_errors = [d for d in verdict.drift if d["severity"] == "error"]
     if drift_errors:
         console.print(Text.assemble(("schema drift", "yellow"), f": {len(drift_errors)} difference(s) between the contract and the data, e.g. ",
@@ -263,6 +292,30 @@ def _print_not_run(verdict: Verdict, console: Console, limit: int) -> None:
     console.print(items)
     if len(not_run) > limit:
         console.print(f"... and {len(not_run) - limit} more; use --output json for all of them")
+
+
+def _print_monitors(verdict: Verdict, console: Console, limit: int) -> None:
+    """What the monitors said: each anomaly (strict first) and each monitor still learning, with its
+    sentence, then the normal ones as one count. The outcome is a word, its colour only repeats it."""
+    if not verdict.monitors:
+        return
+    shown = in_order(verdict.monitors)
+    counts = {outcome: sum(m.outcome == outcome for m in shown) for outcome in ("anomalous", "learning", "normal")}
+    console.print(Text.assemble(("monitors", "bold"), " (", ", ".join(f"{n} {o}" for o, n in counts.items() if n), "):"))
+    rows = Table.grid(padding=(0, 1))
+    rows.add_column(no_wrap=True)
+    rows.add_column(overflow="fold")
+    told = [m for m in shown if m.outcome != "normal"]
+    for monitor in told[:limit]:
+        word = f"{monitor.outcome} ({monitor.severity})" if monitor.outcome == "anomalous" else monitor.outcome
+        rows.add_row(Text(f"  {word:<18}", style=_STYLE[weighs_as(monitor)]),
+                     Text.assemble(console_text(monitor.monitor_id), "  ", console_text(monitor.sentence)))
+    if len(told) > limit:
+        rows.add_row("  ...", f"and {len(told) - limit} more; use --output json for all of them")
+    if counts["normal"]:
+        rows.add_row(Text(f"  {'normal':<18}", style=_STYLE["passed"]),
+                     f"{counts['normal']} monitor(s) within the band their history expects")
+    console.print(rows)
 
 
 def print_console_many(verdicts: list[Verdict], console: Console, fail_on: str = "failed", limit: int = 15) -> None:
