@@ -142,3 +142,110 @@ def test_junit_of_several_contracts_holds_each_ones_monitors_in_its_suite():
 
 def test_junit_without_monitors_has_no_monitors_suite():
     assert "monitors" not in as_junit(_plain())
+
+
+# --- the HTML page -----------------------------------------------------------------------------------------------
+
+class _Table(HTMLParser):
+    """The rows of the table under the heading `title`: each cell's text, and each row's class."""
+
+    def __init__(self, title: str):
+        super().__init__()
+        self.title, self.heading, self.inside, self.rows, self.classes, self.cell = title, None, False, [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        if self.cell is not None:  # a cell's elements are words apart
+            self.cell += " "
+        if tag == "h2":
+            self.heading = ""
+        elif tag == "tr" and self.inside:
+            self.rows.append([])
+            self.classes.append(dict(attrs).get("class"))
+        elif tag in ("td", "th") and self.inside:
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "h2":
+            self.inside, self.heading = self.heading == self.title, None
+        elif tag in ("td", "th") and self.cell is not None and self.rows:
+            self.rows[-1].append(" ".join(self.cell.split()))
+            self.cell = None
+        elif tag == "table":
+            self.inside = False
+
+    def handle_data(self, data):
+        if self.heading is not None:
+            self.heading += data
+        if self.cell is not None:
+            self.cell += data
+
+
+def _html_rows(page: str) -> tuple[list[list[str]], list[str | None]]:
+    table = _Table("Monitors")
+    table.feed(page)
+    return table.rows, table.classes
+
+
+def test_html_has_a_monitors_table_with_each_band():
+    from dc_bridge.report.html import as_html, as_html_many
+
+    rows, classes = _html_rows(as_html(_monitored()))
+    header, *body = rows
+    assert header == ["outcome", "monitor", "observed", "expected band", "earlier runs", "what it says"]
+    by_id = {row[1].split(" ")[0]: row for row in body}
+    assert [row[0] for row in body] == ["anomalous", "anomalous", "learning", "normal"]  # the word, not a colour alone
+    assert classes[1:] == ["failed", "warning", "skipped", "passed"]
+    assert by_id["rows(orders)"][2:6] == ["41,002", "79,500 to 84,100 (Monday)", "12", STRICT.sentence]
+    assert by_id["freshness_age(orders)"][2:5] == ["1h 30min", "", "3 (4 more needed)"]  # a duration, no band yet
+    assert by_id["null_fraction(orders,"][2:4] == ["0.125", "0 to 0.0475"]
+    assert "e[/x]mail\\x01" in body[1][1]  # the column's control character written visibly
+    many = as_html_many([_monitored(), _plain()])
+    assert len(_html_rows(many)[0]) == 1 + len(MONITORS)
+    assert "Monitors" not in as_html(_plain())
+
+
+# --- OORS --------------------------------------------------------------------------------------------------------
+
+def test_oors_a_metric_result_per_monitor_with_its_band_and_severity():
+    import jsonschema
+
+    from dc_bridge.report.oors import as_oors
+
+    message = json.loads(as_oors(_monitored()))
+    schema = json.loads((SCHEMAS / "oors" / "oors-rfc0018-described.json").read_text())
+    jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).validate(message)
+    results = {r["id"]: r for r in message["results"] if r["type"] == "metric"}
+    assert {i: (r["status"], r["severity"]) for i, r in results.items()} == {
+        STRICT.monitor_id: ("fail", "error"), WARN.monitor_id: ("warn", "warning"),
+        LEARNING.monitor_id: ("skip", "warning"), NORMAL.monitor_id: ("pass", "warning")}
+    assert results[STRICT.monitor_id]["measure"] == {"metric": "rows", "value": 41002.0, "unit": "rows",
+                                                     "threshold": {"mustBeBetween": [79500.0, 84100.0]}}
+    assert results[STRICT.monitor_id]["message"] == STRICT.sentence
+    assert results[STRICT.monitor_id]["target"] == {"resourceType": "dataset", "resourceIdentifier": "/data/orders.parquet"}
+    assert "threshold" not in results[LEARNING.monitor_id]["measure"]
+    assert len(message["results"]) == 2 + len(MONITORS)
+    assert all(r["type"] == "check" for r in json.loads(as_oors(_plain()))["results"])
+
+
+# --- OpenLineage --------------------------------------------------------------------------------------------------
+
+def test_openlineage_an_assertion_per_judged_monitor_valid_against_the_facet_schema():
+    pytest.importorskip("openlineage.client")
+    from openlineage.client.serde import Serde
+
+    from dc_bridge.report.openlineage import run_event
+    from test_openlineage import _valid
+
+    event = json.loads(Serde.to_json(run_event(_monitored())))
+    _valid(event)
+    (dataset,) = event["inputs"]
+    assertions = {a["name"]: a for a in dataset["inputFacets"]["dataQualityAssertions"]["assertions"]}
+    monitors = {name: a for name, a in assertions.items() if a["assertion"].startswith("monitor/")}
+    assert set(monitors) == {STRICT.monitor_id, WARN.monitor_id, NORMAL.monitor_id}  # learning judged nothing
+    assert {n: (a["success"], a["severity"]) for n, a in monitors.items()} == {
+        STRICT.monitor_id: (False, "error"), WARN.monitor_id: (False, "warn"), NORMAL.monitor_id: (True, "warn")}
+    strict = monitors[STRICT.monitor_id]
+    assert (strict["assertion"], strict["actual"], strict["expected"]) == ("monitor/rows", "41002", "79,500 to 84,100 (Monday)")
+    assert strict["description"] == STRICT.sentence and strict["params"]["outcome"] == "anomalous"
+    plain = json.loads(Serde.to_json(run_event(_plain())))
+    assert not [a for a in plain["inputs"][0]["inputFacets"]["dataQualityAssertions"]["assertions"] if a["assertion"].startswith("monitor/")]

@@ -9,7 +9,8 @@ result to the contract element it checks; without it a result could not be trace
 
 One message per contract: each check and each dataQuality SLO is a result whose `relatesTo` names the
 contract element it checks as a path of names (`schema/orders/properties/amount/quality/amount_positive`),
-resolved from the element's place in the contract file.
+resolved from the element's place in the contract file. Each monitor is a `metric` result of its model's
+data, its band the threshold (`mustBeBetween`), its status the check outcome it weighs as (report/monitors.py).
 """
 
 from __future__ import annotations
@@ -24,13 +25,17 @@ from typing import Any
 import yaml
 
 from dc_bridge.contract.model import Threshold
+from dc_bridge.monitors import MonitorVerdict
 from dc_bridge.report.escaping import json_text
+from dc_bridge.report.monitors import weighs_as
 from dc_bridge.verdict import CheckVerdict, ObjectiveVerdict, Verdict
 
 OORS_VERSION = "v0.1.0"
 # dc-bridge outcome -> RFC 0018 status: `error` is no verdict (never a failure); `skip` a check not run, here
 # because its precondition is unmet (a form dc-bridge cannot execute, a model not evaluated)
 STATUS = {"passed": "pass", "warning": "warn", "failed": "fail", "error": "error", "not_executable": "skip", "skipped": "skip"}
+# a monitor's level -> its result's severity, in the words the contract's checks use: a strict anomaly fails the verdict
+MONITOR_SEVERITY = {"strict": "error", "warn": "warning", "off": "info"}
 # a threshold's operator -> the ODCS key OORS thresholds are written with (`between`'s bounds: below)
 _OPERATORS = {"=": "mustBe", "!=": "mustNotBe", ">": "mustBeGreaterThan", ">=": "mustBeGreaterOrEqualTo",
               "<": "mustBeLessThan", "<=": "mustBeLessOrEqualTo"}
@@ -53,6 +58,7 @@ def message(verdict: Verdict) -> dict[str, Any]:
     observed_at = started + timedelta(seconds=verdict.seconds or 0) if started else datetime.now(timezone.utc)
     results = [_check_result(c, verdict, document) for c in verdict.checks()]
     results += [_objective_result(o, document) for o in verdict.objectives]
+    results += [_monitor_result(m, verdict) for m in verdict.monitors]
     if verdict.error:  # a contract not checked: one result saying why
         results.append({"id": "contract", "type": "check", "name": "contract checked", "status": "error", "message": verdict.error})
     out: dict[str, Any] = {
@@ -123,15 +129,15 @@ def _threshold(threshold: Threshold | None) -> dict[str, Any] | None:
     return {_OPERATORS[threshold.operator]: threshold.value}
 
 
-def _target(check: CheckVerdict, verdict: Verdict) -> dict[str, Any] | None:
-    """The data the check observed; None for the contract's own checks (its SLAs), of no one dataset."""
-    source = verdict.data_sources.get(check.model)
+def _target(model: str, verdict: Verdict) -> dict[str, Any] | None:
+    """The data of the model a check or monitor observed; None for the contract's own checks (its SLAs), of no one dataset."""
+    source = verdict.data_sources.get(model)
     if source is None:
         return None
     table = source == "dataframe" or source.startswith("table:")
     target: dict[str, Any] = {"resourceType": "table" if table else "dataset",
                               "resourceIdentifier": source[len("table:"):] if source.startswith("table:")
-                              else check.model if source == "dataframe" else source}
+                              else model if source == "dataframe" else source}
     return target
 
 
@@ -144,7 +150,7 @@ def _check_result(check: CheckVerdict, verdict: Verdict, document: Any) -> dict[
     result: dict[str, Any] = {"id": check.check_id, "type": "check", "name": check.description or check.check_id,
                               "status": STATUS[check.outcome], "relatesTo": relates_to(check.source.get("path") or "", document),
                               "severity": check.severity}
-    target = _target(check, verdict)
+    target = _target(check.model, verdict)
     if target is not None:
         result["target"] = target
     if check.observed is not None:
@@ -167,4 +173,20 @@ def _objective_result(objective: ObjectiveVerdict, document: Any) -> dict[str, A
                              **({"threshold": {"mustBeGreaterOrEqualTo": objective.target}} if objective.target is not None else {})}
     if objective.reason:
         result["message"] = objective.reason
+    return result
+
+
+def _monitor_result(monitor: MonitorVerdict, verdict: Verdict) -> dict[str, Any]:
+    result: dict[str, Any] = {"id": monitor.monitor_id, "type": "metric", "name": f"monitor {monitor.monitor_id}",
+                              "status": STATUS[weighs_as(monitor)], "severity": MONITOR_SEVERITY[monitor.severity],
+                              "message": monitor.sentence}
+    target = _target(monitor.model, verdict)
+    if target is not None:
+        result["target"] = target
+    if monitor.observed is not None:
+        bounds = {key: bound for key, bound in (("mustBeGreaterOrEqualTo", monitor.lower), ("mustBeLessOrEqualTo", monitor.upper))
+                  if bound is not None}
+        threshold = {"mustBeBetween": [monitor.lower, monitor.upper]} if len(bounds) == 2 else bounds
+        result["measure"] = {"metric": monitor.metric, "value": monitor.observed, "unit": monitor.unit,
+                             **({"threshold": threshold} if threshold else {})}
     return result
