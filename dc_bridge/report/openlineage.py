@@ -3,7 +3,8 @@ client's own transports (docs/reports.md, "OpenLineage").
 
 The event's input datasets are the contract's models, named as OpenLineage names the data the run read
 (the verdict's `data_sources`). Each carries the `dataQualityAssertions` facet, one assertion per check
-(the contract's own checks, its SLAs, on every dataset),
+(the contract's own checks, its SLAs, on every dataset) and one per monitor that judged the run (`monitor/<metric>`,
+named by the monitor's id; one still learning judged nothing and has none), on its model's dataset,
 and the `dataQualityMetrics` facet where the run counted something: a row count check's rows, a null
 check's nulls counted in rows.
 
@@ -24,7 +25,9 @@ from typing import Iterator
 from dc_bridge import __version__
 from dc_bridge.extras import install_hint
 from dc_bridge.paths import local_path
+from dc_bridge.monitors import MonitorVerdict
 from dc_bridge.plan.checks import KINDS
+from dc_bridge.report.monitors import band_text
 from dc_bridge.verdict import CheckVerdict, Verdict
 
 PRODUCER = "https://github.com/dc-bridge/dc-bridge"
@@ -35,6 +38,8 @@ DEFAULT_NAMESPACE = "dc-bridge"
 SUCCESS = {"passed": True, "warning": False, "failed": False, "error": False, "not_executable": False, "skipped": False}
 # the contract's severity -> OpenLineage's ("error" blocks, "warn" only warns)
 SEVERITY = {"error": "error", "warning": "warn"}
+# a monitor's level -> OpenLineage's severity: only a strict anomaly fails the contract's verdict
+MONITOR_SEVERITY = {"strict": "error", "warn": "warn", "off": "warn"}
 # object stores Spark reads under another scheme than the one OpenLineage's naming uses
 _SCHEMES = {"s3a": "s3", "s3n": "s3"}
 
@@ -81,6 +86,19 @@ def _assertion(check: CheckVerdict):
         expected=check.expected, actual=_actual(check), params={k: v for k, v in params.items() if v is not None})
 
 
+def _monitor_assertion(monitor: MonitorVerdict):
+    """A judged monitor: a success when its value lay inside the band; the band is `expected`, the sentence the description."""
+    from openlineage.client.facet_v2 import data_quality_assertions_dataset as dq
+
+    params = {"outcome": monitor.outcome, "metric": monitor.metric, "subject": monitor.subject or None, "unit": monitor.unit,
+              "centre": monitor.centre, "lower": monitor.lower, "upper": monitor.upper, "season": monitor.season, "points": monitor.points}
+    return dq.Assertion(
+        assertion=f"monitor/{monitor.metric}", success=monitor.outcome == "normal", severity=MONITOR_SEVERITY[monitor.severity],
+        name=monitor.monitor_id, description=monitor.sentence, expected=band_text(monitor) or None,
+        actual=f"{monitor.observed:g}" if monitor.observed is not None else None,
+        params={k: v for k, v in params.items() if v is not None})
+
+
 def _metrics(checks: list[CheckVerdict]):
     """The dataQualityMetrics facet from the counts the run has: rows from a row count check, nulls per
     column from a null check counted in rows; None when it has neither."""
@@ -113,11 +131,14 @@ def run_event(verdict: Verdict):
     # checks of no dataset of their own (the contract's SLAs, of the "(contract)" model) are about all the data read
     read = [m for m in verdict.models if m.name in verdict.data_sources]
     whole = [c for m in verdict.models if m.name not in verdict.data_sources for c in m.checks]
+    judged = [m for m in verdict.monitors if m.outcome != "learning"]
     inputs = []
     for model in read:
         namespace, name = dataset_name(verdict.data_sources[model.name], model.name)
         facets = {"dataQualityAssertions": dq.DataQualityAssertionsDatasetFacet(
-            assertions=[_assertion(c) for c in model.checks + whole], producer=PRODUCER)}
+            assertions=[_assertion(c) for c in model.checks + whole]
+            + [_monitor_assertion(m) for m in judged if m.model == model.name or m.model not in verdict.data_sources],
+            producer=PRODUCER)}
         metrics = _metrics(model.checks)
         if metrics is not None:
             facets["dataQualityMetrics"] = metrics
