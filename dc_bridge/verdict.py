@@ -71,7 +71,8 @@ class Evidence:
     empty_models: frozenset[str] = frozenset()
     # check id -> {"samples": [...], "duplicated_values": n} or {"samples_note": why there are none}
     samples: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # model -> its rows, for the models whose row-level checks a dataQuality SLO names (runner/rows.py)
+    # model -> its rows, where the run counted them: the engines on their way, and the models whose
+    # row-level checks a dataQuality SLO names (runner/rows.py); the verdict's `ModelVerdict.rows`
     row_counts: dict[str, int] = field(default_factory=dict)
     # the run history availability and errorRate SLAs are judged over (runner/history.py); None: none is kept
     history: RunHistory | None = None
@@ -141,6 +142,8 @@ class ModelVerdict(BaseModel):
     outcome: Outcome
     counts: dict[str, int]
     checks: list[CheckVerdict]
+    # the rows the run read (the slice's under --where), where it counted them on its way; None where it did not
+    rows: int | None = None
 
 
 class Phase(BaseModel):
@@ -311,7 +314,7 @@ def conclude(plan: CheckPlan, judged: Judged, selected: tuple[str, ...], evidenc
     models = []
     for model, checks in zip(judged.models, judged.by_engines):
         verdicts = [v if check is None else _with_evidence(v, check, evidence) for v, check in zip(model.checks, checks)]
-        models.append(model.model_copy(update={"checks": verdicts}))
+        models.append(model.model_copy(update={"checks": verdicts, "rows": evidence.row_counts.get(model.name)}))
     # this run read its data (or there would be no verdict), and its checks count towards errorRate
     this_run = PastRun(True, *checks_in_error(v for m in models for v in m.checks))
     planned = {check.id: check for check in plan.checks}
@@ -420,7 +423,7 @@ def _judged_from_history(model: ModelVerdict, planned: dict[str, Check], history
     if not any(KINDS[v.kind].from_history for v in model.checks):
         return model
     verdicts = [judge_history(planned[v.check_id], v, history, this_run) if KINDS[v.kind].from_history else v for v in model.checks]
-    return ModelVerdict(name=model.name, outcome=worst([v.outcome for v in verdicts]), counts=_counts(verdicts), checks=verdicts)
+    return model.model_copy(update={"outcome": worst([v.outcome for v in verdicts]), "counts": _counts(verdicts), "checks": verdicts})
 
 
 def _with_evidence(verdict: CheckVerdict, check: Check, evidence: Evidence) -> CheckVerdict:

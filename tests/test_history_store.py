@@ -220,8 +220,8 @@ def test_targets_and_schema_versions(tmp_path):
 
 def test_a_store_of_schema_version_1_is_migrated_when_opened_and_loses_nothing(tmp_path):
     # a file as dc-bridge's schema version 1 wrote it: the tables of today without runs.data_docs
-    v1 = SCHEMA.replace(",\n    data_docs TEXT", "")
-    assert v1 != SCHEMA and SCHEMA_VERSION == 2
+    v1 = SCHEMA.replace(",\n    data_docs TEXT", "").split("CREATE TABLE IF NOT EXISTS metrics")[0]
+    assert v1 != SCHEMA and SCHEMA_VERSION == 3
     path = tmp_path / "v1.db"
     with sqlite3.connect(path) as db:
         db.executescript(v1)
@@ -239,7 +239,7 @@ def test_a_store_of_schema_version_1_is_migrated_when_opened_and_loses_nothing(t
     store.append(_record("orders", datetime(2026, 1, 2, 6, tzinfo=timezone.utc), 2), data_docs=docs)
     HistoryStore(path)  # opening again migrates nothing more
     with sqlite3.connect(path) as db:
-        assert [v for (v,) in db.execute("SELECT version FROM schema_version ORDER BY rowid")] == [1, 2]
+        assert [v for (v,) in db.execute("SELECT version FROM schema_version ORDER BY rowid")] == [1, 2, 3]
         assert [row[1] for row in db.execute("PRAGMA table_info(runs)")][-1] == "data_docs"
         after = {table: db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall() for table in ("runs", "checks")}
     # every row of version 1 as it was, the new column NULL in it
@@ -253,7 +253,7 @@ def test_docs_describe_every_table_and_column_of_the_schema(tmp_path):
     HistoryStore(tmp_path / "h.db")
     with sqlite3.connect(tmp_path / "h.db") as db:
         tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        assert len(tables) == 7
+        assert len(tables) == 9
         for table in tables:
             assert f"### `{table}`" in text, table
             section = text.split(f"### `{table}`", 1)[1].split("\n### ", 1)[0]

@@ -29,12 +29,14 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
+from dc_bridge.history.series import run_metrics
+from dc_bridge.monitors import MonitorVerdict, Point, SeriesKey
 from dc_bridge.runner.history import HistoryError, read_history
 from dc_bridge.verdict import HISTORY_WINDOW, PastRun, RunHistory, Verdict
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # how long a run waits for another run's transaction on the same file before it gives up
 BUSY_SECONDS = 60.0
 
@@ -112,6 +114,34 @@ CREATE TABLE IF NOT EXISTS imports (
     imported_at TEXT NOT NULL,
     PRIMARY KEY (source, sha256)
 );
+-- version 3: each run's value of each series monitors watch, and what they said of it
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    metric TEXT NOT NULL,
+    model TEXT NOT NULL DEFAULT '',
+    subject TEXT NOT NULL DEFAULT '',
+    value REAL,
+    PRIMARY KEY (run_id, metric, model, subject)
+);
+CREATE TABLE IF NOT EXISTS monitors (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    metric TEXT NOT NULL,
+    model TEXT NOT NULL DEFAULT '',
+    subject TEXT NOT NULL DEFAULT '',
+    outcome TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    direction TEXT NOT NULL,
+    observed REAL,
+    centre REAL,
+    lower REAL,
+    upper REAL,
+    season TEXT,
+    points INTEGER NOT NULL,
+    needed INTEGER,
+    sentence TEXT NOT NULL,
+    PRIMARY KEY (run_id, metric, model, subject)
+);
 """
 
 # version -> the statements that bring a file of the version before it to it; each runs once, in the
@@ -119,6 +149,8 @@ CREATE TABLE IF NOT EXISTS imports (
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     # where the GX Data Docs of a run of `--data-docs DIR` are (NULL for the runs before, as for a run without them)
     2: ("ALTER TABLE runs ADD COLUMN data_docs TEXT",),
+    # what monitors watch and said: `metrics` and `monitors` (created by SCHEMA already; the runs before have none)
+    3: (),
 }
 
 
@@ -206,22 +238,70 @@ class HistoryStore:
                     db.execute("ROLLBACK")
                 raise
 
+    def _reader(self) -> sqlite3.Connection:
+        return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
+
     def _read(self, sql: str, parameters: tuple = ()) -> list[tuple]:
         try:
-            with closing(sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)) as db:
+            with closing(self._reader()) as db:
                 return db.execute(sql, parameters).fetchall()
         except sqlite3.Error as exc:
             raise StoreError(f"history store {self.path} cannot be read: {exc}") from None
 
     def append(self, record: dict, verdict: Verdict | None = None, data_source: str | None = None,
-               data_docs: dict | None = None) -> str:
+               data_docs: dict | None = None, metrics: Mapping[SeriesKey, float | None] | None = None) -> str:
         """This run, in one transaction: `record` is runner/history.py's record of it (`run_record`,
-        `unread_record`), `verdict` adds each check's numbers when the run has one, `data_docs` where
-        the GX Data Docs it built are (report/data_docs.py `run_data_docs`). Returns the run id."""
+        `unread_record`), `verdict` adds each check's numbers when the run has one, and what its monitors
+        said; `data_docs` where the GX Data Docs it built are (report/data_docs.py `run_data_docs`).
+        `metrics`: the series' values of the run, by default those its verdict holds (series.py `run_metrics`).
+        Returns the run id."""
         run_id = str(uuid.uuid4())
         with self._transaction() as db:
             _insert(db, run_id, record, verdict, data_source, origin="run", data_docs=data_docs)
+            _insert_metrics(db, run_id, record, verdict, metrics)
         return run_id
+
+    def series(self, contract_id: str, keys: Iterable[SeriesKey] | None = None, limit: int | None = None,
+               before: datetime | None = None) -> dict[SeriesKey, list[Point]]:
+        """The contract's series (only `keys` when given, else every one stored), each oldest first, of at
+        most its newest `limit` points, from the runs strictly before `before`: a point is anomalous when
+        its run's monitor said so. Named keys read through the runs' index on (contract, time), `limit`
+        rows each, so a run's monitors cost the same over ten runs or ten thousand."""
+        cutoff = epoch_micros(before) if before is not None else None
+        condition = "r.contract_id = ?" + (" AND r.run_at_us < ?" if cutoff is not None else "")
+        bounds = (contract_id,) + ((cutoff,) if cutoff is not None else ())
+        select = ("SELECT m.metric, m.model, m.subject, r.run_at, r.contract_version, m.value, mo.outcome FROM runs r "
+                  "JOIN metrics m ON m.run_id = r.run_id {key} LEFT JOIN monitors mo ON mo.run_id = m.run_id AND "
+                  "mo.metric = m.metric AND mo.model = m.model AND mo.subject = m.subject WHERE {where} "
+                  "ORDER BY r.run_at_us DESC, r.rowid DESC")
+        if keys is None:  # every series: one pass over the contract's metric rows, newest first
+            found: dict[SeriesKey, list[Point]] = {}
+            for metric, model, subject, *point in self._read(select.format(key="", where=condition), bounds):
+                points = found.setdefault(SeriesKey(metric, model, subject), [])
+                if limit is None or len(points) < limit:
+                    points.append(_point(*point))
+            return {key: points[::-1] for key, points in found.items()}
+        sql = select.format(key="AND m.metric = ? AND m.model = ? AND m.subject = ?", where=condition) + (
+            f" LIMIT {int(limit)}" if limit is not None else "")
+        try:
+            with closing(self._reader()) as db:
+                return {key: [_point(*row[3:]) for row in db.execute(sql, (key.metric, key.model, key.subject) + bounds).fetchall()][::-1]
+                        for key in keys}
+        except sqlite3.Error as exc:
+            raise StoreError(f"history store {self.path} cannot be read: {exc}") from None
+
+    def monitor_outcomes(self, run_ids: list[str]) -> dict[tuple[str, SeriesKey], MonitorVerdict]:
+        """(run id, series) -> what its monitor said of the run, over the given runs, in one query (the site's window)."""
+        marks = ", ".join("?" * len(run_ids))
+        columns = ("metric", "model", "subject", "outcome", "severity", "unit", "direction", "observed", "centre", "lower",
+                   "upper", "season", "points", "needed", "sentence")
+        found = {}
+        for run_id, *row in self._read(f"SELECT run_id, {', '.join(columns)} FROM monitors WHERE run_id IN ({marks}) ORDER BY rowid",
+                                       tuple(run_ids)):
+            said = dict(zip(columns, row))
+            key = SeriesKey(said["metric"], said["model"], said["subject"])
+            found[(run_id, key)] = MonitorVerdict(monitor_id=key.monitor_id, **said)
+        return found
 
     def earlier_runs(self, contract_id: str, now: datetime) -> RunHistory:
         """This contract's runs within HISTORY_WINDOW before `now` (any version), in the order recorded, as runner/history.py's
@@ -353,3 +433,19 @@ def _insert(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict 
                         for engine, result in check.engines.items()])
     db.executemany("INSERT INTO objectives VALUES (?, ?, ?, ?, ?)",
                    [(run_id, o.objective_id, o.outcome, o.value, o.target) for o in verdict.objectives])
+
+
+def _point(run_at: str, contract_version: str, value: float | None, outcome: str | None) -> Point:
+    return Point(datetime.fromisoformat(run_at), value, contract_version, outcome == "anomalous")
+
+
+def _insert_metrics(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict | None,
+                    metrics: Mapping[SeriesKey, float | None] | None) -> None:
+    """The run's metric values and what its monitors said of them."""
+    values = run_metrics(record, verdict) if metrics is None else metrics
+    db.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?, ?)",
+                   [(run_id, key.metric, key.model, key.subject, value) for key, value in values.items()])
+    if verdict is not None:
+        db.executemany("INSERT INTO monitors VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+            (run_id, m.metric, m.model, m.subject, m.outcome, m.severity, m.unit, m.direction, m.observed, m.centre, m.lower,
+             m.upper, m.season, m.points, m.needed, m.sentence) for m in verdict.monitors])
