@@ -249,3 +249,54 @@ def test_openlineage_an_assertion_per_judged_monitor_valid_against_the_facet_sch
     assert strict["description"] == STRICT.sentence and strict["params"]["outcome"] == "anomalous"
     plain = json.loads(Serde.to_json(run_event(_plain())))
     assert not [a for a in plain["inputs"][0]["inputFacets"]["dataQualityAssertions"]["assertions"] if a["assertion"].startswith("monitor/")]
+
+
+# --- Prometheus ---------------------------------------------------------------------------------------------------
+
+def test_prometheus_monitor_families_read_back_by_prometheus_client():
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from dc_bridge.report.prometheus import exposition
+
+    plain_text, text = exposition([_plain()]), exposition([_monitored()])
+    assert "dc_bridge_monitor" not in plain_text
+    read = [s for family in text_string_to_metric_families(text) for s in family.samples]
+    mine = [s for s in read if s.name.startswith("dc_bridge_monitor_")]
+    base = {"contract": "urn:shop:orders", "version": "1.2.0", "model": "orders"}
+    for monitor in MONITORS:
+        labels = {**base, "metric": monitor.metric, "subject": monitor.subject}
+        states = {s.labels["outcome"]: s.value for s in mine if s.name == "dc_bridge_monitor_outcome"
+                  and {k: v for k, v in s.labels.items() if k != "outcome"} == labels}
+        assert states == {o: float(o == monitor.outcome) for o in ("normal", "anomalous", "learning")}, monitor.monitor_id
+        numbers = {s.name: s.value for s in mine if s.labels == labels}
+        expected = {"dc_bridge_monitor_observed": monitor.observed, "dc_bridge_monitor_lower": monitor.lower,
+                    "dc_bridge_monitor_upper": monitor.upper}
+        assert numbers == {name: value for name, value in expected.items() if value is not None}, monitor.monitor_id
+    # 3 outcome series a monitor, and its numbers: 4 observed, 3 bands (the learning one has none)
+    assert len(mine) == 3 * len(MONITORS) + 4 + 2 * 3
+    before = [s for f in text_string_to_metric_families(plain_text) for s in f.samples]
+    # the rest as without monitors, but for the last success's time: the strict anomaly failed this run
+    assert len(read) == len(before) - 1 + len(mine)
+    assert {s.labels["subject"] for s in mine} == {"", "orders.amount.required", HOSTILE_COLUMN}  # the column as written
+
+
+def test_prometheus_monitors_count_towards_the_series_limit():
+    from dc_bridge.report.prometheus import TooManySeries, exposition, registry
+
+    monitored = _monitored()
+    limit = len([line for line in exposition([monitored]).splitlines() if not line.startswith("#")])  # its series, monitors' included
+    registry([monitored], limit=limit)
+    with pytest.raises(TooManySeries, match="4 monitors"):
+        registry([monitored], limit=limit - 1)
+
+
+def test_promtool_reads_the_monitor_families(tmp_path):
+    import shutil
+    import subprocess
+
+    from dc_bridge.report.prometheus import exposition
+
+    if shutil.which("promtool") is None:
+        pytest.skip("promtool is not installed (Debian's prometheus package)")
+    done = subprocess.run(["promtool", "check", "metrics"], input=exposition([_monitored()]).encode(), capture_output=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == b"" and done.stderr.strip() == b"", done.stdout + done.stderr

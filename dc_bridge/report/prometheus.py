@@ -4,8 +4,9 @@ or written for node_exporter's textfile collector (`run --metrics-file PATH`), t
 
 Every family is a gauge: a run is a batch job, and what it reports is the state it found, not a count
 that grows (so no family ends in `_total`). Labels are identifiers the contract declares (contract id and
-version, model, check id, kind, severity, outcome, engine, SLO id): never a data value, a reason or a
-description. A contract whose metrics would exceed `SERIES_LIMIT` series publishes none (`TooManySeries`).
+version, model, check id, kind, severity, outcome, engine, SLO id, a monitor's metric and subject (a check id
+or a column)): never a data value, a reason or a description. The monitor families exist only in the metrics
+of a run whose verdict holds monitors. A contract whose metrics would exceed `SERIES_LIMIT` series publishes none (`TooManySeries`).
 
 Pushgateway: one group per contract (`job="dc-bridge"`, `contract=<id>`), pushed with PUT, so runs of
 different contracts never overwrite each other and a contract's run replaces its previous push whole
@@ -22,15 +23,17 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, get_args
 from urllib.parse import urlsplit
 
+from dc_bridge.monitors import MonitorOutcome
 from dc_bridge.outcomes import ALL
 from dc_bridge.paths import may_write_in, nearest_existing
 from dc_bridge.verdict import CheckVerdict, Verdict
 
 JOB = "dc-bridge"
 # series one contract's metrics may hold: a check is 6 outcome series and one number (3 for freshness), so about 1,400 checks;
+# a monitor is 3 outcome series and up to 3 numbers;
 # Prometheus' own guidance is to keep a target's series in the thousands, and a Pushgateway keeps every group in memory
 SERIES_LIMIT = 10_000
 # seconds one push may take before it counts as unreachable
@@ -48,6 +51,14 @@ OBSERVED = {
 ROW_COUNT_METRIC = "rowCount"
 CONTRACT = ("contract", "version")
 CHECK = (*CONTRACT, "model", "check", "kind", "severity")
+MONITOR = (*CONTRACT, "model", "metric", "subject")
+MONITOR_OUTCOMES = get_args(MonitorOutcome)
+# a monitor's numbers, in its metric's own unit (rows, seconds, a ratio): (family, its help, the MonitorVerdict field)
+MONITOR_NUMBERS = (
+    ("dc_bridge_monitor_observed", "The value a monitor observed in the contract's last run, in its metric's unit.", "observed"),
+    ("dc_bridge_monitor_lower", "The lower bound of the band a monitor expected (absent while it is learning).", "lower"),
+    ("dc_bridge_monitor_upper", "The upper bound of the band a monitor expected (absent while it is learning).", "upper"),
+)
 
 
 class MetricsWarning(UserWarning):
@@ -144,6 +155,7 @@ def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
 
     from dc_bridge.plan.checks import KINDS
 
+    verdicts = list(verdicts)
     reg = CollectorRegistry()
 
     def gauge(name: str, help: str, labels: tuple[str, ...]):
@@ -165,6 +177,11 @@ def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
     slo_value = gauge("dc_bridge_slo_ratio", "An ODCS dataQuality SLO's value: the share of its rules' evaluations that passed, 0 to 1.",
                       (*CONTRACT, "slo"))
     slo_target = gauge("dc_bridge_slo_target_ratio", "An ODCS dataQuality SLO's target, 0 to 1.", (*CONTRACT, "slo"))
+
+    if any(v.monitors for v in verdicts):
+        monitor_outcome = gauge("dc_bridge_monitor_outcome", "1 for what the monitor said of the contract's last run "
+                                "(normal, anomalous, learning), 0 for the others.", (*MONITOR, "outcome"))
+        monitor_numbers = {field: gauge(name, help, MONITOR) for name, help, field in MONITOR_NUMBERS}
 
     for verdict in verdicts:
         before = _series(reg)
@@ -203,10 +220,19 @@ def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
                 slo_value.labels(**contract, slo=slo.objective_id).set(slo.value / 100)
             if _finite(slo.target):
                 slo_target.labels(**contract, slo=slo.objective_id).set(slo.target / 100)
+        for monitor in verdict.monitors:
+            labels = {**contract, "model": monitor.model, "metric": monitor.metric, "subject": monitor.subject}
+            for outcome in MONITOR_OUTCOMES:
+                monitor_outcome.labels(**labels, outcome=outcome).set(int(monitor.outcome == outcome))
+            for field, family in monitor_numbers.items():
+                value = getattr(monitor, field)
+                if _finite(value):
+                    family.labels(**labels).set(value)
         count = _series(reg) - before
         if count > limit:
             raise TooManySeries(f"contract {verdict.contract_id!r}: its metrics would be {count:,} series, over the limit of {limit:,} "
-                                f"per contract ({len(verdict.checks()):,} checks, {len(ALL)} outcome series each); none was published. "
+                                f"per contract ({len(verdict.checks()):,} checks, {len(ALL)} outcome series each"
+                                f"{f'; {len(verdict.monitors):,} monitors' if verdict.monitors else ''}); none was published. "
                                 f"Split the contract, or leave out --metrics-push and --metrics-file for it (docs/monitoring.md).")
     return reg
 
