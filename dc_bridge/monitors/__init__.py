@@ -3,6 +3,10 @@
 The door: what the verdict, the runner, the reports and the site import from here.
 """
 
+from dc_bridge.monitors.backtest import Summary, backtest, summarize
+from dc_bridge.monitors.band import judge
+from dc_bridge.monitors.metrics import METRICS, render, render_band
 from dc_bridge.monitors.model import Direction, Level, Metric, MonitorOutcome, MonitorSettings, MonitorVerdict, Point, Seasonality, SeriesKey
 
-__all__ = ["Direction", "Level", "Metric", "MonitorOutcome", "MonitorSettings", "MonitorVerdict", "Point", "Seasonality", "SeriesKey"]
+__all__ = ["METRICS", "Direction", "Level", "Metric", "MonitorOutcome", "MonitorSettings", "MonitorVerdict", "Point", "Seasonality",
+           "SeriesKey", "Summary", "backtest", "judge", "render", "render_band", "summarize"]

@@ -1,0 +1,272 @@
+"""One monitor's judgement of one run: the band its series' own history expects, and where the run's value lies.
+
+`judge(key, history, current, settings)` learns a band from the earlier points of one series and says
+whether the current value lies in it (docs/monitoring.md, "Monitors: learned bands"):
+
+- the baseline: the newest `lookback` earlier points that have a value, were not anomalous themselves
+  and belong to the current contract version's MAJOR (a new major version restarts learning); where the
+  series moved (more than half of `warm_up` runs in a row anomalous), only the points since the move;
+- the centre and spread: the median and the MAD (scaled by 1.4826, a standard deviation for normal
+  noise) of those values, after a Theil-Sen trend and a weekday or hour-of-day season where each fits
+  clearly better than the plain median; time is the points' timestamps (gaps are not filled);
+- the band: the centre +- `sensitivity` spreads, widened for few points, never narrower than
+  `min_band_relative` of the centre or `min_band_absolute`;
+- the outcome: `learning` with fewer than `warm_up` baseline points (or no value), `anomalous` beyond the
+  band on the side the metric's direction watches, `normal` otherwise.
+
+Pure Python (`statistics`): for the 60 points of a lookback it is faster than numpy's per-call overhead.
+Every constant below was chosen on bench/monitors.py's planted series (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from statistics import median
+from typing import Callable, Sequence
+
+from dc_bridge.monitors.metrics import METRICS, Unit, render, render_band, unit_of
+from dc_bridge.monitors.model import Metric, MonitorSettings, MonitorVerdict, Point, SeriesKey
+
+# the MAD of normal noise times this is its standard deviation
+MAD_SCALE = 1.4826
+# a trend is fitted only on this many points (a slope of fewer is mostly noise) and used only where it
+# leaves residuals this much tighter than the plain median's
+TREND_MIN_POINTS = 14
+TREND_GAIN = 0.8
+# a season is used only where each season the baseline holds has this many points, and it leaves
+# residuals this much tighter than without it (a season's median fitted to its own ~8 points already
+# tightens pure noise by about a tenth, so the gain asked is well beyond that)
+SEASON_MIN_POINTS = 3
+SEASON_GAIN = 0.7
+# runs closer than this (the median gap of the baseline) are sub-daily: their season is the hour
+SUB_DAILY_SECONDS = 20 * 3600
+DAY_SECONDS = 86400.0
+# the band's widening for few points: (1 + SMALL_SAMPLE / n) spreads per spread
+SMALL_SAMPLE = 2.0
+
+
+@dataclass(frozen=True)
+class Season:
+    """A way of grouping runs by their timestamp (UTC): its key, and how a sentence names a group."""
+    key: Callable[[datetime], int]
+    label: Callable[[int], str]
+    # "for a Monday (12 earlier Mondays)", "at 14:00-15:00 (9 earlier runs at 14:00-15:00)"
+    phrase: Callable[[str], str]
+    count: Callable[[int, str], str]
+
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+SEASONS: dict[str, Season] = {
+    "weekday": Season(lambda at: at.weekday(), lambda key: _WEEKDAYS[key],
+                      lambda label: f" for a {label}", lambda n, label: f"{n} earlier {label}{'' if n == 1 else 's'}"),
+    "hour": Season(lambda at: at.hour, lambda key: f"{key:02d}:00-{(key + 1) % 24:02d}:00",
+                   lambda label: f" at {label}", lambda n, label: f"{n} earlier run{'' if n == 1 else 's'} at {label}"),
+}
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The earlier points a band is learned from, oldest first, and why learning restarted where it did."""
+    at: list[datetime]
+    values: list[float]
+    # the anomalous points among them in time (oldest first): out of the level and the spread, but a
+    # season is looked for in them too, since a weekday that is always high is flagged until it is learned
+    flagged_at: list[datetime] = field(default_factory=list)
+    flagged: list[float] = field(default_factory=list)
+    # "version" (a new major version), "moved" (the series moved), None (the history simply ends)
+    restart: str | None = None
+    restart_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Band:
+    """The expected values for one run: centre, bounds, and what they were learned from."""
+    centre: float
+    lower: float
+    upper: float
+    points: int
+    # the trend's change per day (0 without one); the season's kind, name and how many points it holds
+    slope: float = 0.0
+    season_kind: str | None = None
+    season: str | None = None
+    season_points: int = 0
+
+
+def _utc(at: datetime) -> datetime:
+    """A timestamp in UTC; one without a zone is taken as UTC (the run's clock, `started_at`, is)."""
+    return at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
+
+
+def _major(version: str) -> str:
+    """`2` of `2.1.0` (and of `v2.1`): the part whose change restarts learning."""
+    return version.split(".", 1)[0].strip().lstrip("vV")
+
+
+def baseline(history: Sequence[Point], current: Point, settings: MonitorSettings) -> Baseline:
+    """The newest `lookback` usable points before `current` (history in time order, oldest first).
+
+    Usable: a finite value, earlier than `current`, of the current MAJOR version (an empty version
+    matches any; an older major ends the baseline). Not anomalous, but where more than half of `warm_up`
+    usable points in a row were anomalous, the series moved there: the baseline is every usable point
+    from the oldest of those on, anomalous ones included, since they are the new level (without this a
+    lasting change would stay anomalous for ever).
+    """
+    now, major = _utc(current.at), _major(current.contract_version)
+    window = max(settings.warm_up, 1)
+    scanned: list[Point] = []  # usable, newest first
+    kept: list[Point] = []  # usable and not anomalous, newest first
+    flags: deque[bool] = deque(maxlen=window)  # whether each of the newest `window` scanned points was anomalous
+    restart, restart_at = None, None
+    for point in reversed(history):
+        if point.value is None or not math.isfinite(point.value) or _utc(point.at) >= now:
+            continue
+        if major and point.contract_version and _major(point.contract_version) != major:
+            restart = "version"
+            break
+        scanned.append(point)
+        flags.append(point.anomalous)
+        if point.anomalous and sum(flags) * 2 > window:
+            kept, restart, restart_at = scanned[:settings.lookback], "moved", _utc(point.at)
+            break
+        if not point.anomalous:
+            kept.append(point)
+            if len(kept) >= settings.lookback:
+                break
+    flagged = [p for p in reversed(scanned) if p.anomalous] if restart != "moved" else []
+    kept.reverse()
+    return Baseline([_utc(p.at) for p in kept], [float(p.value) for p in kept],
+                    [_utc(p.at) for p in flagged], [float(p.value) for p in flagged], restart, restart_at)
+
+
+def _spread(values: Sequence[float]) -> float:
+    """The MAD about the median, scaled to a standard deviation."""
+    centre = median(values)
+    return MAD_SCALE * median([abs(v - centre) for v in values])
+
+
+def _wide(deviations: Sequence[float]) -> float:
+    """The 90th percentile of absolute deviations: how a season's fit is judged. The MAD would not do: it
+    ignores the one weekday in seven that a season explains, as it ignores any minority."""
+    ordered = sorted(abs(d) for d in deviations)
+    return ordered[int(0.9 * (len(ordered) - 1))]
+
+
+def theil_sen(days: Sequence[float], values: Sequence[float]) -> float:
+    """The median of the slopes between every two points at different times: one wild point cannot tilt it."""
+    slopes = [(values[j] - values[i]) / (days[j] - days[i])
+              for i in range(len(days)) for j in range(i + 1, len(days)) if days[j] != days[i]]
+    return median(slopes) if slopes else 0.0
+
+
+def _season_kind(at: Sequence[datetime], settings: MonitorSettings) -> str | None:
+    """The season asked for; in `auto`, the hour where runs come more often than daily, the weekday otherwise."""
+    if settings.seasonality != "auto":
+        return None if settings.seasonality == "off" else settings.seasonality
+    gaps = [(b - a).total_seconds() for a, b in zip(at, at[1:])]
+    return "hour" if gaps and median(gaps) < SUB_DAILY_SECONDS else "weekday"
+
+
+def fit(base: Baseline, now: datetime, unit: Unit, settings: MonitorSettings) -> Band:
+    """The band for a run at `now`: level, then trend and season where they fit (module docstring)."""
+    days = [(at - now).total_seconds() / DAY_SECONDS for at in base.at]
+    residuals, spread, slope = base.values, _spread(base.values), 0.0
+    if len(days) >= TREND_MIN_POINTS:
+        candidate = theil_sen(days, base.values)
+        detrended = [v - candidate * d for v, d in zip(base.values, days)]
+        tighter = _spread(detrended)
+        if tighter < TREND_GAIN * spread:
+            residuals, spread, slope = detrended, tighter, candidate
+    centre, used, kind = median(residuals), len(days), _season_kind(base.at, settings)
+    season = None
+    if kind is not None:
+        flagged = [v - slope * (at - now).total_seconds() / DAY_SECONDS for at, v in zip(base.flagged_at, base.flagged)]
+        season = _seasonal(SEASONS[kind], [*base.at, *base.flagged_at], [*residuals, *flagged], now,
+                           forced=settings.seasonality != "auto")
+    if season is not None:
+        centre, spread, label, used = season
+    # few points estimate the centre and the spread loosely: widen the band for them, as a t-quantile would
+    half = max(settings.sensitivity * spread * (1 + SMALL_SAMPLE / used),
+               settings.min_band_relative * abs(centre) if unit.relative else 0.0,
+               settings.min_band_absolute * unit.grain)
+    return Band(centre, centre - half, centre + half, len(days), slope,
+                kind if season else None, label if season else None, used if season else 0)
+
+
+def _seasonal(season: Season, at: Sequence[datetime], residuals: Sequence[float], now: datetime,
+              forced: bool) -> tuple[float, float, str, int] | None:
+    """The centre, spread, label and points of `now`'s season, or None where the seasons are thin or (unless forced) do not fit."""
+    groups: dict[int, list[float]] = {}
+    keys = [season.key(when) for when in at]
+    for key, value in zip(keys, residuals):
+        groups.setdefault(key, []).append(value)
+    key = season.key(now)
+    if len(groups) < 2 or key not in groups or min(len(g) for g in groups.values()) < SEASON_MIN_POINTS:
+        return None
+    centres = {k: median(g) for k, g in groups.items()}
+    deviations = [v - centres[k] for k, v in zip(keys, residuals)]
+    plain = median(residuals)
+    if not forced and _wide(deviations) >= SEASON_GAIN * _wide([v - plain for v in residuals]):
+        return None
+    return centres[key], _spread(deviations), season.label(key), len(groups[key])
+
+
+# how a judged sentence says a value: "rows 41,002 are", "null_fraction 0.4% is"
+_VERB = {"rows": "are"}
+# the side a one-way metric watches, for the sentence of a value beyond the other side
+_WATCHED = {"up": "a rise", "down": "a fall"}
+
+
+def metric_of(key: SeriesKey) -> Metric:
+    """The key's metric (monitors/metrics.py METRICS); a name it does not hold is an error naming the known ones."""
+    try:
+        return METRICS[key.metric]
+    except KeyError:
+        raise ValueError(f"monitor {key.monitor_id}: no metric {key.metric!r}; the metrics are {', '.join(METRICS)}") from None
+
+
+def judge(key: SeriesKey, history: Sequence[Point], current: Point, settings: MonitorSettings) -> MonitorVerdict:
+    """What the monitor of `key` says of `current`, its band learned from `history` (time order, oldest first)."""
+    metric = metric_of(key)
+    said = {"monitor_id": key.monitor_id, "metric": key.metric, "model": key.model, "subject": key.subject,
+            "severity": settings.level, "unit": metric.unit, "direction": metric.direction, "observed": current.value}
+    if current.value is None or not math.isfinite(current.value):
+        return MonitorVerdict(**said, outcome="learning", sentence=f"no value for {key.monitor_id} in this run: not judged")
+    base = baseline(history, current, settings)
+    if len(base.values) < settings.warm_up:
+        return MonitorVerdict(**said, outcome="learning", points=len(base.values), needed=settings.warm_up - len(base.values),
+                              sentence=_learning(key, base, current, settings))
+    band = fit(base, _utc(current.at), unit_of(metric.unit), settings)
+    value = current.value
+    side = "above" if value > band.upper else "below" if value < band.lower else "within"
+    watched = {"above": metric.direction != "down", "below": metric.direction != "up", "within": False}[side]
+    return MonitorVerdict(**said, outcome="anomalous" if watched else "normal", centre=band.centre, lower=band.lower,
+                          upper=band.upper, season=band.season, points=band.points,
+                          sentence=_judged(key, metric, value, side, watched, band, base))
+
+
+def _learning(key: SeriesKey, base: Baseline, current: Point, settings: MonitorSettings) -> str:
+    """`learning: 3 of 7 runs needed before rows(orders) is judged`, saying why learning started again where it did."""
+    why = {"version": f"learning anew for version {current.contract_version} (a new major version)",
+           "moved": f"learning anew since {key.monitor_id} moved on {base.restart_at:%Y-%m-%d}" if base.restart_at else "",
+           None: "learning"}[base.restart]
+    return f"{why}: {len(base.values)} of {settings.warm_up} runs needed before {key.monitor_id} is judged"
+
+
+def _judged(key: SeriesKey, metric: Metric, value: float, side: str, watched: bool, band: Band, base: Baseline) -> str:
+    """`rows 41,002 are below the expected 79,500-84,100 for a Monday (12 earlier Mondays)`."""
+    season = SEASONS[band.season_kind] if band.season_kind else None
+    text = (f"{key.metric} {render(value, metric.unit)} {_VERB.get(metric.unit, 'is')} {side} the expected "
+            f"{render_band(band.lower, band.upper, metric.unit)}{season.phrase(band.season) if season else ''}")
+    learned = [season.count(band.season_points, band.season) if season else f"{band.points} earlier runs"]
+    if band.slope:
+        # a slope in seconds per day reads as seconds whatever the unit of its values (a clock time too)
+        learned.append(f"{'rising' if band.slope > 0 else 'falling'} {render(abs(band.slope), 'seconds' if metric.unit == 'clock' else metric.unit)} a day")
+    if base.restart == "moved" and base.restart_at:
+        learned.append(f"since it moved on {base.restart_at:%Y-%m-%d}")
+    text += f" ({', '.join(learned)})"
+    if side != "within" and not watched:
+        text += f"; only {_WATCHED[metric.direction]} is an anomaly"
+    return text

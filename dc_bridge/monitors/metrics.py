@@ -1,0 +1,114 @@
+"""The metrics a monitor can watch (METRICS), and each value in a person's units (`render`, `render_band`).
+
+A metric names a kind of series; its `unit` says how a value reads (`rows` "41,002", `seconds` "3.2 h",
+`ratio` "12.5%", `clock` "07:42 UTC", `value` "1,204.5") and its `direction` which way a value may move
+before it is an anomaly (docs/monitoring.md, "Monitors: learned bands").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from dc_bridge.monitors.model import Metric
+
+METRICS: dict[str, Metric] = {metric.name: metric for metric in (
+    Metric("rows", "rows", "both", True, "the rows a run read of a model"),
+    Metric("slice_rows", "rows", "both", True, "the rows of the run's --where slice of a model (watched when a slice is given)"),
+    Metric("freshness_age", "seconds", "up", True,
+           "the age of a model's newest timestamp, where the contract declares freshness: older than usual is the anomaly"),
+    Metric("arrival", "clock", "up", False,
+           "when the data arrived: the run's time of day, seconds since midnight UTC; later than usual is the anomaly"),
+    Metric("check", "value", "both", False, "a check's observed number (violating rows, a percent, an age, a SQL metric's value)"),
+    Metric("null_fraction", "ratio", "up", False, "the share of a column's values that are null: more than usual is the anomaly"),
+    Metric("distinct_count", "value", "both", False, "how many distinct values a column holds"),
+    Metric("min", "value", "both", False, "a column's smallest value"),
+    Metric("max", "value", "both", False, "a column's largest value"),
+    Metric("mean", "value", "both", False, "a column's mean"),
+    Metric("mean_length", "value", "both", False, "the mean length of a column's strings, in characters"),
+)}
+
+_SECONDS_UNITS = (("d", 86400.0), ("h", 3600.0), ("min", 60.0))
+
+
+def _number(value: float) -> str:
+    """`41,002`, `1,204.5`, `0.003123`: whole numbers with thousands separators, others to 4 significant digits (one decimal at least)."""
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    digits = max(1, 3 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{digits}f}".rstrip("0").rstrip(".")
+
+
+def _seconds(value: float) -> str:
+    """`45 s`, `12 min`, `3.2 h`, `2 d`: the largest unit that is at least one, to one decimal."""
+    for unit, size in _SECONDS_UNITS:
+        if abs(value) >= size:
+            return f"{value / size:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{value:.0f} s"
+
+
+def _ratio(value: float) -> str:
+    """`12.5%`, `0.04%`: a share of 1 as a percent."""
+    return _number(round(value * 100, 4)) + "%"
+
+
+def _clock(value: float) -> str:
+    """`07:42`: seconds since midnight as a time of day (a value past a day, a run late into the next, keeps counting hours)."""
+    minutes = round(value / 60)
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """How a unit's values read (`form`), and the smallest band a flat series of them gets."""
+    form: Callable[[float], str]
+    # one `min_band_absolute` in this unit: a row, a second, ten minutes of the clock (a scheduler's jitter is
+    # not late data), a tenth of a percent
+    grain: float
+    # whether `min_band_relative` of the centre applies: not to a time of day, whose size is no magnitude
+    relative: bool = True
+    # whole values (rows): a band's bounds are never shown with fractions
+    whole: bool = False
+    # said once after a value or a band: "07:42 UTC", "07:30-08:10 UTC"
+    suffix: str = ""
+
+
+UNITS: dict[str, Unit] = {
+    "rows": Unit(_number, 1.0, whole=True),
+    "value": Unit(_number, 1.0),
+    "seconds": Unit(_seconds, 1.0),
+    "ratio": Unit(_ratio, 0.001),
+    "clock": Unit(_clock, 600.0, relative=False, suffix=" UTC"),
+}
+
+
+def unit_of(name: str) -> Unit:
+    """A unit by name; a unit no metric declares reads as a plain value."""
+    return UNITS.get(name, UNITS["value"])
+
+
+def render(value: float, unit: str) -> str:
+    """One value in its unit's words; a unit no metric declares reads as a plain number."""
+    if not math.isfinite(value):
+        return str(value)
+    return unit_of(unit).form(value) + unit_of(unit).suffix
+
+
+def _step(width: float, unit: str) -> float:
+    """The rounding of a band's bounds: a power of ten about a tenth of its width (at least one for whole units), 0 for none."""
+    step = 10.0 ** math.floor(math.log10(width / 10)) if width > 0 else 0.0
+    return max(step, 1.0) if unit_of(unit).whole else step
+
+
+def render_band(lower: float, upper: float, unit: str) -> str:
+    """`79,500-84,100`: the band rounded outwards to about a tenth of its width, so a value shown inside it is inside it."""
+    step = _step(upper - lower, unit)
+    if step and math.isfinite(lower) and math.isfinite(upper):
+        # round() to the step's digits: a power of ten below one leaves binary fractions (0.30000000000000004)
+        digits = max(0, -math.floor(math.log10(step)))
+        lower, upper = round(math.floor(lower / step) * step, digits), round(math.ceil(upper / step) * step, digits)
+    form = unit_of(unit)
+    if not (math.isfinite(lower) and math.isfinite(upper)):
+        return f"{render(lower, unit)}-{render(upper, unit)}"
+    return f"{form.form(lower)}-{form.form(upper)}{form.suffix}"
