@@ -29,7 +29,7 @@ def _without(package: str, args: list[str], cwd: Path) -> subprocess.CompletedPr
 
 @pytest.mark.parametrize(("package", "extra", "command"), [
     ("pyiceberg", "catalog", ["register", str(ROOT / "contracts" / "orders.yaml"), "--catalog", "iceberg", "--namespace", "x"]),
-    ("matplotlib", "site", ["site", "--history", "{store}", "--out", "{out}"]),
+    ("vl_convert", "site", ["site", "--history", "{store}", "--out", "{out}"]),
 ])
 def test_a_missing_extra_is_named_with_how_to_install_it(tmp_path, package, extra, command):
     from dc_bridge.history import open_store

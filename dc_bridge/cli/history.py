@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -79,30 +80,39 @@ class _RunsOption(click.Option):
 @click.option("--history", "target", required=True, type=click.Path(exists=True, dir_okay=False), metavar="STORE",
               help="The SQLite history store of `run --history`.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), metavar="DIR",
-              help="The folder to write the site to (index.html, contracts/).")
+              help="The folder to write the site to (index.html, contracts/, assets/).")
 @click.option("--runs", cls=_RunsOption, show_default=True, type=click.IntRange(1, 500),
               help="The newest runs each contract page shows.")
 def site_command(target: str, out_dir: str, runs: int) -> None:
-    """Build a static site of the history: contracts, their checks per run, charts, SLOs. Opens offline."""
+    """Build a static site of the history: every contract's state, what fails since when, checks, monitors,
+    charts, SLOs. Opens offline; a rebuild rewrites only the pages of contracts with new runs."""
     import dc_bridge.cli.outputs as outputs
-    from dc_bridge.history import open_store
     from dc_bridge.extras import MissingExtra, require
-    from dc_bridge.history.site import OWNED, SITE_MARK, build_site, site_pages
+    from dc_bridge.history import open_store
+    from dc_bridge.history.site import OWNED, StoreRefused, build_site, readable_store, site_files
     from dc_bridge.runner.history import HistoryError
 
     try:
-        require("matplotlib")  # the charts: before anything is read or written
-    except MissingExtra as exc:
+        require("vl_convert")  # the charts' libraries: before anything is read or written
+        readable_store(target)
+    except (MissingExtra, StoreRefused) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
     outputs.check_folder("--out", out_dir, [outputs.Input(target, "the --history store")], owned=OWNED, create=False)
-    for page in site_pages(out_dir):
-        outputs.check_not_foreign("--out", page, SITE_MARK, "a page of a dc-bridge site")
-    outputs.check_folder("--out", out_dir, [], owned=OWNED)
+    for file, mark in site_files(out_dir):
+        outputs.check_not_foreign("--out", file, mark, "a file of a dc-bridge site")
     try:
-        pages = build_site(open_store(target), out_dir, runs)
+        store = open_store(target)
+        if not store.contracts():
+            click.echo(f"the history store {target} holds no runs yet: nothing to build. Record runs with "
+                       f"`dc-bridge run CONTRACT --history {target}`, then build the site again.")
+            sys.exit(EXIT_OK)
+        outputs.check_folder("--out", out_dir, [], owned=OWNED)
+        built = build_site(store, out_dir, runs)
     except (HistoryError, OSError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
-    click.echo(f"wrote {len(pages)} pages to {out_dir} (open {pages[0]})")
+    pages = [page for page in built.written if page.suffix == ".html"]
+    kept = f", {built.unchanged} contracts unchanged" if built.unchanged else ""
+    click.echo(f"wrote {len(pages)} pages to {out_dir}{kept} (open {Path(out_dir) / 'index.html'})")
     sys.exit(EXIT_OK)

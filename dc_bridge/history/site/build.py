@@ -1,53 +1,104 @@
-"""`dc-bridge site --history STORE --out DIR`: an index of contracts and a page per contract, from the
-history store, as static HTML that opens offline.
+"""`dc-bridge site --history STORE --out DIR`: an overview of every contract and a page per contract, from
+the history store, as static HTML that opens offline.
 
-Every page is bounded whatever the history holds: a contract page shows the newest `runs` runs (the
-window; older runs stay in the store and in SQL), the index the newest `TREND` outcomes per contract;
-a contract with many checks has its checks on several pages of at most about `PAGE_BYTES` each
-(`<contract>.html`, then `<contract>.page2.html`, ...), the first with the SLOs and the contract's text.
-The store is read with one query per question over the window, never whole. A run of the window that
-built GX Data Docs (`run --data-docs DIR --history STORE`) is linked to them: relative links from the
-contract page to the files, so the two open offline together (a file: URL when no relative path joins
-them, as between Windows drives; never a network address).
+- **The overview** (`index.html`) lists every contract with its latest verdict, how long it has failed,
+  its anomalies and a strip of its runs by day (the worst outcome of each of the last `STRIP_DAYS` days),
+  failing and anomalous first, filterable by owner, domain, tag and status (the contract's own metadata,
+  read from the contract file its runs recorded: `meta.py`).
+- **A contract page** leads with what needs attention: the checks failing now and since which run, the
+  anomalous monitors, then the rest; each check with its description, kind, threshold in the contract's
+  words, source line and a chart (`charts.py`), or one line of text for a flat, passing series.
+- **Bounded.** A page shows the newest `runs` runs (older ones stay in the store); a contract with many
+  checks has them on several pages of about `PAGE_BYTES` (`<contract>.html`, `<contract>.page2.html`, ...).
+- **Incremental.** Each contract's pages are keyed by a digest of what they are built from (the window's
+  newest and oldest run, the contract file's size and time, this code); a contract whose digest is
+  unchanged keeps its pages, so a new run rewrites its contract's pages and the overview only.
+- **Offline.** Charts are Vega-Lite specifications drawn in the browser by the Vega libraries the site
+  writes once as `assets/vega.js` (from vl-convert-python's bundle), with `assets/site.js`; no page loads
+  anything else, and each page's Content-Security-Policy allows scripts from the site's own files only.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
 from functools import cache
+from importlib.resources import files
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from dc_bridge.compiler import safe_name
-from dc_bridge.history.site.charts import observed_svg
+from dc_bridge.history.site.charts import MARKS, Run, is_flat, scale_for, shown, spec, spec_text
+from dc_bridge.history.site.meta import ContractMeta, contract_meta
 from dc_bridge.history.store import HistoryStore, StoredRun
-from dc_bridge.outcomes import ALL
+from dc_bridge.monitors import MonitorVerdict, SeriesKey
+from dc_bridge.outcomes import ALL, worst
 from dc_bridge.plan.checks import KINDS
 from dc_bridge.report.html import file_href
 
-# the runs a contract page shows by default, and the outcomes of the index's trend
+# the runs a contract page shows by default
 DEFAULT_RUNS = 50
-TREND = 20
-# what one contract page's checks may take, so a page stays small (tested: every page under 300 kB); a
-# check's share is its chart and its row of cells, so many checks or a long window spread over more pages
+# the overview's strip: the worst outcome per day over this many days, from the newest day any contract ran
+STRIP_DAYS = 14
+# the runs of a contract the overview reads for its strip (a contract run hourly fills 14 days with 336)
+STRIP_RUNS = 400
+# what one contract page's checks may take, so a page stays small; a check's share is its chart
+# specification and its row of cells
 PAGE_BYTES = 200_000
 CELL_BYTES = 80
+CARD_BYTES = 700
 # outcome -> the letter a cell shows beside its colour, so an outcome reads without colour too
 LETTERS = {"passed": "✓", "warning": "!", "failed": "✗", "error": "E", "not_executable": "–", "skipped": "·"}
+# a contract's or a check's state, most urgent first: the order the overview and a page list them in
+STATES = ("failing", "anomalous", "warning", "passing", "not judged")
+# the latest outcome -> the state it makes (an anomaly outranks a pass or a warning, not a failure)
+STATE_OF = {"failed": "failing", "error": "failing", "warning": "warning", "passed": "passing"}
+# what the site writes in its folder: anything else there is left alone
+OWNED = ("index.html", "contracts", "assets")
+# how a page the site wrote begins its title (index.html.j2, contract.html.j2), and what the site's other files
+# say in their first line: a file at one of these names without it is another program's
+SITE_MARK = "<title>dc-bridge: "
+ASSET_MARK = "dc-bridge site"
+MANIFEST = "assets/site.json"
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart of a page: the id of its specification's data block, and the specification as JSON text."""
+    id: str
+    spec: str
 
 
 @dataclass(frozen=True)
 class CheckRow:
-    """One check of a contract page: what the newest run knew of it, its outcome per run of the window, its chart."""
+    """One check of a contract page: what the newest run knew of it, its state and since when, its outcome
+    per run of the window, its chart (None: `flat` says it in words, or it has no number)."""
     check_id: str
     model: str | None
     kind: str | None
+    description: str | None
+    expected: str | None
     source_line: int | None
+    state: str
+    since: StoredRun | None
+    streak: int
     cells: list[tuple[str, float | None] | None]
-    chart: str | None
+    chart: Chart | None
+    flat: str | None
+    monitor: MonitorVerdict | None
+
+
+@dataclass(frozen=True)
+class MonitorRow:
+    """A monitor of a contract's own metric (rows, freshness, arrival; a check's number is on its check's
+    row): what it said of the newest run that it judged, and its series with the band."""
+    key: SeriesKey
+    newest: MonitorVerdict
+    chart: Chart | None
 
 
 @dataclass(frozen=True)
@@ -75,43 +126,108 @@ class RunDocs:
     links: list[DocsLink]
 
 
+@dataclass(frozen=True)
+class Overview:
+    """A contract's row of the overview (and what its own page repeats)."""
+    contract_id: str
+    meta: ContractMeta
+    state: str
+    latest: StoredRun
+    since: str | None
+    anomalies: int
+    strip: list[tuple[str, str | None]]
+    href: str
+
+
+@dataclass
+class Built:
+    """What a build wrote: the pages written, the contract pages kept as they were (inputs unchanged)."""
+    written: list[Path] = field(default_factory=list)
+    unchanged: int = 0
+
+
+def when(at: str, form: str = "%Y-%m-%d %H:%M") -> str:
+    """A run's time in UTC as the page writes it before its script puts it in the reader's time zone."""
+    return datetime.fromisoformat(at).astimezone(timezone.utc).strftime(form) + " UTC"
+
+
 @cache
 def _templates() -> Environment:
     environment = Environment(loader=PackageLoader("dc_bridge.history.site", "templates"), autoescape=True,
                               undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    environment.globals.update(LETTERS=LETTERS, ALL=ALL)
+    environment.globals.update(LETTERS=LETTERS, ALL=ALL, STATES=STATES, MARKS=MARKS)
+    environment.filters["when"] = when
     return environment
 
 
-# what the site writes in its folder: anything else there is left alone
-OWNED = ("index.html", "contracts")
-# how a page the site wrote begins its title (index.html.j2, contract.html.j2): a page without it is another program's
-SITE_MARK = "<title>dc-bridge: "
+@cache
+def _code_digest() -> str:
+    """What the pages' look depends on besides their inputs: the templates, the charts and this module."""
+    digest = hashlib.sha256()
+    package = files("dc_bridge.history.site")
+    for name in ("build.py", "charts.py", "meta.py"):
+        digest.update(package.joinpath(name).read_bytes())
+    for item in sorted(package.joinpath("templates").iterdir(), key=lambda t: t.name):
+        digest.update(item.read_bytes())
+    return digest.hexdigest()
 
 
-def site_pages(out: str | Path) -> list[Path]:
-    """The files in `out` at the names the site writes (index.html, contracts/*.html) that are there already."""
+def site_files(out: str | Path) -> list[tuple[Path, str]]:
+    """The files in `out` at the names the site writes that are there already, each with the mark a file of
+    the site holds in its first lines."""
     out = Path(out)
-    return [page for page in [out / "index.html", *sorted((out / "contracts").glob("*.html"))] if page.is_file()]
+    pages = [out / "index.html", *sorted((out / "contracts").glob("*.html"))]
+    assets = [out / "assets" / name for name in ("vega.js", "site.js", "site.json")]
+    return [(page, SITE_MARK) for page in pages if page.is_file()] + [(asset, ASSET_MARK) for asset in assets if asset.is_file()]
 
 
-def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -> list[Path]:
-    """Write index.html and contracts/<contract>.html under `out`; the pages written."""
+def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -> Built:
+    """Write index.html, contracts/<contract>.html and assets/ under `out`; contract pages whose inputs have
+    not changed since the last build are kept."""
     out = Path(out)
-    (out / "contracts").mkdir(parents=True, exist_ok=True)
-    index, written = [], []
+    for folder in ("contracts", "assets"):
+        (out / folder).mkdir(parents=True, exist_ok=True)
+    built = Built()
+    _write_assets(out / "assets", built)
+    before = _manifest(out)
+    manifest: dict[str, dict] = {}
     contracts = store.contracts()
     names = page_names(contracts)
+    recent = {contract_id: store.runs(contract_id, limit=max(runs, STRIP_RUNS)) for contract_id in contracts}
+    newest_day = max(datetime.fromisoformat(r[0].run_at).astimezone(timezone.utc).date() for r in recent.values())
+    rows = []
     for contract_id in contracts:
-        window = store.runs(contract_id, limit=runs)
-        page = Path("contracts") / f"{names[contract_id]}.html"
-        index.append({"contract_id": contract_id, "latest": window[0], "trend": [r.outcome for r in reversed(window[:TREND])],
-                      "href": page.as_posix()})
-        for name, text in _contract_pages(store, contract_id, list(reversed(window)), page.name, out / "contracts"):
+        window = list(reversed(recent[contract_id][:runs]))
+        file = store.contract_file(contract_id)
+        meta = contract_meta(file)
+        first = f"{names[contract_id]}.html"
+        digest = _digest(contract_id, window, file, runs)
+        kept = before.get(contract_id, {})
+        latest_monitors = _monitors(store, [window[-1].run_id])
+        overview = Overview(contract_id, meta, _state(window[-1].outcome, latest_monitors.values()), window[-1],
+                            _failing_since(window), sum(m.outcome == "anomalous" for m in latest_monitors.values()),
+                            _strip(recent[contract_id], newest_day), f"contracts/{first}")
+        rows.append(overview)
+        if kept.get("digest") == digest and all((out / "contracts" / name).is_file() for name in kept.get("pages", ())):
+            manifest[contract_id] = kept
+            built.unchanged += 1
+            continue
+        pages = _contract_pages(store, overview, window, first, out / "contracts")
+        for name, text in pages:
             (out / "contracts" / name).write_text(text, encoding="utf-8")
-            written.append(out / "contracts" / name)
-    (out / "index.html").write_text(_templates().get_template("index.html.j2").render(contracts=index), encoding="utf-8")
-    return [out / "index.html", *written]
+            built.written.append(out / "contracts" / name)
+        for stale in set(kept.get("pages", ())) - {name for name, _ in pages}:
+            _remove_page(out / "contracts" / stale)
+        manifest[contract_id] = {"digest": digest, "pages": [name for name, _ in pages]}
+    rows.sort(key=lambda row: (STATES.index(row.state), row.contract_id))
+    index = _templates().get_template("index.html.j2").render(
+        contracts=rows, counts=Counter(row.state for row in rows), owners=_choices(r.meta.owner for r in rows),
+        domains=_choices(r.meta.domain for r in rows), tags=_choices(t for r in rows for t in r.meta.tags),
+        days=[day for day, _ in rows[0].strip] if rows else [], newest_day=newest_day.isoformat())
+    (out / "index.html").write_text(index, encoding="utf-8")
+    built.written.insert(0, out / "index.html")
+    (out / MANIFEST).write_text(json.dumps({"generator": ASSET_MARK, "contracts": manifest}, indent=0, sort_keys=True), encoding="utf-8")
+    return built
 
 
 def page_names(contract_ids: list[str]) -> dict[str, str]:
@@ -124,34 +240,171 @@ def page_names(contract_ids: list[str]) -> dict[str, str]:
             if shared[name.casefold()] > 1 else name for contract_id, name in names.items()}
 
 
-def _contract_pages(store: HistoryStore, contract_id: str, window: list[StoredRun], first: str,
+def _monitors(store: HistoryStore, run_ids: list[str]) -> dict[tuple[str, SeriesKey], MonitorVerdict]:
+    return store.monitor_outcomes(run_ids)
+
+
+def _state(outcome: str, monitors) -> str:
+    """A contract's or a check's state from its latest outcome and what its monitors said of that run."""
+    state = STATE_OF.get(outcome, "not judged")
+    if state != "failing" and any(m.outcome == "anomalous" for m in monitors):
+        return "anomalous"
+    return state
+
+
+def _failing_since(window: list[StoredRun]) -> str | None:
+    """When the contract's current run of failures began (the first failing run of the window's last streak)."""
+    streak = _streak([run.outcome for run in window], ("failed", "error"))
+    return window[-streak].run_at if streak else None
+
+
+def _streak(outcomes: list[str | None], kinds: tuple[str, ...]) -> int:
+    """How many of the last outcomes are of `kinds`, back from the newest."""
+    count = 0
+    for outcome in reversed(outcomes):
+        if outcome not in kinds:
+            break
+        count += 1
+    return count
+
+
+def _strip(runs: list[StoredRun], newest_day: date) -> list[tuple[str, str | None]]:
+    """(day, the worst outcome of the contract's runs that day, None when it did not run) for the
+    STRIP_DAYS days up to `newest_day`, oldest first."""
+    by_day: dict[str, list[str]] = {}
+    for run in runs:
+        by_day.setdefault(datetime.fromisoformat(run.run_at).astimezone(timezone.utc).date().isoformat(), []).append(run.outcome)
+    days = [(newest_day - timedelta(days=back)).isoformat() for back in range(STRIP_DAYS - 1, -1, -1)]
+    return [(day, worst(by_day[day]) if day in by_day else None) for day in days]
+
+
+def _choices(values) -> list[str]:
+    return sorted({v for v in values if v}, key=str.casefold)
+
+
+def _digest(contract_id: str, window: list[StoredRun], file: str | None, runs: int) -> str:
+    """What a contract's pages are built from: a page whose digest is unchanged is kept as it is."""
+    stat = Path(file).stat() if file and Path(file).is_file() else None
+    inputs = [_code_digest(), contract_id, runs, window[0].run_id, window[-1].run_id, len(window), file,
+              (stat.st_size, stat.st_mtime_ns) if stat else None]
+    return hashlib.sha256(json.dumps(inputs).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _manifest(out: Path) -> dict[str, dict]:
+    """The digests and pages of the last build, from assets/site.json (nothing when there is none or it is not ours)."""
+    try:
+        found = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found.get("contracts", {}) if isinstance(found, dict) and found.get("generator") == ASSET_MARK else {}
+
+
+def _remove_page(page: Path) -> None:
+    """A page the last build wrote that this one does not (a contract with fewer checks): removed if it is the site's."""
+    if page.is_file() and SITE_MARK in page.read_text(encoding="utf-8", errors="replace")[:4096]:
+        page.unlink()
+
+
+def _write_assets(assets: Path, built: Built) -> None:
+    """assets/site.js (the page's own script) and assets/vega.js (Vega, Vega-Lite and vega-embed, bundled by
+    vl-convert-python), each written only when it differs from the file there."""
+    import vl_convert
+
+    script = files("dc_bridge.history.site").joinpath("templates", "site.js").read_text(encoding="utf-8")
+    _write_if_changed(assets / "site.js", script, built)
+    header = (f"/* {ASSET_MARK}: vega {vl_convert.get_vega_version()}, vega-lite {vl_convert.get_vegalite_versions()[-1]}, "
+              f"vega-embed {vl_convert.get_vega_embed_version()} (vl-convert-python {vl_convert.__version__}) */\n")
+    vega = assets / "vega.js"
+    if vega.is_file():
+        with vega.open(encoding="utf-8", errors="replace") as existing:
+            if existing.readline() == header:
+                return
+    vega.write_text(header + vl_convert.javascript_bundle(), encoding="utf-8")
+    built.written.append(vega)
+
+
+def _write_if_changed(path: Path, text: str, built: Built) -> None:
+    if not path.is_file() or path.read_text(encoding="utf-8", errors="replace") != text:
+        path.write_text(text, encoding="utf-8")
+        built.written.append(path)
+
+
+def _contract_pages(store: HistoryStore, overview: Overview, window: list[StoredRun], first: str,
                     out_dir: Path) -> list[tuple[str, str]]:
-    """(file name, page) of the contract's pages, `first` the first: the window's runs oldest first, each
-    check's outcome per run and a chart per check with numbers, the checks spread over pages of about
-    PAGE_BYTES; compliance, the runs' Data Docs and the contract text on the first page (in `out_dir`)."""
+    """(file name, page) of the contract's pages, `first` the first: its checks, most urgent first, each with
+    its outcome per run of the window and its chart; its monitors; compliance, the runs' Data Docs and the
+    contract text on the first page (in `out_dir`)."""
+    run_ids = [r.run_id for r in window]
     newest = {c["check_id"]: c for c in store.checks(window[-1].run_id)}
-    table = store.outcomes([r.run_id for r in window])
-    rows = []
-    for check_id in sorted(table, key=lambda c: (newest.get(c, {}).get("model") or "", c)):
-        cells = [table[check_id].get(run.run_id) for run in window]
-        points = [(run.run_at, cell[1], cell[0]) for run, cell in zip(window, cells) if cell and cell[1] is not None]
-        known = newest.get(check_id, {})
-        rows.append(CheckRow(check_id, known.get("model"), known.get("kind"), known.get("source_line"), cells,
-                             observed_svg(check_id, points) if points else None))
+    table = store.outcomes(run_ids)
+    monitors = _monitors(store, run_ids)
+    rows = [_check_row(check_id, newest.get(check_id, {}), window, table[check_id], monitors) for check_id in table]
+    rows.sort(key=lambda r: (STATES.index(r.state), r.model or "", r.check_id))
     compliance = [Compliance(r.check_id, sum(c is not None and c[0] == "passed" for c in r.cells),
                              sum(c is not None and c[0] in ("passed", "failed") for c in r.cells))
                   for r in rows if r.kind in KINDS and KINDS[r.kind].from_history]
-    compliance += [Compliance(name, met, judged) for name, met, judged in store.objective_compliance([r.run_id for r in window])]
+    compliance += [Compliance(name, met, judged) for name, met, judged in store.objective_compliance(run_ids)]
+    own = _monitor_rows(window, monitors)
     docs = _run_docs(window, out_dir)
-    file = store.contract_file(contract_id)
+    file = store.contract_file(overview.contract_id)
     text = _contract_text(file)
     groups = _pages(rows)
     names = [first] + [first.replace(".html", f".page{number}.html") for number in range(2, len(groups) + 1)]
+    newest_checks = list(newest.values())
     template = _templates().get_template("contract.html.j2")
-    return [(name, template.render(contract_id=contract_id, runs=window, rows=group, compliance=compliance if number == 1 else None,
-                                   docs=docs if number == 1 else None, lines=text if number == 1 else None, file=file, first=first, page=number, pages=names,
-                                   has_text=text is not None, checks=len(rows)))
+    sources = _sources(store, window[-1])
+    return [(name, template.render(c=overview, runs=window, rows=group, compliance=compliance if number == 1 else None,
+                                   monitors=own if number == 1 else None, docs=docs if number == 1 else None,
+                                   lines=text if number == 1 else None, file=file, first=first, page=number, pages=names,
+                                   has_text=text is not None, checks=len(rows), attention=[r for r in rows if r.state != "passing"
+                                                                                          and r.state != "not judged"],
+                                   sources=sources, newest_checks=len(newest_checks)))
             for number, (name, group) in enumerate(zip(names, groups), 1)]
+
+
+def _sources(store: HistoryStore, run: StoredRun) -> dict:
+    """The newest run's data source (model -> where) and slice, as the run recorded them."""
+    return {"data_source": run.data_source, "slice": run.slice} if hasattr(run, "data_source") else {"data_source": None, "slice": None}
+
+
+def _check_row(check_id: str, known: dict, window: list[StoredRun], by_run: dict, monitors: dict) -> CheckRow:
+    """A check's row: its cells per run, its state and streak, its chart or the sentence that replaces it."""
+    cells = [by_run.get(run.run_id) for run in window]
+    model = known.get("model")
+    key = SeriesKey("check", model or "", check_id)
+    said = [monitors.get((run.run_id, key)) for run in window]
+    judged = [m for m in said if m is not None]
+    outcomes = [cell[0] if cell else None for cell in cells]
+    latest = next((o for o in reversed(outcomes) if o is not None), "not_executable")
+    state = _state(latest, [judged[-1]] if judged and said[-1] is not None else [])
+    kinds = ("failed", "error") if state == "failing" else (latest,)
+    streak = _streak(outcomes, kinds)
+    since = window[-streak] if streak else None
+    points = [Run(run.run_at, cell[1], cell[0], m.lower if m else None, m.upper if m else None, bool(m and m.outcome == "anomalous"))
+              for run, cell, m in zip(window, cells, said) if cell and cell[1] is not None]
+    chart, flat = None, None
+    if points and is_flat(points):
+        scale = scale_for(known.get("unit"), [p.value for p in points])
+        flat = f"{shown(points[0].value, scale)} in each of the {len(points)} runs with a number, passed every time"
+    elif points:
+        chart = Chart(f"chart-{hashlib.sha256(check_id.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}",
+                      spec_text(spec(check_id, points, known.get("unit"), known.get("expected"))))
+    return CheckRow(check_id, model, known.get("kind"), known.get("description"), known.get("expected"), known.get("source_line"),
+                    state, since, streak, cells, chart, flat, judged[-1] if judged else None)
+
+
+def _monitor_rows(window: list[StoredRun], monitors: dict[tuple[str, SeriesKey], MonitorVerdict]) -> list[MonitorRow]:
+    """The contract's own metrics' monitors (a check's number is charted on its check), anomalous first."""
+    keys = sorted({key for (_, key) in monitors if key.metric != "check"}, key=lambda k: (k.metric, k.model, k.subject))
+    found = []
+    for key in keys:
+        said = [(run, monitors.get((run.run_id, key))) for run in window]
+        judged = [(run, m) for run, m in said if m is not None]
+        points = [Run(run.run_at, m.observed, None, m.lower, m.upper, m.outcome == "anomalous") for run, m in judged if m.observed is not None]
+        chart = (Chart(f"monitor-{hashlib.sha256(key.monitor_id.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}",
+                       spec_text(spec(key.monitor_id, points, judged[-1][1].unit))) if points else None)
+        found.append(MonitorRow(key, judged[-1][1], chart))
+    return sorted(found, key=lambda row: (row.newest.outcome != "anomalous", row.key.metric, row.key.model))
 
 
 def _pages(rows: list[CheckRow]) -> list[list[CheckRow]]:
@@ -159,7 +412,7 @@ def _pages(rows: list[CheckRow]) -> list[list[CheckRow]]:
     pages: list[list[CheckRow]] = [[]]
     taken = 0
     for row in rows:
-        size = len(row.chart or "") + CELL_BYTES * len(row.cells)
+        size = len(row.chart.spec if row.chart else "") + CELL_BYTES * len(row.cells) + CARD_BYTES
         if pages[-1] and taken + size > PAGE_BYTES:
             pages.append([])
             taken = 0
@@ -173,7 +426,7 @@ def _run_docs(window: list[StoredRun], page_dir: Path) -> list[RunDocs]:
     page linked from `page_dir`."""
     return [RunDocs(number, run.run_at, [_docs_link("index", run.data_docs["index"], page_dir),
                                          *(_docs_link(f"{model} validation", path, page_dir)
-                                                                   for model, path in run.data_docs["validations"].items())])
+                                           for model, path in run.data_docs["validations"].items())])
             for number, run in enumerate(window, 1) if run.data_docs]
 
 

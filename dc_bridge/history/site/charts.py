@@ -1,42 +1,145 @@
-"""A check's observed value over the runs of the window, drawn by matplotlib as SVG text to inline in
-a page: no file, no font or script fetched when the page opens (text stays text, `svg.fonttype`
-none; no metadata, whose RDF names URLs; no XML namespace declarations, which HTML's parser does not need)."""
+"""A series over the runs of a contract page's window, as a Vega-Lite specification (a small JSON object the
+page carries; the browser draws it with the Vega libraries the site ships as one file, assets/vega.js), or,
+when the series says nothing a chart would add (flat and passing every run), one line of text instead.
+
+What a chart shows: the observed value in the unit a person reads (rows, percent, hours or days for an
+age), the check's threshold as a dashed line labelled in the contract's words, the monitor's expected band
+as a shaded area, each run a point whose shape and colour say its outcome (shape alone reads without
+colour), anomalies ringed; the y axis spans the data, the threshold and the band, never inflating a flat
+series into noise. Hovering a point shows the run's date, value and outcome.
+"""
 
 from __future__ import annotations
 
-import io
+import json
+import math
 import re
+from dataclasses import dataclass
 
-# the SVG header and namespace declarations matplotlib writes: a standalone file needs them, an inline one does not
-_STANDALONE = re.compile(r'<\?xml[^>]*>\s*|<!DOCTYPE[^>]*>\s*|\s+xmlns(:\w+)?="[^"]*"')
-# outcome -> marker colour; failures also get a different marker shape, so colour is not the only sign
-_MARKERS = {"passed": ("#2e7d32", "o"), "warning": ("#ef6c00", "s"), "failed": ("#c62828", "X"), "error": ("#6a1b9a", "X")}
+# outcome -> (shape, colour): the shape alone tells a failure from a pass (accessibility: not colour alone)
+MARKS = {"passed": ("circle", "#2e7d32"), "warning": ("square", "#ef6c00"), "failed": ("cross", "#c62828"),
+         "error": ("diamond", "#6a1b9a"), "not_executable": ("triangle-up", "#757575"), "skipped": ("triangle-down", "#757575")}
+# an age in seconds read in the largest of these units its values reach at least twice
+AGES = (("days", 86_400.0), ("hours", 3_600.0), ("minutes", 60.0), ("seconds", 1.0))
+# unit of the store -> (label, the smallest step of the axis, the format of a value): rows are whole numbers
+UNITS = {"rows": ("rows", 1.0, ",.0f"), "percent": ("%", 0.0, ",.2~f")}
+# a number in a check's `expected` text (`<= 3%`, `between [1, 5)`, `= 0`): the threshold lines a chart draws
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?", re.IGNORECASE)
 
 
-def _as_text(title: str) -> str:
-    """A title matplotlib draws as written: a pair of `$` would start its math mode (a column `pri$ce$`)."""
-    return title.replace("$", r"\$")
+@dataclass(frozen=True)
+class Run:
+    """One run's point of a series: when (ISO 8601), the observed value, the check's outcome (None for a
+    series without one, a monitor's metric), and what the monitor said (band, anomalous) when it judged the run."""
+    at: str
+    value: float
+    outcome: str | None = None
+    lower: float | None = None
+    upper: float | None = None
+    anomalous: bool = False
 
 
-def observed_svg(title: str, points: list[tuple[str, float, str]]) -> str:
-    """An inline SVG line chart of (run time, observed, outcome), oldest first."""
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
+@dataclass(frozen=True)
+class Scale:
+    """How a series is shown: its unit's label, the factor from stored to shown values, the value format."""
+    label: str
+    factor: float
+    step: float
+    format: str
 
-    # one font named (DejaVu Sans ships with matplotlib), not matplotlib's list of fallbacks on every label
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "dc-bridge", "font.size": 7, "font.sans-serif": ["DejaVu Sans"]}):
-        figure = Figure(figsize=(4.2, 1.3), dpi=72)
-        axes = figure.subplots()
-        positions = list(range(len(points)))
-        axes.plot(positions, [value for _, value, _ in points], color="#607d8b", linewidth=1)
-        for outcome, (colour, marker) in _MARKERS.items():
-            chosen = [(x, value) for x, (_, value, seen) in zip(positions, points) if seen == outcome]
-            if chosen:
-                axes.scatter(*zip(*chosen), color=colour, marker=marker, s=14, zorder=3, label=outcome)
-        axes.set_title(_as_text(title), fontsize=7, loc="left")
-        axes.set_xticks([positions[0], positions[-1]], [points[0][0][:10], points[-1][0][:10]])
-        axes.spines[["top", "right"]].set_visible(False)
-        figure.tight_layout(pad=0.3, rect=(0.025, 0, 1, 1))  # room for tick labels in a browser font wider than DejaVu
-        buffer = io.StringIO()
-        figure.savefig(buffer, format="svg", metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
-    return _STANDALONE.sub("", buffer.getvalue())
+
+def scale_for(unit: str | None, values: list[float]) -> Scale:
+    """The unit a person reads: rows as whole numbers, percent, an age in seconds as days, hours or minutes."""
+    if unit == "seconds":
+        largest = max((abs(v) for v in values), default=0.0)
+        label, factor = next(((name, size) for name, size in AGES if largest >= 2 * size), AGES[-1])
+        return Scale(label, factor, 0.0, ",.1~f")
+    label, step, form = UNITS.get(unit or "", ("", 0.0, ",.4~g"))
+    return Scale(label, 1.0, step, form)
+
+
+def thresholds(expected: str | None) -> list[float]:
+    """The numbers of a check's `expected` text, the lines its chart draws (`between [1, 5)` draws two)."""
+    return [float(n) for n in _NUMBER.findall(expected or "")]
+
+
+def shown(value: float, scale: Scale) -> str:
+    """A value as the page writes it beside a chart or in its place: `1,204 rows`, `2.5 %`, `3.2 hours`."""
+    number = value / scale.factor
+    text = f"{number:,.0f}" if scale.step >= 1 or number == int(number) else f"{number:,.2f}".rstrip("0").rstrip(".")
+    return f"{text} {scale.label}".strip()
+
+
+def is_flat(runs: list[Run]) -> bool:
+    """One value every run, every run passed (or no outcome), nothing anomalous: a chart would add nothing."""
+    return (len({r.value for r in runs}) <= 1 and all(r.outcome in (None, "passed") for r in runs)
+            and not any(r.anomalous for r in runs))
+
+
+def _domain(numbers: list[float], step: float) -> list[float]:
+    """The y axis: from the smallest to the largest of the data, threshold and band, padded a tenth; a flat
+    series gets a span of its own size (or one step), not a range of noise around it; never below 0 for
+    counts that cannot be negative."""
+    low, high = min(numbers), max(numbers)
+    pad = (high - low) * 0.1 or max(abs(high) * 0.1, step, 1e-9 if step == 0 else step)
+    bottom = low - pad if low < 0 or low - pad >= 0 else 0.0
+    return [bottom, high + pad]
+
+
+def spec(title: str, runs: list[Run], unit: str | None, expected: str | None = None) -> dict:
+    """The Vega-Lite specification of a series (oldest run first): band, line, a point per run shaped by its
+    outcome, anomalies ringed, the threshold of `expected` as a labelled line."""
+    scale = scale_for(unit, [r.value for r in runs])
+    factor = scale.factor
+    values = [{"t": r.at, "v": r.value / factor, "o": r.outcome or "measured",
+               **({"lo": r.lower / factor, "hi": r.upper / factor} if r.lower is not None and r.upper is not None else {}),
+               **({"a": 1} if r.anomalous else {})} for r in runs]
+    limits = [n / factor for n in thresholds(expected)]
+    band = [x for v in values for x in (v.get("lo"), v.get("hi")) if x is not None]
+    y_numbers = [v["v"] for v in values] + limits + band
+    y_numbers = [n for n in y_numbers if math.isfinite(n)]
+    y_axis = {"title": scale.label or None, "format": scale.format, "tickCount": 4, "grid": True}
+    if scale.step:
+        y_axis["tickMinStep"] = scale.step
+    y = {"field": "v", "type": "quantitative", "scale": {"domain": _domain(y_numbers, scale.step), "zero": False, "nice": False},
+         "axis": y_axis}
+    x = {"field": "t", "type": "temporal", "title": None, "axis": {"labelOverlap": True, "tickCount": 5, "labelAngle": 0}}
+    tooltip = [{"field": "t", "type": "temporal", "title": "run", "format": "%a %Y-%m-%d %H:%M"},
+               {"field": "v", "type": "quantitative", "title": scale.label or "value", "format": scale.format},
+               {"field": "o", "type": "nominal", "title": "outcome"}]
+    shapes = {name: shape for name, (shape, _) in MARKS.items()} | {"measured": "circle"}
+    colours = {name: colour for name, (_, colour) in MARKS.items()} | {"measured": "#455a64"}
+    layers: list[dict] = []
+    if band:
+        layers.append({"name": "band", "transform": [{"filter": "isValid(datum.lo)"}],
+                       "mark": {"type": "area", "color": "#90caf9", "opacity": 0.45, "interpolate": "step-after"},
+                       "encoding": {"x": x, "y": {**y, "field": "lo"}, "y2": {"field": "hi"},
+                                    "tooltip": [tooltip[0], {"field": "lo", "title": "expected from", "format": scale.format},
+                                                {"field": "hi", "title": "expected to", "format": scale.format}]}})
+    layers.append({"name": "line", "mark": {"type": "line", "color": "#607d8b", "strokeWidth": 1}, "encoding": {"x": x, "y": y}})
+    layers.append({"name": "runs", "mark": {"type": "point", "filled": True, "size": 36, "opacity": 1},
+                   "encoding": {"x": x, "y": y, "tooltip": tooltip,
+                                "shape": {"field": "o", "type": "nominal", "legend": None,
+                                          "scale": {"domain": list(shapes), "range": list(shapes.values())}},
+                                "color": {"field": "o", "type": "nominal", "legend": None,
+                                          "scale": {"domain": list(colours), "range": list(colours.values())}}}})
+    if any(r.anomalous for r in runs):
+        layers.append({"name": "anomalies", "transform": [{"filter": "datum.a === 1"}],
+                       "mark": {"type": "point", "shape": "circle", "filled": False, "size": 220, "strokeWidth": 2, "color": "#ef6c00"},
+                       "encoding": {"x": x, "y": y, "tooltip": tooltip}})
+    if limits:
+        layers.append({"name": "threshold", "data": {"values": [{"y": n, "label": f"limit {expected}"} for n in limits]},
+                       "layer": [{"mark": {"type": "rule", "color": "#c62828", "strokeDash": [5, 3], "strokeWidth": 1.5},
+                                  "encoding": {"y": {"field": "y", "type": "quantitative"}}},
+                                 {"mark": {"type": "text", "align": "right", "baseline": "bottom", "dx": -2, "dy": -2,
+                                           "color": "#c62828", "fontSize": 10, "x": "width"},
+                                  "encoding": {"y": {"field": "y", "type": "quantitative"}, "text": {"field": "label"}}}]})
+    return {"description": f"{title}: {scale.label or 'value'} per run, {len(runs)} runs"
+                           + (", with the threshold" if limits else "") + (", with the expected band" if band else ""),
+            "width": 420, "height": 120, "data": {"values": values}, "layer": layers,
+            "config": {"view": {"stroke": None}, "axis": {"labelFontSize": 10, "titleFontSize": 10}}}
+
+
+def spec_text(specification: dict) -> str:
+    """The specification as the page's data block: compact JSON that cannot end the <script> holding it."""
+    return json.dumps(specification, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
