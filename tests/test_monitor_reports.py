@@ -189,7 +189,9 @@ def _html_rows(page: str) -> tuple[list[list[str]], list[str | None]]:
 def test_html_has_a_monitors_table_with_each_band():
     from dc_bridge.report.html import as_html, as_html_many
 
-    rows, classes = _html_rows(as_html(_monitored()))
+    page = as_html(_monitored())
+    assert "0 skipped; monitors: 2 anomalous, 1 learning, 1 normal</p>" in page  # beside the checks' counts, at the top
+    rows, classes = _html_rows(page)
     header, *body = rows
     assert header == ["outcome", "monitor", "observed", "expected band", "earlier runs", "what it says"]
     by_id = {row[1].split(" ")[0]: row for row in body}

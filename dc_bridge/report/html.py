@@ -33,7 +33,7 @@ from dc_bridge.outcomes import ALL, WORST_FIRST
 from dc_bridge.plan.checks import KINDS
 from dc_bridge.monitors import MonitorVerdict
 from dc_bridge.report.escaping import page_text
-from dc_bridge.report.monitors import band_text, in_order, number_text, weighs_as
+from dc_bridge.report.monitors import band_text, counts_text, in_order, number_text, weighs_as
 from dc_bridge.verdict import EXPECTED, CheckVerdict, Verdict, engines_agree
 
 
@@ -70,7 +70,7 @@ def _templates() -> Environment:
         ALL=ALL, label=lambda outcome: _LABEL.get(outcome, outcome), anchor=_anchor, worst_first=_worst_first,
         disagreement_of=_disagreement, about=_about, expected=_expected, in_seconds=_in_seconds,
         duration_text=_duration_text, number_text=_number_text, why_lines=_why_lines,
-        monitors_in_order=in_order, weighs_as=weighs_as, monitor_value=_monitor_value, monitor_band=_monitor_band)
+        monitors_in_order=in_order, monitor_counts=counts_text, weighs_as=weighs_as, monitor_value=_monitor_value, monitor_band=_monitor_band)
     return environment
 
 

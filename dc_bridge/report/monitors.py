@@ -33,6 +33,12 @@ def in_order(monitors: list[MonitorVerdict]) -> list[MonitorVerdict]:
     return sorted(monitors, key=lambda monitor: _RANK[weighs_as(monitor)])
 
 
+def counts_text(monitors: list[MonitorVerdict]) -> str:
+    """`2 anomalous, 1 learning, 1 normal`: the outcomes there are, anomalies first."""
+    counts = {outcome: sum(m.outcome == outcome for m in monitors) for outcome in ("anomalous", "learning", "normal")}
+    return ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
+
+
 def number_text(value: float | None) -> str:
     """`41,002`, `0.0123`, `nan`: a count with its thousands, else at most six significant digits."""
     if value is None:

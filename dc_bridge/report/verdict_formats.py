@@ -20,7 +20,7 @@ from rich.text import Text
 from dc_bridge.monitors import MonitorVerdict
 from dc_bridge.outcomes import ALL, NOT_EVALUATED, WORST_FIRST
 from dc_bridge.report.escaping import console_text, json_text, xml_text
-from dc_bridge.report.monitors import in_order, weighs_as
+from dc_bridge.report.monitors import counts_text, in_order, weighs_as
 from dc_bridge.plan.checks import CONTRACT_MODEL
 from dc_bridge.verdict import CheckVerdict, ObjectiveVerdict, Verdict
 
@@ -300,8 +300,7 @@ def _print_monitors(verdict: Verdict, console: Console, limit: int) -> None:
     if not verdict.monitors:
         return
     shown = in_order(verdict.monitors)
-    counts = {outcome: sum(m.outcome == outcome for m in shown) for outcome in ("anomalous", "learning", "normal")}
-    console.print(Text.assemble(("monitors", "bold"), " (", ", ".join(f"{n} {o}" for o, n in counts.items() if n), "):"))
+    console.print(Text.assemble(("monitors", "bold"), f" ({counts_text(shown)}):"))
     rows = Table.grid(padding=(0, 1))
     rows.add_column(no_wrap=True)
     rows.add_column(overflow="fold")
@@ -312,9 +311,9 @@ def _print_monitors(verdict: Verdict, console: Console, limit: int) -> None:
                      Text.assemble(console_text(monitor.monitor_id), "  ", console_text(monitor.sentence)))
     if len(told) > limit:
         rows.add_row("  ...", f"and {len(told) - limit} more; use --output json for all of them")
-    if counts["normal"]:
-        rows.add_row(Text(f"  {'normal':<18}", style=_STYLE["passed"]),
-                     f"{counts['normal']} monitor(s) within the band their history expects")
+    normal = len(shown) - len(told)
+    if normal:
+        rows.add_row(Text(f"  {'normal':<18}", style=_STYLE["passed"]), f"{normal} monitor(s) within the band their history expects")
     console.print(rows)
 
 
