@@ -13,9 +13,9 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 from dc_bridge import __version__
 from dc_bridge.cli import catalog, evolution, integrations, outputs, quarantine
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
+from dc_bridge.cli import monitor as monitor_commands
 from dc_bridge.cli.options import (DATA_METAVAR, READER_HELP, Group, collector_paused, conf_pairs, default_engines, report_console,
                                    with_settings, with_variables, with_verbosity)
-from dc_bridge.contract.lint import lint_file
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
 
@@ -40,6 +40,8 @@ def lint(contracts: tuple[str, ...], output_format: str, output_file: str | None
 
     Exit 0 when no errors (warnings allowed), 1 when errors were found, 2 when a file could not be read.
     """
+    from dc_bridge.contract.lint import lint_file
+
     results = []
     for path in contracts:
         with collector_paused():
@@ -132,6 +134,7 @@ def _load_or_exit(path: str, variables: dict[str, str]):
     lint report; errors of conformance alone and check-local ones are reported and compile goes on without the
     checks they concern (compiler.py)."""
     from dc_bridge.compiler import split_errors
+    from dc_bridge.contract.lint import lint_file
 
     result = lint_file(path, variables)
     stopping, local = split_errors(result.findings)
@@ -169,7 +172,19 @@ class _TimeLimit(click.ParamType):
 @main.command(name="run")
 @with_variables
 @with_verbosity
-@click.argument("contracts", nargs=-1, required=True, metavar="CONTRACT...")
+@click.argument("contracts", nargs=-1, metavar="CONTRACT...")
+@click.option("--registered", is_flag=True,
+              help="Instead of CONTRACT...: every contract registered in --catalog's --namespace(s), its current version's "
+                   "stored text, verified by its digest; a model without a server Spark reads is read from the catalog's table "
+                   "(docs/catalogs.md).")
+@click.option("--catalog", "catalog_spec", metavar="iceberg[:NAME]|spark",
+              help="With --registered: the catalog (default: `catalog` in the project configuration).")
+@click.option("--namespace", "namespaces", multiple=True, metavar="NS",
+              help="With --registered: a namespace to run (repeatable; default: `namespace` in the project configuration).")
+@click.option("--contract", "contract_glob", metavar="GLOB", help="With --registered: only the contracts whose id matches GLOB.")
+@click.option("--parallel", type=click.IntRange(1, 64), default=1, show_default=True, metavar="N",
+              help="Run N contracts at a time in the one Spark session (each in a FAIR scheduler pool of its own); the "
+                   "report keeps the contracts' order.")
 @click.option("--engines", help="Engines to run, comma-separated: gx, soda, spark (the native fused engine, fastest). "
                                "Default: `engines` in the project configuration, else gx,soda.")
 @click.option("--server", help="The contract server to read data from (default: a local server, else the first readable one).")
@@ -230,11 +245,14 @@ class _TimeLimit(click.ParamType):
 @click.option("--overwrite", is_flag=True, help="With --quarantine: replace outputs that exist (only once the new ones are complete).")
 def run_command(contracts, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
                 data_docs, timeout, side_by_side, cache, history, openlineage, metrics_push, metrics_file, explain, quarantine_path,
-                valid_output, split_model, split_format, overwrite, variables) -> None:
+                valid_output, split_model, split_format, overwrite, variables, registered=False, catalog_spec=None, namespaces=(),
+                contract_glob=None, parallel=1) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
 
     Several contracts (files, or globs in quotes) are checked one after the other in one process and
-    one Spark session: one verdict each, and the highest of their exit codes.
+    one Spark session: one verdict each, and the highest of their exit codes; --parallel N checks N
+    at a time. With --registered, they are the contracts registered in a catalog's namespaces
+    (docs/catalogs.md).
 
     With --quarantine and --valid-output, one model's rows are split by the contract and written out
     (docs/enforcing.md), with the verdict of the split.
@@ -249,40 +267,64 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 
     from dc_bridge.report import verdict_formats
     from dc_bridge.compiler import ContractError
+    from dc_bridge.runner.fleet import run_all
     from dc_bridge.runner.pipeline import SessionOnFirstNeed, check, read_contract
     from dc_bridge.runner.data import DataError, parse_data_option
-    from dc_bridge.history import is_table, open_history
+    from dc_bridge.history import is_jsonl, is_table, open_history
     from dc_bridge.runner.options import RunOptions
     from dc_bridge.report.prometheus import Targets
     from dc_bridge.verdict import Verdict
 
     console = report_console(stderr=output_format != "console" and not output_file)
     selected = [e.strip() for e in (engines or default_engines()).split(",") if e.strip()]
+    scratch = None  # where the registered texts are read from, removed at the end
+    from_tables: set[str] = set()  # registered contracts read from their catalog's tables
     try:
-        files = contract_files(contracts)
-        several = len(files) > 1
+        conf = conf_pairs(conf_options)
+        if parallel > 1:  # the contracts' pools share the cores, rather than queueing behind each other's jobs
+            conf.setdefault("spark.scheduler.mode", "FAIR")
+        if registered:
+            import tempfile
+
+            if contracts or quarantine_path:
+                raise click.UsageError(f"--registered runs the contracts registered in a catalog: leave out "
+                                       f"{'CONTRACT...' if contracts else '--quarantine'}.")
+            scratch = tempfile.TemporaryDirectory(prefix="dc-bridge-registered-")
+            session = SessionOnFirstNeed(master, conf, selected)
+            spec, runs, from_tables = catalog.registered_runs(catalog_spec, namespaces, contract_glob, Path(scratch.name), session,
+                                                              variables)
+            files, reads = [label for label, _ in runs], [read for _, read in runs]  # a text refused: why, in place of a read
+        else:
+            for given, option in ((catalog_spec, "--catalog"), (namespaces, "--namespace"), (contract_glob, "--contract")):
+                if given:
+                    raise click.UsageError(f"{option} belongs to --registered; give it with --registered, or give CONTRACT... alone.")
+            if not contracts:
+                raise click.UsageError("give CONTRACT... (files, or globs in quotes), or --registered with a catalog.")
+            files = contract_files(contracts)
+        several = len(files) > 1 or registered
         if several and (data_options or data_docs):
             option = "--data" if data_options else "--data-docs"
             raise click.UsageError(f"{option} belongs to one contract, and {len(files)} were given; run each contract "
                                    f"that needs {option} on its own.")
         data = dict(parse_data_option(option, Path(files[0]).parent) for option in data_options)
-        conf = conf_pairs(conf_options)
         metrics = Targets(push=metrics_push, file=metrics_file)  # a malformed URL or unwritable file: exit 2 before anything runs
         # each contract is read once, here: before Spark starts, a report or site that would replace one of
         # the files it reads, or could not be written after the run, stops the command; the run lints what was read
-        reads = [read_contract(file, variables) for file in files]
+        if not registered:
+            reads = [read_contract(file, variables) for file in files]
         # a quality-rule library has no data of its own: its rules run where a contract imports them
         for file, read in zip(files, reads):
-            if read.result.kind == "library":
+            if not isinstance(read, str) and read.result.kind == "library":
                 click.echo(f"{file}: a shared quality-rule library; its rules run where a contract imports them", err=True)
-        kept = [(file, read) for file, read in zip(files, reads) if read.result.kind != "library"]
+        kept = [(file, read) for file, read in zip(files, reads) if isinstance(read, str) or read.result.kind != "library"]
         if not kept:
             raise ValueError("nothing to run: every file given is a quality-rule library; run a contract that imports it")
         files, reads = [file for file, _ in kept], [read for _, read in kept]
-        several = len(files) > 1
+        several = len(files) > 1 or registered
         for file, read in zip(files, reads):
-            _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs, history,
-                               metrics_file)
+            if not isinstance(read, str):
+                _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs,
+                                   history, metrics_file)
         split = quarantine.requested(files, reads[0], quarantine=quarantine_path, valid_output=valid_output, model=split_model,
                                      split_format=split_format, overwrite=overwrite, data=data, server=server, data_docs=data_docs,
                                      history=history)
@@ -291,40 +333,79 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         # read once for every contract: a file that is not a dc-bridge history stops the run here, not after the first contract
         # (a table in the Spark catalog is opened by each run in its session)
         recorded = open_history(history) if history and not is_table(history) else None
+        # the project's [tool.dc-bridge.monitors] and enforcement.monitors (a run reads no other enforcement level)
+        from dc_bridge.config import load as load_settings
+        from dc_bridge.monitors.settings import monitor_settings
+
+        monitoring = monitor_settings(load_settings()) if history else None
+        if recorded is not None and is_jsonl(history) and monitoring.level != "off":
+            from dc_bridge.runner.monitoring import jsonl_note
+
+            click.echo(f"note: {jsonl_note(history)}", err=True)  # once, for every contract of the command
         # several contracts share one session, started by the first run that needs Spark (after its lint's
         # first half) and stopped at the end; one contract's run starts (and stops) its own
-        session = SessionOnFirstNeed(master, conf, selected) if several else None
+        if not registered:
+            session = SessionOnFirstNeed(master, conf, selected) if several else None
     except (DataError, ValueError) as exc:
         click.echo(f"dc-bridge run: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
-    verdicts = []
+    status = None  # the progress line, on a terminal only
+    tally = ""  # how far a fleet is (runner/fleet.py Tally)
+
+    def say(file: str, message: str) -> None:
+        if status is not None:
+            status.update(Text(" · ".join(part for part in (tally, f"{file}: {message}" if several else message) if part)))
+
+    def one(file: str, read) -> Verdict:
+        """One contract's verdict; a contract that cannot be checked is a verdict of its own, or (alone) the command's exit 2."""
+        try:
+            if isinstance(read, str):  # a registered text refused before it could run
+                raise DataError(read)
+            options = RunOptions(engines=tuple(selected), server=server, data=data, where=where,
+                                 master=None if several else master, conf=None if several else conf, samples=samples,
+                                 data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
+                                 vars=variables, history=history, progress=lambda message: say(file, message), monitors=monitoring)
+            if file in from_tables:
+                from dc_bridge.catalog.fleet import check_iceberg_session
+
+                check_iceberg_session(session.get()[0], spec)
+            return (check(read, options, spark=session, history=recorded) if split is None
+                    else quarantine.split_and_write(read, split, options))
+        except ContractError as exc:
+            click.echo(FORMATTERS["text"](exc.findings, [file]), err=True)
+            verdict = Verdict.unchecked(file, selected, f"the contract has errors ({len(exc.findings)} finding(s), "
+                                                        f"listed by dc-bridge lint {file})")
+        except (DataError, ValueError) as exc:
+            click.echo(f"dc-bridge run: {file}: {exc}" if several else f"dc-bridge run: {exc}", err=True)
+            verdict = Verdict.unchecked(file, selected, str(exc))
+        if not several:
+            _send_metrics([verdict], metrics, files, reads)
+            sys.exit(EXIT_UNREADABLE)
+        return verdict
+
+    def done(progress) -> None:
+        nonlocal tally
+        if several:
+            tally = progress.line()
+            if status is not None:
+                status.update(Text(tally))
+
+    def crashed(index: int, exc: BaseException) -> Verdict:  # an error no run expects: the other contracts go on
+        click.echo(f"dc-bridge run: {files[index]}: {type(exc).__name__}: {exc}", err=True)
+        return Verdict.unchecked(files[index], selected, f"{type(exc).__name__}: {exc}")
+
+    # two contracts of one id (in two namespaces) share their views' names: never run at once
+    works = [(file if isinstance(read, str) or read.result.contract is None else read.result.contract.id,
+              lambda file=file, read=read: one(file, read)) for file, read in zip(files, reads)]
     try:
-        for file, read in zip(files, reads):
-            try:
-                with _progress(console).status("checking") as status:
-                    say = (lambda message, file=file: status.update(Text(f"{file}: {message}" if several else message)))
-                    options = RunOptions(engines=tuple(selected), server=server, data=data, where=where,
-                                         master=None if several else master, conf=None if several else conf, samples=samples,
-                                         data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
-                                         vars=variables, history=history, progress=say)
-                    verdicts.append(check(read, options, spark=session, history=recorded) if split is None
-                                    else quarantine.split_and_write(read, split, options))
-            except ContractError as exc:
-                click.echo(FORMATTERS["text"](exc.findings, [file]), err=True)
-                verdicts.append(Verdict.unchecked(file, selected, f"the contract has errors ({len(exc.findings)} finding(s), "
-                                                                  f"listed by dc-bridge lint {file})"))
-                if not several:
-                    _send_metrics(verdicts, metrics, files, reads)
-                    sys.exit(EXIT_UNREADABLE)
-            except (DataError, ValueError) as exc:
-                click.echo(f"dc-bridge run: {file}: {exc}" if several else f"dc-bridge run: {exc}", err=True)
-                verdicts.append(Verdict.unchecked(file, selected, str(exc)))
-                if not several:
-                    _send_metrics(verdicts, metrics, files, reads)
-                    sys.exit(EXIT_UNREADABLE)
+        with _progress(console).status("checking") as status:
+            verdicts = run_all(works, parallel, failed=lambda v: v.outcome in ("failed", "error"), on_error=crashed, on_done=done,
+                               spark=lambda: session.get()[0] if session is not None else None)
     finally:
         if session is not None:
             session.stop()
+        if scratch is not None:
+            scratch.cleanup()
     shown = verdicts if several else verdicts[0]
     began = time.perf_counter()
     if output_format == "console":
@@ -381,7 +462,8 @@ def _send_metrics(verdicts, targets, files, reads) -> None:
 
     if not targets:
         return
-    contracts = {file: read.result.contract for file, read in zip(files, reads) if read.result.contract is not None}
+    contracts = {file: read.result.contract for file, read in zip(files, reads)
+                 if not isinstance(read, str) and read.result.contract is not None}
     named = [v.model_copy(update={"contract_id": contracts[v.contract_file].id, "contract_version": contracts[v.contract_file].version})
              if v.error and v.contract_file in contracts else v for v in verdicts]
     for problem in publish(named, targets):
@@ -470,6 +552,7 @@ evolution.register(main)
 integrations.register(main)
 catalog.register(main)
 history_commands.register(main)
+monitor_commands.register(main)
 
 
 def _listed_whole(group: click.Group) -> None:

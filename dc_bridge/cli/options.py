@@ -11,7 +11,6 @@ from typing import Iterator
 import click
 
 from dc_bridge import config
-from dc_bridge.contract.reading import variables
 from dc_bridge.outcomes import EXIT_UNREADABLE
 from dc_bridge.runner.spark_start import SparkUnavailable
 
@@ -35,6 +34,8 @@ class _Assignment(click.ParamType):
     name = "NAME=VALUE"
 
     def convert(self, value, param, ctx):
+        from dc_bridge.contract.reading import variables  # the contract model: not for `--help`
+
         try:
             return variables.parse_assignment(value)
         except ValueError as exc:

@@ -12,11 +12,17 @@ would write that UTF-8 cannot encode.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
-# what XML 1.0 allows (https://www.w3.org/TR/xml/#charsets); everything else cannot be written, not even escaped
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+@functools.cache
+def _not_xml() -> re.Pattern:
+    """What XML 1.0 allows (https://www.w3.org/TR/xml/#charsets) negated: everything else cannot be written, not
+    even escaped. Compiled on first use: its ranges take milliseconds to compile, which every command would pay."""
+    return re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
 # what a terminal would act on rather than show: C0 and C1 controls (ESC starts an escape sequence,
 # CSI is one by itself) and DEL; tab and newline stay. Lone surrogates cannot be encoded at all.
 _NOT_SHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -29,7 +35,7 @@ def _visible(match: re.Match) -> str:
 
 def xml_text(value: Any) -> str:
     """`value` as text XML 1.0 can hold: each character it forbids written as `\\xNN` / `\\uNNNN`."""
-    return _NOT_XML.sub(_visible, "" if value is None else str(value))
+    return _not_xml().sub(_visible, "" if value is None else str(value))
 
 
 def console_text(value: Any) -> str:

@@ -15,7 +15,6 @@ import contextlib
 import os
 import re
 import shutil
-import socket
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -133,6 +132,8 @@ def _connect_address(url: str) -> tuple[str, int]:
 
 def _unreachable(host: str, port: int, seconds: float = 5.0) -> str:
     """Why nothing can be reached at host:port (a TCP connection is opened and closed), or "" when something answers."""
+    import socket  # not at start-up: every command imports this module
+
     try:
         with socket.create_connection((host, port), timeout=seconds):
             return ""
