@@ -1,17 +1,21 @@
-"""The site of `dc-bridge site` (dc_bridge/history/site, docs/history.md "The site"), built from a real
-history store: every page parses, references nothing on the network (no http(s) URL, no
-protocol-relative one, a CSP that forbids fetching), shows every check id, draws a chart per check
-with numbers, marks failed runs distinguishably (class, data-outcome and a letter, not colour alone),
-links each check to its contract line, and stays small however many runs the store holds. A real run of
-`run --data-docs DIR --history STORE` is linked from its contract page to the Data Docs it built (a
-relative link to a file that is there); a run without `--data-docs` has no link.
+"""The site of `dc-bridge site` (dc_bridge/history/site, docs/history.md "The site"), built from real history
+stores: every page parses and references nothing on the network but the site's own two scripts (a CSP that
+allows scripts from the site's files only); the overview lists contracts failing first, then anomalous, with
+their owner, domain and tags from the contract file and a strip of runs by day; a contract page leads with
+its failing checks (since which run), then anomalies, then the rest; a chart's specification carries the
+threshold and the monitor's band in the units a person reads, a flat passing series is a line of text; a
+rebuild after one new run rewrites that contract's pages and the overview only; and the edges: an empty
+store, a file that is not a store, a store of a newer schema. A real run of `run --data-docs DIR --history
+STORE` is linked from its contract page to the Data Docs it built.
 
 The same pages opened in headless Chromium with the network refused: tests/test_history_site_browser.py."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+import json
 import re
+import sqlite3
+from datetime import datetime, timedelta, timezone
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
@@ -21,22 +25,112 @@ from click.testing import CliRunner
 
 from dc_bridge.cli import main
 from dc_bridge.history import HistoryStore
+from dc_bridge.monitors import MonitorVerdict
 from dc_bridge.runner.history import run_record
 from dc_bridge.verdict import CheckVerdict, ModelVerdict, ObjectiveVerdict, Verdict
 
-pytest.importorskip("matplotlib")
+pytest.importorskip("vl_convert")
 
-CHECKS = 12
-CONTRACT_TEXT = "id: site-demo\n" + "".join(f"# check {i}\n" for i in range(CHECKS + 4))
+START = datetime(2026, 3, 1, 6, tzinfo=timezone.utc)
+RUNS = 30
+# the run from which `amount_max` fails (the last 4 of 30), and the run whose row count is anomalous
+FAILS_FROM, ANOMALY = 26, 29
+
+
+CONTRACT = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: {id}
+name: {title}
+version: 1.0.0
+status: active
+domain: {domain}
+tags: {tags}
+team:
+  name: {owner}
+schema:
+  - name: orders
+    properties:
+      - name: id
+        logicalType: string
+        required: true
+    quality:
+      - id: amount_max
+        description: at least 800 orders a day
+        metric: rowCount
+        mustBeGreaterThanOrEqualTo: 800
+"""
+
+
+def contract_file(folder: Path, contract_id: str, owner: str = "checkout", domain: str = "sales", tags=("gold",)) -> Path:
+    """An ODCS contract file naming its owner (team), domain and tags, with a described quality rule."""
+    path = folder / f"{re.sub(r'[^a-z0-9]+', '-', contract_id)}.yaml"
+    path.write_text(CONTRACT.format(id=json.dumps(contract_id), title=json.dumps(f"{contract_id} title"), owner=owner, domain=domain, tags=json.dumps(list(tags))))
+    return path
+
+
+def demo_verdict(file: Path, contract_id: str, number: int, failing: bool = True, anomalous: bool = True) -> Verdict:
+    """Run `number` of a contract with three checks: `amount_max` (a value that drops under its
+    threshold `>= 800` from run FAILS_FROM when `failing`, its monitor's band around it), `orders.id.required`
+    (0 rows every run: flat and passing), `orders.loaded.age` (a freshness in seconds, about a day), and a
+    monitor of the orders' rows that says `anomalous` of run ANOMALY when `anomalous`."""
+    fails = failing and number >= FAILS_FROM
+    value = 1000.0 + 10 * (number % 5) - (600 if fails else 0)
+    checks = [
+        CheckVerdict(check_id="amount_max", model="orders", kind="row_count", columns=[], outcome="failed" if fails else "passed",
+                     severity="error", observed=value, expected=">= 800", 
+                     source={"file": str(file), "path": "schema[0].quality[0]", "line": 19}),
+        CheckVerdict(check_id="orders.id.required", model="orders", kind="not_null", columns=["id"], outcome="passed", severity="error",
+                     observed=0.0, expected="= 0", unit="rows", source={"file": str(file), "path": "schema[0].properties[0]", "line": 14}),
+        CheckVerdict(check_id="orders.loaded.age", model="orders", kind="freshness", columns=["loaded"], outcome="passed", severity="error",
+                     observed=3600.0 * (20 + number % 3), expected="<= 172800", unit="seconds",
+                     source={"file": str(file), "path": "schema[0]", "line": 12})]
+    monitors = [
+        MonitorVerdict(monitor_id="check(amount_max)", metric="check", model="orders", subject="amount_max",
+                       outcome="anomalous" if fails else "normal", unit="value", direction="both", observed=value, centre=1020.0,
+                       lower=990.0, upper=1050.0, points=number, sentence=f"value {value:g} is outside the expected 990-1,050"),
+        MonitorVerdict(monitor_id="rows(orders)", metric="rows", model="orders",
+                       outcome="anomalous" if anomalous and number == ANOMALY else "normal", unit="rows", direction="both",
+                       observed=5000.0 - (2500 if anomalous and number == ANOMALY else 0) + number, centre=5000.0, lower=4800.0,
+                       upper=5200.0, points=number, sentence="rows 2,529 are below the expected 4,800-5,200" if number == ANOMALY
+                       else "rows within the expected band")]
+    outcome = "failed" if fails else "passed"
+    return Verdict(contract_id=contract_id, contract_version="1.0.0", contract_file=str(file), outcome=outcome, counts={},
+                   models=[ModelVerdict(name="orders", outcome=outcome, counts={}, checks=checks)], engines=["spark"],
+                   objectives=[ObjectiveVerdict(objective_id="dq", outcome="passed" if number % 2 else "failed", value=99.0,
+                                                target=99.5, expected=">= 99.5%", source={})],
+                   monitors=monitors)
+
+
+def record(store: HistoryStore, verdict: Verdict, at: datetime) -> str:
+    return store.append(run_record(verdict, ["orders"], at), verdict)
+
+
+@pytest.fixture
+def store(tmp_path) -> HistoryStore:
+    """Three contracts of 30 daily runs: `demo` fails since run 26 and its rows are anomalous in the newest
+    run; `calm` passes throughout (no anomaly); `odd` passes but its rows are anomalous."""
+    store = HistoryStore(tmp_path / "history.db")
+    files = {"demo": contract_file(tmp_path, "demo"), "calm": contract_file(tmp_path, "calm", owner="finance", domain="billing", tags=("silver", "pii")),
+             "odd <contract>": contract_file(tmp_path, "odd <contract>", owner="checkout", tags=())}
+    for number in range(RUNS):
+        at = START + timedelta(days=number)
+        record(store, demo_verdict(files["demo"], "demo", number), at)
+        record(store, demo_verdict(files["calm"], "calm", number, failing=False, anomalous=False), at)
+        record(store, demo_verdict(files["odd <contract>"], "odd <contract>", number, failing=False), at)
+    return store
 
 
 class Page(HTMLParser):
-    """What a test asks of a page: every URL-bearing attribute, the ids, the rows and cells, the charts."""
+    """What a test asks of a page: URL-bearing attributes, scripts, ids, check cards and rows in order,
+    chart specifications, the overview's rows."""
 
     def __init__(self, text: str):
         super().__init__()
-        self.urls, self.ids, self.checks, self.charts, self.failed, self.anchors = [], set(), [], [], [], []
-        self._row = None
+        self.urls, self.scripts, self.ids, self.cards, self.rows, self.charts, self.flat = [], [], set(), [], [], {}, []
+        self.contracts, self.failed, self.anchors, self.columns = [], [], [], []
+        self._row = self._block = self._figure = None
+        self._in_th = False
         self.feed(text)
 
     def handle_starttag(self, tag, attrs):
@@ -46,90 +140,197 @@ class Page(HTMLParser):
                 self.urls.append(attrs[name])
         if "id" in attrs:
             self.ids.add(attrs["id"])
+        if tag == "script":
+            self.scripts.append(attrs.get("src") or attrs.get("type"))
+            self._block = attrs.get("id")
+        if tag == "article" and "data-check" in attrs:
+            self.cards.append((attrs["data-check"], attrs["data-state"]))
+        if tag in ("li", "article") and "data-check" in attrs:
+            self.rows.append((attrs["data-check"], attrs["data-state"]))
+        if tag == "figure" and "data-check" in attrs:
+            self._figure = attrs["data-check"]
+            self.charts[attrs["data-spec"]] = {"check": attrs["data-check"]}
+        if "flat" in attrs.get("class", "").split() and "data-check" in attrs:
+            self.flat.append(attrs.get("data-check"))
+        if tag == "tr" and "data-contract" in attrs:
+            self.contracts.append(attrs)
         if tag == "tr" and "data-check" in attrs:
             self._row = attrs["data-check"]
-            self.checks.append(self._row)
         if tag == "td" and attrs.get("data-outcome") == "failed":
             self.failed.append(self._row)
-        if tag == "figure" and "data-check" in attrs:
-            self.charts.append(attrs["data-check"])
         if tag == "a" and attrs.get("href", "").startswith("#L"):
             self.anchors.append(attrs["href"][1:])
+        if tag == "th" and "run" in attrs.get("class", "").split():
+            self.columns.append("")
+            self._in_th = True
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._block = None
+        if tag == "th":
+            self._in_th = False
+
+    def handle_data(self, data):
+        if self._block and self._block in self.charts:
+            self.charts[self._block]["spec"] = json.loads(data)
+        if self._in_th:
+            self.columns[-1] += data
 
 
-def _verdict(contract_file: Path, number: int) -> Verdict:
-    checks = []
-    for i in range(CHECKS):
-        failed = i == 0 and number % 5 == 0
-        checks.append(CheckVerdict(
-            check_id=f"orders_amount_{i}", model="orders", kind="not_null", columns=["amount"],
-            outcome="failed" if failed else "passed", severity="error", observed=float(number % 7 + (50 if failed else 0)),
-            source={"file": str(contract_file), "path": f"checks[{i}]", "line": i + 2}))
-    checks.append(CheckVerdict(check_id="orders_schema", model="orders", kind="column_exists", columns=["amount"], outcome="passed",
-                               severity="error", source={"file": str(contract_file), "path": "schema", "line": CHECKS + 2}))
-    checks.append(CheckVerdict(check_id="availability", model="orders", kind="availability", columns=[],
-                               outcome="passed" if number % 4 else "failed", severity="error", observed=None,
-                               source={"file": str(contract_file), "path": "sla", "line": CHECKS + 3}))
-    outcome = "failed" if any(c.outcome == "failed" for c in checks) else "passed"
-    return Verdict(contract_id="site-demo", contract_version="1.0.0", contract_file=str(contract_file), outcome=outcome,
-                   counts={}, models=[ModelVerdict(name="orders", outcome=outcome, counts={}, checks=checks)],
-                   objectives=[ObjectiveVerdict(objective_id="dq", outcome="passed" if number % 2 else "failed", value=99.0,
-                                                target=99.5, expected=">= 99.5%", source={})],
-                   engines=["spark"])
-
-
-@pytest.fixture
-def store(tmp_path) -> HistoryStore:
-    contract = tmp_path / "site-demo.yaml"
-    contract.write_text(CONTRACT_TEXT)
-    store = HistoryStore(tmp_path / "history.db")
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    for number in range(80):
-        verdict = _verdict(contract, number)
-        store.append(run_record(verdict, ["orders"], start + timedelta(hours=number)), verdict)
-    other = _verdict(contract, 1).model_copy(update={"contract_id": "other <contract>"})
-    store.append(run_record(other, ["orders"], start), other)
-    return store
-
-
-def test_the_site_opens_offline_with_every_check_a_chart_per_number_and_failures_marked(store, tmp_path):
-    out = tmp_path / "site"
-    result = CliRunner().invoke(main, ["site", "--history", str(store.path), "--out", str(out), "--runs", "30"])
+def build(store: HistoryStore, out: Path, *args: str):
+    result = CliRunner().invoke(main, ["site", "--history", str(store.path), "--out", str(out), *args])
     assert result.exit_code == 0, result.output
-    pages = sorted(out.rglob("*.html"))
-    assert [p.relative_to(out).as_posix() for p in pages] == ["contracts/other_contract.html", "contracts/site-demo.html", "index.html"]
-    for page in pages:
+    return result
+
+
+def test_the_overview_lists_failing_then_anomalous_contracts_with_their_owner_domain_tags_and_days(store, tmp_path):
+    out = tmp_path / "site"
+    build(store, out)
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [
+        "assets/site.js", "assets/site.json", "assets/vega.js", "contracts/calm.html", "contracts/demo.html",
+        "contracts/odd_contract.html", "index.html"]
+    for page in out.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         parsed = Page(text)
-        # nothing fetched when opened: no URL but in-page anchors and sibling pages, no http at all, a CSP that forbids it
+        # nothing fetched when opened: no URL but in-page anchors, sibling pages and the site's own two scripts
         assert all(not url.startswith(("http:", "https:", "//")) and "://" not in url for url in parsed.urls), parsed.urls
         assert "http://" not in text and "https://" not in text and "@import" not in text
-        assert text.count("url(") == text.count("url(#")  # the charts' clip paths, in the page itself
-        assert "<script" not in text and "default-src 'none'" in text
+        assert "default-src 'none'; script-src 'self';" in text
+        assert {s for s in parsed.scripts if s != "application/json"} <= {"assets/site.js", "../assets/vega.js", "../assets/site.js"}
         assert len(text.encode()) < 300_000, (page, len(text))
+    index = Page((out / "index.html").read_text(encoding="utf-8"))
+    assert [(c["data-contract"], c["data-state"]) for c in index.contracts] == [
+        ("demo", "failing"), ("odd <contract>", "anomalous"), ("calm", "passing")]
+    calm = index.contracts[2]
+    assert (calm["data-owner"], calm["data-domain"], json.loads(calm["data-tags"])) == ("finance", "billing", ["silver", "pii"])
+    text = (out / "index.html").read_text(encoding="utf-8")
+    # failing since run 26 (2026-03-27); a strip of 14 days up to the newest, the last 4 failed
+    demo_row = text[text.index('data-contract="demo"'):text.index('data-contract="odd')]
+    assert 'datetime="2026-03-27T06:00:00+00:00"' in demo_row
+    assert re.findall(r'title="(2026-03-\d\d): (\w+)"', demo_row)[-5:] == [
+        ("2026-03-26", "passed"), ("2026-03-27", "failed"), ("2026-03-28", "failed"), ("2026-03-29", "failed"), ("2026-03-30", "failed")]
+    assert len(re.findall(r'class="day ', demo_row)) == 14
+    # the filters offer what the contracts say
+    for option in ("checkout", "finance", "sales", "billing", "gold", "silver", "pii"):
+        assert f"<option>{option}</option>" in text
+    assert "odd &lt;contract&gt;" in text
 
-    index = Page((out / "index.html").read_text())
-    assert index.urls == ["contracts/other_contract.html", "contracts/site-demo.html"]
 
-    page_text = (out / "contracts" / "site-demo.html").read_text()
-    page = Page(page_text)
-    expected = {f"orders_amount_{i}" for i in range(CHECKS)} | {"orders_schema", "availability"}
-    assert set(page.checks) == expected
-    # a chart per check with numbers (the schema check and the SLA, none in the window, have none)
-    assert set(page.charts) == {f"orders_amount_{i}" for i in range(CHECKS)}
-    assert page_text.count("<svg") == CHECKS
-    # the window: the newest 30 of 80 runs; runs 50, 55, ..., 75 failed orders_amount_0
-    assert page.failed.count("orders_amount_0") == 6 and set(page.failed) == {"orders_amount_0", "availability"}
-    assert 'data-outcome="failed" title="failed: 50.0">✗</td>' in page_text
-    # each check links to its line of the contract text, which the page holds
-    assert set(page.anchors) == {f"L{i + 2}" for i in range(CHECKS + 2)} and set(page.anchors) <= page.ids
-    # SLO compliance over the window: availability failed in runs 52, 56, ..., 76 (7 of 30); dq met in the 15 odd runs
-    assert "<tr><td>availability</td><td>23</td><td>30</td><td>76.7%</td></tr>" in page_text
-    assert "<tr><td>dq</td><td>15</td><td>30</td><td>50.0%</td></tr>" in page_text
-    # escaped, not markup
-    assert "other &lt;contract&gt;" in (out / "index.html").read_text()
-    # no run of these built Data Docs: no such section, no such link
-    assert 'id="data-docs"' not in page_text and "data-docs" not in "".join(page.urls)
+def test_a_contract_page_leads_with_what_fails_charts_threshold_and_band_and_collapses_a_flat_series(store, tmp_path):
+    out = tmp_path / "site"
+    build(store, out, "--runs", "20")
+    text = (out / "contracts" / "demo.html").read_text(encoding="utf-8")
+    page = Page(text)
+    # failing first, then the rest; the flat passing series is a line of text, not a chart
+    assert page.rows[0] == ("amount_max", "failing")
+    assert [state for _, state in page.rows].index("passing") > 0
+    assert set(page.rows) == {("amount_max", "failing"), ("orders.loaded.age", "passing"), ("orders.id.required", "passing")}
+    assert page.flat == ["orders.id.required"]
+    assert "0 rows in each of the 20 runs" in text
+    charted = {chart["check"]: chart["spec"] for chart in page.charts.values()}
+    assert set(charted) == {"amount_max", "orders.loaded.age", "rows(orders)"}
+    # since which run: the first of the last four failures, with its date
+    assert re.search(r'Failing\s+since <time datetime="2026-03-27T06:00:00\+00:00"[^>]*>2026-03-27 06:00 UTC</time> \(4 runs\)', text)
+    # the failing check's chart: its threshold line, labelled in the contract's words, and its monitor's band
+    failing = charted["amount_max"]
+    layers = {layer["name"]: layer for layer in failing["layer"]}
+    assert {"band", "line", "runs", "threshold"} <= set(layers)
+    assert [v["y"] for v in layers["threshold"]["data"]["values"]] == [800.0]
+    assert layers["threshold"]["data"]["values"][0]["label"] == "limit >= 800"
+    values = failing["data"]["values"]
+    assert len(values) == 20 and values[-1]["o"] == "failed" and (values[-1]["lo"], values[-1]["hi"]) == (990.0, 1050.0)
+    low, high = layers["line"]["encoding"]["y"]["scale"]["domain"]
+    assert low <= 400 and 800 < 1050 <= high < 1200  # the data, threshold and band, not a range from zero
+    # a freshness in hours, not seconds: 20-22 h, its threshold 48 h
+    age = charted["orders.loaded.age"]
+    assert {v["v"] for v in age["data"]["values"]} == {20.0, 21.0, 22.0}
+    assert age["layer"][0]["encoding"]["y"]["axis"]["title"] == "hours"
+    assert [v["y"] for v in {l["name"]: l for l in age["layer"]}["threshold"]["data"]["values"]] == [48.0]
+    # the anomalous rows monitor leads too, with its sentence and band, the anomaly ringed
+    rows = charted["rows(orders)"]
+    assert "anomalies" in {l["name"] for l in rows["layer"]} and "rows 2,529 are below the expected 4,800-5,200" in text
+    assert text.index('data-monitor="rows(orders)"') < text.index('id="passing"')
+    # the kind, threshold text, description, link to the source line
+    assert "at least 800 orders a day" in text and '<strong class="threshold">&gt;= 800</strong>' in text
+    assert set(page.anchors) == {"L19", "L14", "L12"} and set(page.anchors) <= page.ids
+    # every run column dated; 4 failed cells of the failing check
+    assert len(page.columns) == 20 and all(re.fullmatch(r"03-\d\d 06:00 UTC", c) for c in page.columns), page.columns
+    assert page.failed == ["amount_max"] * 4
+    assert "<tr><td>dq</td><td>10</td><td>20</td><td>50.0%</td></tr>" in text
+    # an all-passing contract says nothing is wrong
+    assert 'id="all-clear"' in (out / "contracts" / "calm.html").read_text(encoding="utf-8")
+    assert 'id="data-docs"' not in text
+
+
+def test_a_rebuild_after_one_new_run_rewrites_that_contract_and_the_overview_only(store, tmp_path):
+    out = tmp_path / "site"
+    first = build(store, out)
+    assert "wrote 4 pages" in first.output
+    pages = {p.name: p.read_bytes() for p in (out / "contracts").glob("*.html")}
+    vega = (out / "assets" / "vega.js").stat().st_mtime_ns
+    again = build(store, out)
+    assert "wrote 1 pages" in again.output and "3 contracts unchanged" in again.output
+    contract = contract_file(tmp_path, "calm", owner="finance", domain="billing", tags=("silver", "pii"))
+    record(store, demo_verdict(contract, "calm", RUNS, failing=False, anomalous=False), START + timedelta(days=RUNS))
+    third = build(store, out)
+    assert "wrote 2 pages" in third.output and "2 contracts unchanged" in third.output, third.output
+    assert (out / "contracts" / "demo.html").read_bytes() == pages["demo.html"]
+    assert (out / "contracts" / "calm.html").read_bytes() != pages["calm.html"]
+    assert (out / "assets" / "vega.js").stat().st_mtime_ns == vega
+
+
+def test_edges_an_empty_store_a_file_that_is_not_a_store_and_a_store_of_a_newer_schema(tmp_path):
+    def site(history: Path):
+        return CliRunner().invoke(main, ["site", "--history", str(history), "--out", str(tmp_path / "site")])
+
+    empty = tmp_path / "empty.db"
+    HistoryStore(empty)
+    result = site(empty)
+    assert result.exit_code == 0, result.output
+    assert result.output == (f"the history store {empty} holds no runs yet: nothing to build. Record runs with "
+                             f"`dc-bridge run CONTRACT --history {empty}`, then build the site again.\n")
+    assert not (tmp_path / "site").exists()
+
+    zero = tmp_path / "zero.db"
+    zero.write_bytes(b"")
+    result = site(zero)
+    assert result.exit_code == 2 and f"--history {zero} is an empty file, not a history store" in result.output, result.output
+    assert zero.read_bytes() == b"" and not (tmp_path / "site").exists()  # not turned into a store
+
+    jsonl = tmp_path / "retail.jsonl"
+    jsonl.write_text((Path(__file__).parent.parent / "docs" / "examples" / "history" / "retail.jsonl").read_text())
+    result = site(jsonl)
+    assert result.exit_code == 2, result.output
+    assert f"--history {jsonl} is a JSON Lines history, not a history store: import it into a store first " \
+           f"(dc-bridge history import {jsonl} --into history.db)" in result.output
+    assert "module" not in result.output and "Traceback" not in result.output
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE things (x)")
+    result = site(other)
+    assert result.exit_code == 2 and "is a SQLite database but not a dc-bridge history store" in result.output, result.output
+    with sqlite3.connect(other) as db:
+        assert [name for (name,) in db.execute("SELECT name FROM sqlite_master")] == ["things"]
+
+    newer = tmp_path / "newer.db"
+    HistoryStore(newer)
+    with sqlite3.connect(newer) as db:
+        db.execute("INSERT INTO schema_version VALUES (99, '2030-01-01')")
+    result = site(newer)
+    assert result.exit_code == 2, result.output
+    assert re.search(r"has schema version 99, written by a dc-bridge newer than this one \(dc-bridge [\w.]+, which reads versions "
+                     r"up to \d+\): upgrade dc-bridge", result.output), result.output
+
+
+def test_a_file_of_another_program_in_the_sites_assets_is_never_replaced(store, tmp_path):
+    out = tmp_path / "site"
+    (out / "assets").mkdir(parents=True)
+    (out / "assets" / "site.js").write_text("// someone else's script\n")
+    result = CliRunner().invoke(main, ["site", "--history", str(store.path), "--out", str(out)])
+    assert result.exit_code == 2 and "is not a file of a dc-bridge site" in result.output, result.output
+    assert (out / "assets" / "site.js").read_text() == "// someone else's script\n"
+    assert not (out / "index.html").exists()
 
 
 DOCS_CONTRACT = """\

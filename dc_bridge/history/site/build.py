@@ -33,7 +33,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from dc_bridge.compiler import safe_name
 from dc_bridge.history.site.charts import MARKS, Run, is_flat, scale_for, shown, spec, spec_text
-from dc_bridge.history.site.meta import ContractMeta, contract_meta
+from dc_bridge.history.site.meta import ContractMeta, check_descriptions, contract_meta
 from dc_bridge.history.store import HistoryStore, StoredRun
 from dc_bridge.monitors import MonitorVerdict, SeriesKey
 from dc_bridge.outcomes import ALL, worst
@@ -203,7 +203,7 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -
         first = f"{names[contract_id]}.html"
         digest = _digest(contract_id, window, file, runs)
         kept = before.get(contract_id, {})
-        latest_monitors = _monitors(store, [window[-1].run_id])
+        latest_monitors = store.monitor_outcomes([window[-1].run_id])
         overview = Overview(contract_id, meta, _state(window[-1].outcome, latest_monitors.values()), window[-1],
                             _failing_since(window), sum(m.outcome == "anomalous" for m in latest_monitors.values()),
                             _strip(recent[contract_id], newest_day), f"contracts/{first}")
@@ -238,10 +238,6 @@ def page_names(contract_ids: list[str]) -> dict[str, str]:
     shared = Counter(name.casefold() for name in names.values())
     return {contract_id: f"{name}-{hashlib.sha256(contract_id.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
             if shared[name.casefold()] > 1 else name for contract_id, name in names.items()}
-
-
-def _monitors(store: HistoryStore, run_ids: list[str]) -> dict[tuple[str, SeriesKey], MonitorVerdict]:
-    return store.monitor_outcomes(run_ids)
 
 
 def _state(outcome: str, monitors) -> str:
@@ -337,8 +333,11 @@ def _contract_pages(store: HistoryStore, overview: Overview, window: list[Stored
     run_ids = [r.run_id for r in window]
     newest = {c["check_id"]: c for c in store.checks(window[-1].run_id)}
     table = store.outcomes(run_ids)
-    monitors = _monitors(store, run_ids)
-    rows = [_check_row(check_id, newest.get(check_id, {}), window, table[check_id], monitors) for check_id in table]
+    monitors = store.monitor_outcomes(run_ids)
+    file = store.contract_file(overview.contract_id)
+    described = check_descriptions(file)
+    rows = [_check_row(check_id, newest.get(check_id, {}), described.get(check_id), window, table[check_id], monitors)
+            for check_id in table]
     rows.sort(key=lambda r: (STATES.index(r.state), r.model or "", r.check_id))
     compliance = [Compliance(r.check_id, sum(c is not None and c[0] == "passed" for c in r.cells),
                              sum(c is not None and c[0] in ("passed", "failed") for c in r.cells))
@@ -346,7 +345,6 @@ def _contract_pages(store: HistoryStore, overview: Overview, window: list[Stored
     compliance += [Compliance(name, met, judged) for name, met, judged in store.objective_compliance(run_ids)]
     own = _monitor_rows(window, monitors)
     docs = _run_docs(window, out_dir)
-    file = store.contract_file(overview.contract_id)
     text = _contract_text(file)
     groups = _pages(rows)
     names = [first] + [first.replace(".html", f".page{number}.html") for number in range(2, len(groups) + 1)]
@@ -367,7 +365,7 @@ def _sources(store: HistoryStore, run: StoredRun) -> dict:
     return {"data_source": run.data_source, "slice": run.slice} if hasattr(run, "data_source") else {"data_source": None, "slice": None}
 
 
-def _check_row(check_id: str, known: dict, window: list[StoredRun], by_run: dict, monitors: dict) -> CheckRow:
+def _check_row(check_id: str, known: dict, description: str | None, window: list[StoredRun], by_run: dict, monitors: dict) -> CheckRow:
     """A check's row: its cells per run, its state and streak, its chart or the sentence that replaces it."""
     cells = [by_run.get(run.run_id) for run in window]
     model = known.get("model")
@@ -389,7 +387,7 @@ def _check_row(check_id: str, known: dict, window: list[StoredRun], by_run: dict
     elif points:
         chart = Chart(f"chart-{hashlib.sha256(check_id.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}",
                       spec_text(spec(check_id, points, known.get("unit"), known.get("expected"))))
-    return CheckRow(check_id, model, known.get("kind"), known.get("description"), known.get("expected"), known.get("source_line"),
+    return CheckRow(check_id, model, known.get("kind"), description, known.get("expected"), known.get("source_line"),
                     state, since, streak, cells, chart, flat, judged[-1] if judged else None)
 
 

@@ -1,6 +1,7 @@
-"""A contract's own metadata for the site's overview (title, owner, domain, tags), read from the contract
-file its runs recorded: only the few top-level keys the overview filters by, in either format, not the
-whole contract (a site of a hundred contracts reads a hundred files).
+"""A contract's own words for the site, from the contract file its runs recorded: its metadata for the
+overview (title, owner, domain, tags: only the few top-level keys the overview filters by, in either format,
+not the whole contract; a site of a hundred contracts reads a hundred files), and, for a contract page, each
+check's description as the contract gives it (the contract read and planned as a run reads it).
 
 Where each comes from (ODCS, then the Data Contract Specification):
 
@@ -19,6 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from dc_bridge.contract.reading.load import load_contract
+from dc_bridge.plan.build import build_plan
 
 # field -> the paths it is read from, in order: the first that holds text wins
 PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -61,3 +65,16 @@ def _first(data: dict, paths: tuple[tuple[str, ...], ...]) -> str | None:
         if isinstance(found, str) and found.strip():
             return found.strip()
     return None
+
+
+def check_descriptions(file: str | None) -> dict[str, str]:
+    """check id -> the description the contract gives it (`description` of its rule or its field), as a run
+    plans the contract now; nothing when the file is gone or cannot be read (the page says the file is gone)."""
+    if not file or not Path(file).is_file():
+        return {}
+    try:
+        loaded = load_contract(file)
+        plan = build_plan(loaded.contract) if loaded.contract is not None else None
+    except (OSError, ValueError):
+        return {}
+    return {check.id: check.description for check in plan.checks if check.description} if plan else {}
