@@ -502,3 +502,61 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
     if errors:
         click.echo(FORMATTERS["text"](errors, [out]), err=True)
         sys.exit(EXIT_FINDINGS)
+
+
+def registered_runs(catalog_spec: str | None, namespaces: tuple[str, ...], pattern: str | None, folder: Path,
+                    session, variables: dict[str, str] | None = None) -> tuple[str, list[tuple[str, object]], set[str]]:
+    """`run --registered`: (the catalog, [(NS/ID@VERSION, its ReadContract, or why it is refused)], the labels of
+    those read from the catalog's tables), for every contract registered in `namespaces` (default: the project's)
+    whose id matches `pattern` (catalog/fleet.py). `session`: the run's SessionOnFirstNeed, which `--catalog spark`
+    reads the registrations through. Exit 2 when the catalog cannot be read, a namespace is most likely a typo, or
+    nothing is registered."""
+    from dc_bridge.catalog import CatalogMisconfigured, CatalogUnavailable, open_store, parse
+    from dc_bridge.catalog.fleet import read_registered, registered_contracts
+    from dc_bridge.catalog.iceberg import embedded_folder
+    from dc_bridge.catalog.registry import BadRecord
+    from dc_bridge.catalog.store import listed
+
+    try:  # `run` reads only what it needs of the project configuration: here, its catalog, namespace and folder
+        settings = config.load()
+    except config.ConfigError as exc:
+        click.echo(f"dc-bridge: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    spec = catalog_spec or settings.catalog
+    namespaces = namespaces or ((settings.namespace,) if settings.namespace else ())
+    if not spec:
+        raise click.UsageError("--registered: give --catalog (iceberg, iceberg:NAME or spark), or `catalog` in the project configuration")
+    if not namespaces:
+        raise click.UsageError("--registered: give --namespace NS (repeatable), or `namespace` in the project configuration")
+    try:
+        kind = parse(spec)[0]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    embedded, note = embedded_folder(settings.project, Path.cwd())
+    try:
+        store = open_store(spec, embedded, session.get()[0] if kind == "spark" else None)
+        store.note = note if spec == "iceberg" else None
+        _say_note(store, "run")
+        absent = [why for why in (namespace_state(store, namespace, "run") for namespace in namespaces) if why]
+        for why in absent:
+            click.echo("\n".join(prose(f"dc-bridge run: {why}")), err=True)
+        entries = registered_contracts(store, list(namespaces), pattern)
+    except (CatalogUnavailable, BadRecord) as exc:
+        what = "" if isinstance(exc, (CatalogMisconfigured, BadRecord)) else "the catalog cannot be reached: "
+        click.echo(f"dc-bridge run: {what}{exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    if not entries:
+        click.echo(f"dc-bridge run: nothing to run: no contract{f' matching {pattern}' if pattern else ''} is registered in "
+                   f"{store.label} namespace(s) {listed(list(namespaces))}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    runs, tables = [], set()
+    root = settings.project or Path.cwd().resolve()
+    for entry in entries:
+        if entry.text is None:
+            runs.append((entry.label, entry.refused))
+            continue
+        read, from_tables = read_registered(entry, folder, root, spec, variables)
+        runs.append((entry.label, read))
+        if from_tables:
+            tables.add(entry.label)
+    return spec, runs, tables

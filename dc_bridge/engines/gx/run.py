@@ -30,9 +30,11 @@ and the ephemeral context reads no global config file from the home directory.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import os
+import threading
 import time
 from datetime import date, datetime, timezone
 from typing import Any, Callable, Iterable
@@ -50,6 +52,10 @@ from dc_bridge.engines.spark_conditions import key_examples  # noqa: E402
 from dc_bridge.engines.views import temp_views  # noqa: E402
 from dc_bridge.engines.queries import judge_metric  # noqa: E402
 from dc_bridge.engines.gx.translate import GX_BATCH_VIEW, cutoff_parameter  # noqa: E402
+
+# GX's `{batch}` queries register the batch as one temp view of the session, `tmp_view`: two validations
+# with such queries at once (contracts run side by side, runner/fleet.py) would read each other's batch
+_BATCH_VIEW = threading.Lock()
 
 # a GX project's checkpoints (project.py): the counts, no values kept
 SUMMARY = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
@@ -135,7 +141,9 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime,
     parameters = clock_parameters(df, by_id.values(), now)
 
     validated = []
-    with temp_views(spark, extra_views, protect=[GX_BATCH_VIEW]), collecting_keys() as keys:
+    batched = any(e.expectation_type == "unexpected_rows_expectation" for e in main + scalar)
+    with (_BATCH_VIEW if batched else contextlib.nullcontext()), \
+            temp_views(spark, extra_views, protect=[GX_BATCH_VIEW] if batched else []), collecting_keys() as keys:
         for index, (part, result_format) in enumerate(((main, BASIC), (scalar, COMPLETE))):
             if not part:
                 continue
