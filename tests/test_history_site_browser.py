@@ -5,11 +5,15 @@ by the page's CSP alike), and no page of the site attempts a single one. A contr
 image counts one, and the proxy on loopback that every request of the browser is sent to (it refuses
 them all) sees that same request: the count sees what would leave the machine. (Chromium's own
 background calls at start-up, its component updater and Google sign-in, go to that proxy too and are
-refused; they are no page's.) The rendered DOM holds no URL with a scheme either. Screenshots of the
-index and of a contract page are written to the test output folder (DC_BRIDGE_TEST_OUTPUT, else
-tests/output); across a contract's pages every check id is there, a chart per check with numbers, failed
-runs marked (class, outcome and a letter), and every page stays small however many runs and checks the
-store holds."""
+refused; they are no page's.)
+
+What the rendered DOM must say, after the site's scripts ran (the Vega libraries from assets/vega.js draw
+each chart): the overview of 20 contracts lists the failing ones first and its status filter works; a
+contract page with a failing, an anomalous and an all-passing check lists the failing check first, dates
+every run column, draws the threshold and the monitor's band on the failing check's chart, rings the
+anomaly, draws no chart for the all-zero passing series, and draws every chart it announces. Screenshots
+of both pages go to the test output folder (DC_BRIDGE_TEST_OUTPUT, else tests/output; the path is
+printed). Every page stays small however many runs and checks the store holds."""
 
 from __future__ import annotations
 
@@ -18,52 +22,24 @@ import re
 import socketserver
 import threading
 from datetime import datetime, timedelta, timezone
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from browser import Chromium
 from click.testing import CliRunner
+from test_history_site import START, contract_file, demo_verdict, record
 
 from dc_bridge.cli import main
 from dc_bridge.history import HistoryStore
 from dc_bridge.runner.history import run_record
 from dc_bridge.verdict import CheckVerdict, ModelVerdict, Verdict
 
-pytest.importorskip("matplotlib")
+pytest.importorskip("vl_convert")
 
 OUTPUT = Path(os.environ.get("DC_BRIDGE_TEST_OUTPUT") or Path(__file__).parent / "output") / "site"
-START = datetime(2026, 3, 1, tzinfo=timezone.utc)
 # what the site must stay under, page by page
-PAGE_LIMIT = 300_000
-
-
-def _verdict(contract_file: Path, number: int, checks: int) -> Verdict:
-    """Run `number` of a contract with `checks` counted checks (every seventh fails now and then), a
-    schema check and an SLA with no number."""
-    made = []
-    for i in range(checks):
-        observed = float((number + i) % 9)
-        made.append(CheckVerdict(check_id=f"events.c{i:03d}.nulls", model="events", kind="not_null", columns=[f"c{i:03d}"],
-                                 outcome="failed" if i % 7 == 0 and observed > 6 else "passed", severity="error", expected="<= 6",
-                                 observed=observed, source={"file": str(contract_file), "path": f"schema[0].properties[{i}]", "line": i + 3}))
-    made.append(CheckVerdict(check_id="events.schema", model="events", kind="column_exists", columns=["c000"], outcome="passed",
-                             severity="error", source={"file": str(contract_file), "path": "schema[0]", "line": 2}))
-    made.append(CheckVerdict(check_id="availability", model="events", kind="availability", columns=[], severity="error",
-                             outcome="failed" if number % 10 == 0 else "passed", source={"file": str(contract_file), "path": "sla", "line": 1}))
-    outcome = "failed" if any(c.outcome == "failed" for c in made) else "passed"
-    return Verdict(contract_id="browser-demo", contract_version="3.0.0", contract_file=str(contract_file), outcome=outcome, counts={},
-                   models=[ModelVerdict(name="events", outcome=outcome, counts={}, checks=made)], engines=["spark"])
-
-
-def _store(folder: Path, runs: int, checks: int) -> HistoryStore:
-    contract = folder / "browser-demo.yaml"
-    contract.write_text("".join(f"# line {i}\n" for i in range(1, checks + 4)))
-    store = HistoryStore(folder / "history.db")
-    for number in range(runs):
-        verdict = _verdict(contract, number, checks)
-        store.append(run_record(verdict, ["events"], START + timedelta(hours=number)), verdict)
-    return store
+PAGE_LIMIT = 500_000
+FLEET, RUNS = 20, 30
 
 
 def _host(request_line: str) -> str:
@@ -108,35 +84,39 @@ def _browser(proxy: _Proxy, profile: Path) -> Chromium:
         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"))
 
 
-class _Dom(HTMLParser):
-    """What the test reads from a page's DOM: check rows, charts (with their svg), failed cells, links."""
-
-    def __init__(self, text: str):
-        super().__init__()
-        self.checks, self.charts, self.failed, self.links, self.svgs = [], [], [], [], 0
-        self._row = None
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "tr" and "data-check" in attrs:
-            self._row = attrs["data-check"]
-            self.checks.append(self._row)
-        if tag == "td" and attrs.get("data-outcome") == "failed":
-            self.failed.append((self._row, attrs.get("class")))
-        if tag == "figure" and "data-check" in attrs:
-            self.charts.append(attrs["data-check"])
-        if tag == "svg":
-            self.svgs += 1
-        if tag == "a":
-            self.links.append(attrs.get("href", ""))
+def _fleet(folder: Path) -> HistoryStore:
+    """20 contracts of 30 daily runs: every fifth failing since run 26 (its rows anomalous in the newest run),
+    every fifth from the second anomalous only, the rest passing."""
+    store = HistoryStore(folder / "history.db")
+    owners = ("checkout", "finance", "growth")
+    files = {n: contract_file(folder, f"fleet-{n:02d}", owner=owners[n % 3], domain=("sales", "billing")[n % 2], tags=("gold",) if n % 2 else ("silver",))
+             for n in range(FLEET)}
+    for number in range(RUNS):
+        for n, file in files.items():
+            made = demo_verdict(file, f"fleet-{n:02d}", number, failing=n % 5 == 0, anomalous=n % 5 in (0, 1))
+            record(store, made, START + timedelta(days=number, minutes=n))
+    return store
 
 
-def test_the_site_in_headless_chromium_fetches_nothing(tmp_path, proxy):
-    checks = 40  # with 50 runs a page, more than one page of checks
-    store = _store(tmp_path, runs=60, checks=checks)
+# the DOM questions asked of a contract page once its scripts ran
+CONTRACT_DOM = """(() => {
+  const cards = Array.from(document.querySelectorAll("article[data-check], li[data-check]")).map(e => [e.dataset.check, e.dataset.state]);
+  const columns = Array.from(document.querySelectorAll("#checks th.run")).map(th => th.textContent.trim());
+  const marks = (check, name) => Array.from(document.querySelectorAll(`figure[data-check="${check}"] g.${name} path, figure[data-check="${check}"] g.${name} line`)).length;
+  const figures = Array.from(document.querySelectorAll("figure.chart"));
+  const fonts = Array.from(document.querySelectorAll("body *")).filter(e => !e.closest("svg") && e.childNodes.length && Array.from(e.childNodes).some(n => n.nodeType === 3 && n.textContent.trim()))
+    .map(e => parseFloat(getComputedStyle(e).fontSize));
+  return {cards, columns, figures: figures.map(f => [f.dataset.check, f.dataset.drawn, f.querySelectorAll("svg").length]),
+          threshold: marks("amount_max", "threshold_layer_0_marks"), band: marks("amount_max", "band_marks"),
+          anomaly: marks("rows(orders)", "anomalies_marks"), flat: !!document.querySelector('.flat[data-check="orders.id.required"]'),
+          smallest_font: Math.min(...fonts), unreachable: Array.from(document.querySelectorAll("a")).filter(a => !a.href || a.tabIndex < 0).length};
+})()"""
+
+
+def test_the_site_in_headless_chromium_fetches_nothing_and_leads_with_what_fails(tmp_path, proxy):
+    store = _fleet(tmp_path)
     site = tmp_path / "site"
-    result = CliRunner().invoke(main, ["site", "--history", str(store.path), "--out", str(site)])
+    result = CliRunner().invoke(main, ["site", "--history", str(store.path), "--out", str(site), "--runs", "20"])
     assert result.exit_code == 0, result.output
     OUTPUT.mkdir(parents=True, exist_ok=True)
 
@@ -145,10 +125,6 @@ def test_the_site_in_headless_chromium_fetches_nothing(tmp_path, proxy):
     csp = re.search(r'<meta http-equiv="Content-Security-Policy"[^>]*>', (site / "index.html").read_text(encoding="utf-8")).group(0)
     blocked = tmp_path / "blocked.html"
     blocked.write_text(f'<!DOCTYPE html><html><head>{csp}</head><body><img src="http://images.example.invalid/y.png"></body></html>')
-    pages = sorted((site / "contracts").glob("browser-demo*.html"))
-    pages.sort(key=lambda p: int(p.stem.partition(".page")[2] or 1))
-    assert len(pages) > 1 and [p.name for p in pages] == ["browser-demo.html"] + [f"browser-demo.page{n}.html" for n in range(2, len(pages) + 1)]
-    seen, charts, failed = [], [], []
     with _browser(proxy, tmp_path / "profile") as browser:
         # the harness counts: a page that fetches something is seen, by the count and by the proxy
         assert browser.open(control).requests == ["http://images.example.invalid/x.png"]
@@ -156,29 +132,68 @@ def test_the_site_in_headless_chromium_fetches_nothing(tmp_path, proxy):
         # and a request the page's Content-Security-Policy blocks (the site's own policy) is counted all the same
         assert browser.open(blocked).requests == ["http://images.example.invalid/y.png"]
 
-        opened = browser.open(site / "index.html", OUTPUT / "index.png")
+        opened = browser.open(site / "index.html", OUTPUT / "overview.png")
         assert opened.requests == []
-        assert _Dom(opened.dom).links == ["contracts/browser-demo.html"]
-        for number, page in enumerate(pages):
-            opened = browser.open(page, OUTPUT / "contract.png" if number == 0 else None)
+        states = browser.evaluate('Array.from(document.querySelectorAll("#contracts tbody tr")).map(r => r.dataset.state)')
+        assert states == ["failing"] * 4 + ["anomalous"] * 4 + ["passing"] * 12
+        assert browser.evaluate('document.getElementById("filters").hidden') is False
+        # the status filter leaves the failing four; a strip of 14 days per contract, each day with a letter or blank
+        shown = browser.evaluate('(() => { const s = document.getElementById("filter-status"); s.value = "failing"; '
+                                 's.dispatchEvent(new Event("change", {bubbles: true})); '
+                                 'return Array.from(document.querySelectorAll("#contracts tbody tr")).filter(r => !r.hidden).map(r => r.dataset.contract); })()')
+        assert shown == ["fleet-00", "fleet-05", "fleet-10", "fleet-15"]
+        assert browser.evaluate('document.querySelectorAll("#contracts td.strip span.day").length') == FLEET * 14
+
+        for page in sorted((site / "contracts").glob("*.html")):
+            opened = browser.open(page, OUTPUT / "contract.png" if page.name == "fleet-00.html" else None, settle=1.0)
             assert opened.requests == [], (page.name, opened.requests)  # not one request attempted
             assert not re.search(r"""(?:src|href|action|data)\s*=\s*["'](?:[a-z][a-z0-9+.-]*:|//)""", opened.dom, re.IGNORECASE), page
-            dom = _Dom(opened.dom)
-            seen += dom.checks
-            charts += dom.charts
-            failed += dom.failed
-            assert dom.svgs == len(dom.charts)  # each chart an inline svg, drawn in the page
-            assert {link for link in dom.links if not link.startswith("#")} <= {"../index.html", *(p.name for p in pages),
-                                                                                 *(f"browser-demo.html#L{i}" for i in range(1, checks + 4))}
-
-    numeric = [f"events.c{i:03d}.nulls" for i in range(checks)]
-    assert sorted(seen) == sorted(numeric + ["events.schema", "availability"])  # every check id, once
-    assert sorted(charts) == numeric  # a chart per check with numbers, none for the others
-    # failed runs are marked in the cell's class, not by colour alone: the outcome and the letter too
-    assert {row for row, _ in failed} == {"availability", *(f"events.c{i:03d}.nulls" for i in range(0, checks, 7))}
-    assert all("o-failed" in cls.split() for _, cls in failed)
-    for shot in ("index.png", "contract.png"):
+            if page.name != "fleet-00.html":
+                continue
+            dom = browser.evaluate(CONTRACT_DOM)
+            # the failing check first, then the rest; the all-zero passing series has no chart, a line instead
+            assert dom["cards"][0] == ["amount_max", "failing"]
+            assert {state for _, state in dom["cards"][1:]} == {"passing"}
+            assert dom["flat"] and "orders.id.required" not in [f[0] for f in dom["figures"]]
+            # every chart drawn, as one svg; the failing check's threshold line and band, the anomaly ringed
+            assert sorted(f[0] for f in dom["figures"]) == ["amount_max", "orders.loaded.age", "rows(orders)"]
+            assert all(drawn == "yes" and svgs == 1 for _, drawn, svgs in dom["figures"]), dom["figures"]
+            assert dom["threshold"] >= 1 and dom["band"] >= 1 and dom["anomaly"] >= 1, dom
+            # a date on every run column, in the reader's time zone (the page's script rewrote the UTC text)
+            assert len(dom["columns"]) == 20 and all(re.search(r"\d", c) and "UTC" not in c for c in dom["columns"]), dom["columns"]
+            # readable at 80% zoom (no text under 12 px at 100%), every link reachable from the keyboard
+            assert dom["smallest_font"] >= 12 and dom["unreachable"] == 0, dom
+    for shot in ("overview.png", "contract.png"):
         assert (OUTPUT / shot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    print(f"screenshots: {OUTPUT / 'overview.png'} {OUTPUT / 'contract.png'}")
+
+
+def _verdict(contract_file: Path, number: int, checks: int) -> Verdict:
+    """Run `number` of a contract with `checks` counted checks (every seventh fails now and then), a
+    schema check and an SLA with no number."""
+    made = []
+    for i in range(checks):
+        observed = float((number + i) % 9)
+        made.append(CheckVerdict(check_id=f"events.c{i:03d}.nulls", model="events", kind="not_null", columns=[f"c{i:03d}"],
+                                 outcome="failed" if i % 7 == 0 and observed > 6 else "passed", severity="error", expected="<= 6",
+                                 observed=observed, source={"file": str(contract_file), "path": f"schema[0].properties[{i}]", "line": i + 3}))
+    made.append(CheckVerdict(check_id="events.schema", model="events", kind="column_exists", columns=["c000"], outcome="passed",
+                             severity="error", source={"file": str(contract_file), "path": "schema[0]", "line": 2}))
+    made.append(CheckVerdict(check_id="availability", model="events", kind="availability", columns=[], severity="error",
+                             outcome="failed" if number % 10 == 0 else "passed", source={"file": str(contract_file), "path": "sla", "line": 1}))
+    outcome = "failed" if any(c.outcome == "failed" for c in made) else "passed"
+    return Verdict(contract_id="browser-demo", contract_version="3.0.0", contract_file=str(contract_file), outcome=outcome, counts={},
+                   models=[ModelVerdict(name="events", outcome=outcome, counts={}, checks=made)], engines=["spark"])
+
+
+def _store(folder: Path, runs: int, checks: int) -> HistoryStore:
+    contract = folder / "browser-demo.yaml"
+    contract.write_text("".join(f"# line {i}\n" for i in range(1, checks + 4)))
+    store = HistoryStore(folder / "history.db")
+    for number in range(runs):
+        verdict = _verdict(contract, number, checks)
+        store.append(run_record(verdict, ["events"], START + timedelta(hours=number)), verdict)
+    return store
 
 
 def test_every_page_stays_small_for_a_long_history_of_a_large_contract(tmp_path):
