@@ -113,7 +113,7 @@ def bench_site(folder: Path, contract_file: str, site_runs: int) -> dict:
     store = HistoryStore(folder / "site.db")
     fill(store, contract_file, site_runs)
     began = time.perf_counter()
-    pages = build_site(store, folder / "site")
+    pages = build_site(store, folder / "site").written
     site = time.perf_counter() - began
     plain = folder / "plain"
     plain.mkdir()
