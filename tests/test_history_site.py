@@ -237,6 +237,7 @@ def test_a_contract_page_leads_with_what_fails_charts_threshold_and_band_and_col
     assert {"band", "line", "runs", "threshold"} <= set(layers)
     assert [v["y"] for v in layers["threshold"]["data"]["values"]] == [800.0]
     assert layers["threshold"]["data"]["values"][0]["label"] == "limit >= 800"
+    assert {l["name"]: l for l in charted["orders.loaded.age"]["layer"]}["threshold"]["data"]["values"][0]["label"] == "limit <= 172800 (48 hours)"
     values = failing["data"]["values"]
     assert len(values) == 20 and values[-1]["o"] == "failed" and (values[-1]["lo"], values[-1]["hi"]) == (990.0, 1050.0)
     low, high = layers["line"]["encoding"]["y"]["scale"]["domain"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from functools import cache
 from importlib.resources import files
@@ -199,16 +199,18 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -
     for contract_id in contracts:
         window = list(reversed(recent[contract_id][:runs]))
         file = store.contract_file(contract_id)
-        meta = contract_meta(file)
         first = f"{names[contract_id]}.html"
         digest = _digest(contract_id, window, file, runs)
         kept = before.get(contract_id, {})
+        unchanged = kept.get("digest") == digest and all((out / "contracts" / name).is_file() for name in kept.get("pages", ()))
+        # the metadata is the file's: an unchanged digest (the file's size and time among its inputs) keeps it
+        meta = ContractMeta(**{**kept["meta"], "tags": tuple(kept["meta"]["tags"])}) if unchanged else contract_meta(file)
         latest_monitors = store.monitor_outcomes([window[-1].run_id])
         overview = Overview(contract_id, meta, _state(window[-1].outcome, latest_monitors.values()), window[-1],
                             _failing_since(window), sum(m.outcome == "anomalous" for m in latest_monitors.values()),
                             _strip(recent[contract_id], newest_day), f"contracts/{first}")
         rows.append(overview)
-        if kept.get("digest") == digest and all((out / "contracts" / name).is_file() for name in kept.get("pages", ())):
+        if unchanged:
             manifest[contract_id] = kept
             built.unchanged += 1
             continue
@@ -218,7 +220,7 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -
             built.written.append(out / "contracts" / name)
         for stale in set(kept.get("pages", ())) - {name for name, _ in pages}:
             _remove_page(out / "contracts" / stale)
-        manifest[contract_id] = {"digest": digest, "pages": [name for name, _ in pages]}
+        manifest[contract_id] = {"digest": digest, "pages": [name for name, _ in pages], "meta": asdict(meta)}
     rows.sort(key=lambda row: (STATES.index(row.state), row.contract_id))
     index = _templates().get_template("index.html.j2").render(
         contracts=rows, counts=Counter(row.state for row in rows), owners=_choices(r.meta.owner for r in rows),

@@ -128,7 +128,9 @@ def spec(title: str, runs: list[Run], unit: str | None, expected: str | None = N
                        "mark": {"type": "point", "shape": "circle", "filled": False, "size": 220, "strokeWidth": 2, "color": "#ef6c00"},
                        "encoding": {"x": x, "y": y, "tooltip": tooltip}})
     if limits:
-        layers.append({"name": "threshold", "data": {"values": [{"y": n, "label": f"limit {expected}"} for n in limits]},
+        # the contract's words, and the line's value in the chart's unit when the chart converted it (an age in hours)
+        words = [f"limit {expected}" + (f" ({n:,.4g} {scale.label})" if factor != 1 else "") for n in limits]
+        layers.append({"name": "threshold", "data": {"values": [{"y": n, "label": text} for n, text in zip(limits, words)]},
                        "layer": [{"mark": {"type": "rule", "color": "#c62828", "strokeDash": [5, 3], "strokeWidth": 1.5},
                                   "encoding": {"y": {"field": "y", "type": "quantitative"}}},
                                  {"mark": {"type": "text", "align": "right", "baseline": "bottom", "dx": -2, "dy": -2,
