@@ -100,6 +100,14 @@ def test_console_fits_a_narrow_console_and_names_each_anomaly_whole():
         assert re.sub(r"\s+", "", monitor.sentence) in squeezed
 
 
+def test_console_lists_at_most_the_limit_and_says_how_many_more():
+    console = Console(width=80, record=True, file=open(os.devnull, "w"), color_system=None)
+    print_console(_monitored(), console, limit=1)
+    text = console.export_text()
+    assert STRICT.monitor_id in text and LEARNING.monitor_id not in text
+    assert "and 2 more; use --output json for all of them" in text and "1 monitor(s) within the band" in text
+
+
 # --- JUnit ---------------------------------------------------------------------------------------------------
 
 def _junit_cases(text: str) -> dict[str, ET.Element]:
@@ -302,3 +310,4 @@ def test_promtool_reads_the_monitor_families(tmp_path):
         pytest.skip("promtool is not installed (Debian's prometheus package)")
     done = subprocess.run(["promtool", "check", "metrics"], input=exposition([_monitored()]).encode(), capture_output=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == b"" and done.stderr.strip() == b"", done.stdout + done.stderr
+
