@@ -56,8 +56,8 @@ MONITORS = [
                    centre=0.01, lower=0.0, upper=0.0475, points=14,
                    sentence="null fraction 0.125 is above the expected 0 to 0.0475 (14 earlier runs)"),
     MonitorVerdict(monitor_id="rows(orders)", metric="rows", model="orders", outcome="anomalous", severity="strict", unit="rows",
-                   direction="both", observed=41002.0, centre=81800.0, lower=79500.0, upper=84100.0, season="Monday", points=12,
-                   sentence="rows 41,002 are below the expected 79,500 to 84,100 for a Monday (12 earlier Mondays)"),
+                   direction="both", observed=1041002.0, centre=1081800.0, lower=1079500.0, upper=1084100.0, season="Monday", points=12,
+                   sentence="rows 1,041,002 are below the expected 1,079,500 to 1,084,100 for a Monday (12 earlier Mondays)"),
 ]
 NORMAL, LEARNING, WARN, STRICT = MONITORS
 
@@ -205,7 +205,7 @@ def test_html_has_a_monitors_table_with_each_band():
     by_id = {row[1].split(" ")[0]: row for row in body}
     assert [row[0] for row in body] == ["anomalous", "anomalous", "learning", "normal"]  # the word, not a colour alone
     assert classes[1:] == ["failed", "warning", "skipped", "passed"]
-    assert by_id["rows(orders)"][2:6] == ["41,002", "79,500 to 84,100 (Monday)", "12", STRICT.sentence]
+    assert by_id["rows(orders)"][2:6] == ["1,041,002", "1,079,500 to 1,084,100 (Monday)", "12", STRICT.sentence]
     assert by_id["freshness_age(orders)"][2:5] == ["1h 30min", "", "3 (4 more needed)"]  # a duration, no band yet
     assert by_id["null_fraction(orders,"][2:4] == ["0.125", "0 to 0.0475"]
     assert "e[/x]mail\\x01" in body[1][1]  # the column's control character written visibly
@@ -228,8 +228,8 @@ def test_oors_a_metric_result_per_monitor_with_its_band_and_severity():
     assert {i: (r["status"], r["severity"]) for i, r in results.items()} == {
         STRICT.monitor_id: ("fail", "error"), WARN.monitor_id: ("warn", "warning"),
         LEARNING.monitor_id: ("skip", "warning"), NORMAL.monitor_id: ("pass", "warning")}
-    assert results[STRICT.monitor_id]["measure"] == {"metric": "rows", "value": 41002.0, "unit": "rows",
-                                                     "threshold": {"mustBeBetween": [79500.0, 84100.0]}}
+    assert results[STRICT.monitor_id]["measure"] == {"metric": "rows", "value": 1041002.0, "unit": "rows",
+                                                     "threshold": {"mustBeBetween": [1079500.0, 1084100.0]}}
     assert results[STRICT.monitor_id]["message"] == STRICT.sentence
     assert results[STRICT.monitor_id]["target"] == {"resourceType": "dataset", "resourceIdentifier": "/data/orders.parquet"}
     assert "threshold" not in results[LEARNING.monitor_id]["measure"]
@@ -255,7 +255,7 @@ def test_openlineage_an_assertion_per_judged_monitor_valid_against_the_facet_sch
     assert {n: (a["success"], a["severity"]) for n, a in monitors.items()} == {
         STRICT.monitor_id: (False, "error"), WARN.monitor_id: (False, "warn"), NORMAL.monitor_id: (True, "warn")}
     strict = monitors[STRICT.monitor_id]
-    assert (strict["assertion"], strict["actual"], strict["expected"]) == ("monitor/rows", "41002", "79,500 to 84,100 (Monday)")
+    assert (strict["assertion"], strict["actual"], strict["expected"]) == ("monitor/rows", "1041002", "1,079,500 to 1,084,100 (Monday)")  # every digit
     assert strict["description"] == STRICT.sentence and strict["params"]["outcome"] == "anomalous"
     plain = json.loads(Serde.to_json(run_event(_plain())))
     assert not [a for a in plain["inputs"][0]["inputFacets"]["dataQualityAssertions"]["assertions"] if a["assertion"].startswith("monitor/")]

@@ -95,7 +95,8 @@ def _monitor_assertion(monitor: MonitorVerdict):
     return dq.Assertion(
         assertion=f"monitor/{monitor.metric}", success=monitor.outcome == "normal", severity=MONITOR_SEVERITY[monitor.severity],
         name=monitor.monitor_id, description=monitor.sentence, expected=band_text(monitor) or None,
-        actual=f"{monitor.observed:g}" if monitor.observed is not None else None,
+        # every digit a float holds: a row count in the millions stays exact (`:g` would round it to six)
+        actual=f"{monitor.observed:.15g}" if monitor.observed is not None else None,
         params={k: v for k, v in params.items() if v is not None})
 
 
