@@ -261,6 +261,19 @@ def test_openlineage_an_assertion_per_judged_monitor_valid_against_the_facet_sch
     assert not [a for a in plain["inputs"][0]["inputFacets"]["dataQualityAssertions"]["assertions"] if a["assertion"].startswith("monitor/")]
 
 
+
+def test_openlineage_a_count_in_the_millions_keeps_every_digit():
+    pytest.importorskip("openlineage.client")
+    from openlineage.client.serde import Serde
+
+    from dc_bridge.report.openlineage import run_event
+
+    verdict = _plain()
+    checks = verdict.models[0].checks
+    checks[0] = checks[0].model_copy(update={"observed": 2_500_001.0})
+    (dataset,) = json.loads(Serde.to_json(run_event(verdict)))["inputs"]
+    assert dataset["inputFacets"]["dataQualityAssertions"]["assertions"][0]["actual"] == "2500001"
+
 # --- Prometheus ---------------------------------------------------------------------------------------------------
 
 def test_prometheus_monitor_families_read_back_by_prometheus_client():

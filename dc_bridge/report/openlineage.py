@@ -65,10 +65,15 @@ def dataset_name(source: str, model: str) -> tuple[str, str]:
     return f"{_SCHEMES.get(scheme, scheme)}://{netloc}", key or "/"
 
 
+def _number(value: float) -> str:
+    """Every digit a float holds, no more: a row count in the millions stays exact (`:g` rounds to six)."""
+    return f"{value:.15g}"
+
+
 def _actual(check: CheckVerdict) -> str | None:
     if check.observed is None:
         return None
-    return f"{check.observed:g}{'%' if check.unit == 'percent' else ''}"
+    return f"{_number(check.observed)}{'%' if check.unit == 'percent' else ''}"
 
 
 def _assertion(check: CheckVerdict):
@@ -95,8 +100,7 @@ def _monitor_assertion(monitor: MonitorVerdict):
     return dq.Assertion(
         assertion=f"monitor/{monitor.metric}", success=monitor.outcome == "normal", severity=MONITOR_SEVERITY[monitor.severity],
         name=monitor.monitor_id, description=monitor.sentence, expected=band_text(monitor) or None,
-        # every digit a float holds: a row count in the millions stays exact (`:g` would round it to six)
-        actual=f"{monitor.observed:.15g}" if monitor.observed is not None else None,
+        actual=_number(monitor.observed) if monitor.observed is not None else None,
         params={k: v for k, v in params.items() if v is not None})
 
 
