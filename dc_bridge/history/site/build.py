@@ -25,11 +25,12 @@ import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from functools import cache
+from functools import cache, lru_cache
 from importlib.resources import files
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
 
 from dc_bridge.compiler import safe_name
 from dc_bridge.history.site.charts import MARKS, Run, is_flat, scale_for, shown, spec, spec_text
@@ -87,6 +88,7 @@ class CheckRow:
     since: StoredRun | None
     streak: int
     cells: list[tuple[str, float | None] | None]
+    grid: Markup
     chart: Chart | None
     flat: str | None
     monitor: MonitorVerdict | None
@@ -146,6 +148,7 @@ class Built:
     unchanged: int = 0
 
 
+@lru_cache(maxsize=4096)
 def when(at: str, form: str = "%Y-%m-%d %H:%M") -> str:
     """A run's time in UTC as the page writes it before its script puts it in the reader's time zone."""
     return datetime.fromisoformat(at).astimezone(timezone.utc).strftime(form) + " UTC"
@@ -183,7 +186,7 @@ def site_files(out: str | Path) -> list[tuple[Path, str]]:
 
 def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -> Built:
     """Write index.html, contracts/<contract>.html and assets/ under `out`; contract pages whose inputs have
-    not changed since the last build are kept."""
+    not changed since the last build are kept, with their overview row (read again only when they change)."""
     out = Path(out)
     for folder in ("contracts", "assets"):
         (out / folder).mkdir(parents=True, exist_ok=True)
@@ -193,34 +196,34 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -
     manifest: dict[str, dict] = {}
     contracts = store.contracts()
     names = page_names(contracts)
-    recent = {contract_id: store.runs(contract_id, limit=max(runs, STRIP_RUNS)) for contract_id in contracts}
-    newest_day = max(datetime.fromisoformat(r[0].run_at).astimezone(timezone.utc).date() for r in recent.values())
+    newest = {contract_id: store.runs(contract_id, limit=1)[0] for contract_id in contracts}
+    newest_day = max(_day(run.run_at) for run in newest.values())
     rows = []
     for contract_id in contracts:
-        window = list(reversed(recent[contract_id][:runs]))
         file = store.contract_file(contract_id)
         first = f"{names[contract_id]}.html"
-        digest = _digest(contract_id, window, file, runs)
+        digest = _digest(contract_id, newest[contract_id].run_id, file, runs)
         kept = before.get(contract_id, {})
-        unchanged = kept.get("digest") == digest and all((out / "contracts" / name).is_file() for name in kept.get("pages", ()))
-        # the metadata is the file's: an unchanged digest (the file's size and time among its inputs) keeps it
-        meta = ContractMeta(**{**kept["meta"], "tags": tuple(kept["meta"]["tags"])}) if unchanged else contract_meta(file)
-        latest_monitors = store.monitor_outcomes([window[-1].run_id])
-        overview = Overview(contract_id, meta, _state(window[-1].outcome, latest_monitors.values()), window[-1],
-                            _failing_since(window), sum(m.outcome == "anomalous" for m in latest_monitors.values()),
-                            _strip(recent[contract_id], newest_day), f"contracts/{first}")
-        rows.append(overview)
-        if unchanged:
+        if kept.get("digest") == digest and all((out / "contracts" / name).is_file() for name in kept.get("pages", ())):
+            rows.append(_overview(contract_id, newest[contract_id], kept["overview"], newest_day, first))
             manifest[contract_id] = kept
             built.unchanged += 1
             continue
+        recent = store.runs(contract_id, limit=max(runs, STRIP_RUNS))
+        window = list(reversed(recent[:runs]))
+        latest_monitors = store.monitor_outcomes([window[-1].run_id]).values()
+        cached = {"meta": asdict(contract_meta(file)), "state": _state(window[-1].outcome, latest_monitors),
+                  "since": _failing_since(window), "anomalies": sum(m.outcome == "anomalous" for m in latest_monitors),
+                  "days": _days(recent)}
+        overview = _overview(contract_id, window[-1], cached, newest_day, first)
+        rows.append(overview)
         pages = _contract_pages(store, overview, window, first, out / "contracts")
         for name, text in pages:
             (out / "contracts" / name).write_text(text, encoding="utf-8")
             built.written.append(out / "contracts" / name)
         for stale in set(kept.get("pages", ())) - {name for name, _ in pages}:
             _remove_page(out / "contracts" / stale)
-        manifest[contract_id] = {"digest": digest, "pages": [name for name, _ in pages], "meta": asdict(meta)}
+        manifest[contract_id] = {"digest": digest, "pages": [name for name, _ in pages], "overview": cached}
     rows.sort(key=lambda row: (STATES.index(row.state), row.contract_id))
     index = _templates().get_template("index.html.j2").render(
         contracts=rows, counts=Counter(row.state for row in rows), owners=_choices(r.meta.owner for r in rows),
@@ -230,6 +233,18 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -
     built.written.insert(0, out / "index.html")
     (out / MANIFEST).write_text(json.dumps({"generator": ASSET_MARK, "contracts": manifest}, indent=0, sort_keys=True), encoding="utf-8")
     return built
+
+
+def _overview(contract_id: str, latest: StoredRun, cached: dict, newest_day: date, first: str) -> Overview:
+    """A contract's overview row from what its last build recorded (`cached`, as the manifest keeps it)."""
+    meta = ContractMeta(**{**cached["meta"], "tags": tuple(cached["meta"]["tags"])})
+    days = [(newest_day - timedelta(days=back)).isoformat() for back in range(STRIP_DAYS - 1, -1, -1)]
+    return Overview(contract_id, meta, cached["state"], latest, cached["since"], cached["anomalies"],
+                    [(day, cached["days"].get(day)) for day in days], f"contracts/{first}")
+
+
+def _day(at: str) -> date:
+    return datetime.fromisoformat(at).astimezone(timezone.utc).date()
 
 
 def page_names(contract_ids: list[str]) -> dict[str, str]:
@@ -266,25 +281,24 @@ def _streak(outcomes: list[str | None], kinds: tuple[str, ...]) -> int:
     return count
 
 
-def _strip(runs: list[StoredRun], newest_day: date) -> list[tuple[str, str | None]]:
-    """(day, the worst outcome of the contract's runs that day, None when it did not run) for the
-    STRIP_DAYS days up to `newest_day`, oldest first."""
+def _days(runs: list[StoredRun]) -> dict[str, str]:
+    """day (UTC) -> the worst outcome of the contract's runs that day, for the STRIP_DAYS days up to its newest run."""
     by_day: dict[str, list[str]] = {}
     for run in runs:
-        by_day.setdefault(datetime.fromisoformat(run.run_at).astimezone(timezone.utc).date().isoformat(), []).append(run.outcome)
-    days = [(newest_day - timedelta(days=back)).isoformat() for back in range(STRIP_DAYS - 1, -1, -1)]
-    return [(day, worst(by_day[day]) if day in by_day else None) for day in days]
+        by_day.setdefault(_day(run.run_at).isoformat(), []).append(run.outcome)
+    first = (_day(runs[0].run_at) - timedelta(days=STRIP_DAYS - 1)).isoformat()
+    return {day: worst(outcomes) for day, outcomes in by_day.items() if day >= first}
 
 
 def _choices(values) -> list[str]:
     return sorted({v for v in values if v}, key=str.casefold)
 
 
-def _digest(contract_id: str, window: list[StoredRun], file: str | None, runs: int) -> str:
-    """What a contract's pages are built from: a page whose digest is unchanged is kept as it is."""
+def _digest(contract_id: str, newest: str, file: str | None, runs: int) -> str:
+    """What a contract's pages are built from: its newest run, its contract file (size and time), the window and
+    this code; pages whose digest is unchanged are kept. (A prune that cuts into a window shows with the next run.)"""
     stat = Path(file).stat() if file and Path(file).is_file() else None
-    inputs = [_code_digest(), contract_id, runs, window[0].run_id, window[-1].run_id, len(window), file,
-              (stat.st_size, stat.st_mtime_ns) if stat else None]
+    inputs = [_code_digest(), contract_id, runs, newest, file, (stat.st_size, stat.st_mtime_ns) if stat else None]
     return hashlib.sha256(json.dumps(inputs).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -390,7 +404,20 @@ def _check_row(check_id: str, known: dict, description: str | None, window: list
         chart = Chart(f"chart-{hashlib.sha256(check_id.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}",
                       spec_text(spec(check_id, points, known.get("unit"), known.get("expected"))))
     return CheckRow(check_id, model, known.get("kind"), description, known.get("expected"), known.get("source_line"),
-                    state, since, streak, cells, chart, flat, judged[-1] if judged else None)
+                    state, since, streak, cells, _grid(cells), chart, flat, judged[-1] if judged else None)
+
+
+def _grid(cells: list[tuple[str, float | None] | None]) -> Markup:
+    """A check's cells of the per-run table, one per run: the outcome as class, attribute and letter, the number
+    in the title. Made here rather than in the template: a page holds thousands of them."""
+    return Markup("".join('<td class="cell"></td>' if cell is None else _cell(*cell) for cell in cells))
+
+
+@lru_cache(maxsize=4096)
+def _cell(outcome: str, observed: float | None) -> str:
+    title = outcome if observed is None else f"{outcome}: {observed}"
+    return f'<td class="cell o-{escape(outcome)}" data-outcome="{escape(outcome)}" title="{escape(title)}">{escape(LETTERS.get(outcome, "?"))}</td>'
+
 
 
 def _monitor_rows(window: list[StoredRun], monitors: dict[tuple[str, SeriesKey], MonitorVerdict]) -> list[MonitorRow]:
