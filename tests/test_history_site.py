@@ -270,7 +270,7 @@ def test_a_rebuild_after_one_new_run_rewrites_that_contract_and_the_overview_onl
     pages = {p.name: p.read_bytes() for p in (out / "contracts").glob("*.html")}
     vega = (out / "assets" / "vega.js").stat().st_mtime_ns
     again = build(store, out)
-    assert "wrote 1 pages" in again.output and "3 contracts unchanged" in again.output
+    assert "wrote 1 page to" in again.output and "3 contracts unchanged" in again.output
     contract = contract_file(tmp_path, "calm", owner="finance", domain="billing", tags=("silver", "pii"))
     record(store, demo_verdict(contract, "calm", RUNS, failing=False, anomalous=False), START + timedelta(days=RUNS))
     third = build(store, out)
@@ -288,7 +288,7 @@ def test_edges_an_empty_store_a_file_that_is_not_a_store_and_a_store_of_a_newer_
     HistoryStore(empty)
     result = site(empty)
     assert result.exit_code == 0, result.output
-    assert result.output == (f"the history store {empty} holds no runs yet: nothing to build. Record runs with "
+    assert result.output == (f"the history store {empty} holds no runs: nothing to build. Record runs with "
                              f"`dc-bridge run CONTRACT --history {empty}`, then build the site again.\n")
     assert not (tmp_path / "site").exists()
 

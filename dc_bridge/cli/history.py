@@ -104,7 +104,7 @@ def site_command(target: str, out_dir: str, runs: int) -> None:
     try:
         store = open_store(target)
         if not store.contracts():
-            click.echo(f"the history store {target} holds no runs yet: nothing to build. Record runs with "
+            click.echo(f"the history store {target} holds no runs: nothing to build. Record runs with "
                        f"`dc-bridge run CONTRACT --history {target}`, then build the site again.")
             sys.exit(EXIT_OK)
         outputs.check_folder("--out", out_dir, [], owned=OWNED)
@@ -113,6 +113,6 @@ def site_command(target: str, out_dir: str, runs: int) -> None:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
     pages = [page for page in built.written if page.suffix == ".html"]
-    kept = f", {built.unchanged} contracts unchanged" if built.unchanged else ""
-    click.echo(f"wrote {len(pages)} pages to {out_dir}{kept} (open {Path(out_dir) / 'index.html'})")
+    kept = f", {built.unchanged} contract{'' if built.unchanged == 1 else 's'} unchanged" if built.unchanged else ""
+    click.echo(f"wrote {len(pages)} page{'' if len(pages) == 1 else 's'} to {out_dir}{kept} (open {Path(out_dir) / 'index.html'})")
     sys.exit(EXIT_OK)

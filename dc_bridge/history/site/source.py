@@ -29,7 +29,7 @@ def readable_store(path: str | Path) -> None:
         head = file.read(len(SQLITE_HEADER))
     if not head:
         raise StoreRefused(f"--history {path} is an empty file, not a history store: name the file `run --history` "
-                           f"wrote (a store is created by the first run that records to it)")
+                           f"wrote (a store is created by the first run that records to it); nothing was written")
     if head != SQLITE_HEADER:
         jsonl = path.suffix == ".jsonl" or head.lstrip()[:1] == b"{"
         raise StoreRefused(f"--history {path} is " + ("a JSON Lines history, not a history store: import it into a store "
