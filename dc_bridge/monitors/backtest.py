@@ -12,16 +12,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 
-from dc_bridge.monitors.band import judge
+from dc_bridge.monitors.band import TUNING, Tuning, judge
 from dc_bridge.monitors.model import MonitorSettings, MonitorVerdict, Point, SeriesKey
 
 
-def backtest(key: SeriesKey, points: Sequence[Point], settings: MonitorSettings) -> list[MonitorVerdict]:
+def backtest(key: SeriesKey, points: Sequence[Point], settings: MonitorSettings, tuning: Tuning = TUNING) -> list[MonitorVerdict]:
     """One verdict per point, in the points' time order; the `anomalous` the points carry is replaced by the replay's own."""
     replayed: list[Point] = []
     verdicts: list[MonitorVerdict] = []
     for point in sorted(points, key=lambda p: p.at):
-        verdict = judge(key, replayed, point, settings)
+        verdict = judge(key, replayed, point, settings, tuning)
         verdicts.append(verdict)
         replayed.append(dataclasses.replace(point, anomalous=verdict.outcome == "anomalous"))
     return verdicts

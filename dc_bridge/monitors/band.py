@@ -5,17 +5,18 @@ whether the current value lies in it (docs/monitoring.md, "Monitors: learned ban
 
 - the baseline: the newest `lookback` earlier points that have a value, were not anomalous themselves
   and belong to the current contract version's MAJOR (a new major version restarts learning); where the
-  series moved (more than half of `warm_up` runs in a row anomalous), only the points since the move;
-- the centre and spread: the median and the MAD (scaled by 1.4826, a standard deviation for normal
-  noise) of those values, after a Theil-Sen trend and a weekday or hour-of-day season where each fits
-  clearly better than the plain median; time is the points' timestamps (gaps are not filled);
+  series moved (more than half of 7 runs in a row anomalous), only the points since the move;
+- the centre and spread: the median, and the MAD (scaled by 1.4826, a standard deviation for normal
+  noise) refined as the root mean square of the deviations within 3 MADs, after a Theil-Sen trend and a
+  weekday or hour-of-day season where each fits clearly better than the plain median; time is the
+  points' timestamps (gaps are not filled);
 - the band: the centre +- `sensitivity` spreads, widened for few points, never narrower than
   `min_band_relative` of the centre or `min_band_absolute`;
 - the outcome: `learning` with fewer than `warm_up` baseline points (or no value), `anomalous` beyond the
   band on the side the metric's direction watches, `normal` otherwise.
 
-Pure Python (`statistics`): for the 60 points of a lookback it is faster than numpy's per-call overhead.
-Every constant below was chosen on bench/monitors.py's planted series (docs/benchmarks.md).
+Pure Python (`statistics`): for the 60 points of a lookback it is faster than numpy's per-call overhead
+(bench/monitors.py measures both). The constants (`Tuning`) were chosen on bench/monitors.py's planted series.
 """
 
 from __future__ import annotations
@@ -32,20 +33,35 @@ from dc_bridge.monitors.model import Metric, MonitorSettings, MonitorVerdict, Po
 
 # the MAD of normal noise times this is its standard deviation
 MAD_SCALE = 1.4826
-# a trend is fitted only on this many points (a slope of fewer is mostly noise) and used only where it
-# leaves residuals this much tighter than the plain median's
-TREND_MIN_POINTS = 14
-TREND_GAIN = 0.8
-# a season is used only where each season the baseline holds has this many points, and it leaves
-# residuals this much tighter than without it (a season's median fitted to its own ~8 points already
-# tightens pure noise by about a tenth, so the gain asked is well beyond that)
-SEASON_MIN_POINTS = 3
-SEASON_GAIN = 0.7
 # runs closer than this (the median gap of the baseline) are sub-daily: their season is the hour
 SUB_DAILY_SECONDS = 20 * 3600
 DAY_SECONDS = 86400.0
-# the band's widening for few points: (1 + SMALL_SAMPLE / n) spreads per spread
-SMALL_SAMPLE = 2.0
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The method's constants, each chosen on bench/monitors.py's planted series (docs/benchmarks.md,
+    "Monitors: planted series", where leaving each out is measured). Not a setting: the bench varies them."""
+    # the spread is the root mean square of the deviations within `trim` MADs of the median: as robust as the
+    # MAD to the few points beyond, and it wastes less of a small sample (the MAD alone: more false alarms)
+    trim: float = 3.0
+    # the band is (1 + small_sample / n) times wider for a centre learned from n points: a spread from 7
+    # points is often a third too small (without it, twice the false alarms in the first weeks)
+    small_sample: float = 4.0
+    # a trend is fitted on this many points at least (a slope of fewer is mostly noise: 14 gave spurious
+    # trends, hence false alarms, on gapped series) and kept where it leaves residuals this much tighter
+    trend_min_points: int = 28
+    trend_gain: float = 0.8
+    # a season is used where every season of the baseline holds this many points (with 3, a weekly series
+    # alarms on its third weekend still) and it leaves the widest tenth of residuals this much tighter: pure
+    # noise fitted to seasons of 2 points tightens by about a third, a real weekly rhythm by far more
+    season_min_points: int = 2
+    season_gain: float = 0.5
+    # the series moved where more than half of this many usable runs in a row were anomalous
+    move_window: int = 7
+
+
+TUNING = Tuning()
 
 
 @dataclass(frozen=True)
@@ -105,17 +121,17 @@ def _major(version: str) -> str:
     return version.split(".", 1)[0].strip().lstrip("vV")
 
 
-def baseline(history: Sequence[Point], current: Point, settings: MonitorSettings) -> Baseline:
+def baseline(history: Sequence[Point], current: Point, settings: MonitorSettings, tuning: Tuning = TUNING) -> Baseline:
     """The newest `lookback` usable points before `current` (history in time order, oldest first).
 
     Usable: a finite value, earlier than `current`, of the current MAJOR version (an empty version
-    matches any; an older major ends the baseline). Not anomalous, but where more than half of `warm_up`
-    usable points in a row were anomalous, the series moved there: the baseline is every usable point
+    matches any; an older major ends the baseline). Not anomalous, but where more than half of
+    `move_window` usable points in a row were anomalous, the series moved there: the baseline is every usable point
     from the oldest of those on, anomalous ones included, since they are the new level (without this a
     lasting change would stay anomalous for ever).
     """
     now, major = _utc(current.at), _major(current.contract_version)
-    window = max(settings.warm_up, 1)
+    window = tuning.move_window
     scanned: list[Point] = []  # usable, newest first
     kept: list[Point] = []  # usable and not anomalous, newest first
     flags: deque[bool] = deque(maxlen=window)  # whether each of the newest `window` scanned points was anomalous
@@ -141,10 +157,21 @@ def baseline(history: Sequence[Point], current: Point, settings: MonitorSettings
                     [_utc(p.at) for p in flagged], [float(p.value) for p in flagged], restart, restart_at)
 
 
-def _spread(values: Sequence[float]) -> float:
+def _mad(values: Sequence[float]) -> float:
     """The MAD about the median, scaled to a standard deviation."""
     centre = median(values)
     return MAD_SCALE * median([abs(v - centre) for v in values])
+
+
+def _spread(values: Sequence[float], tuning: Tuning) -> float:
+    """The spread of values about their median: the root mean square of the deviations within `trim` MADs
+    (the MAD itself where `trim` is 0 or the MAD is 0)."""
+    mad = _mad(values)
+    if not tuning.trim or not mad:
+        return mad
+    centre = median(values)
+    inner = [(v - centre) ** 2 for v in values if abs(v - centre) <= tuning.trim * mad]
+    return math.sqrt(sum(inner) / len(inner))
 
 
 def _wide(deviations: Sequence[float]) -> float:
@@ -169,48 +196,48 @@ def _season_kind(at: Sequence[datetime], settings: MonitorSettings) -> str | Non
     return "hour" if gaps and median(gaps) < SUB_DAILY_SECONDS else "weekday"
 
 
-def fit(base: Baseline, now: datetime, unit: Unit, settings: MonitorSettings) -> Band:
+def fit(base: Baseline, now: datetime, unit: Unit, settings: MonitorSettings, tuning: Tuning = TUNING) -> Band:
     """The band for a run at `now`: level, then trend and season where they fit (module docstring)."""
     days = [(at - now).total_seconds() / DAY_SECONDS for at in base.at]
-    residuals, spread, slope = base.values, _spread(base.values), 0.0
-    if len(days) >= TREND_MIN_POINTS:
+    residuals, spread, slope = base.values, _spread(base.values, tuning), 0.0
+    if len(days) >= tuning.trend_min_points:
         candidate = theil_sen(days, base.values)
         detrended = [v - candidate * d for v, d in zip(base.values, days)]
-        tighter = _spread(detrended)
-        if tighter < TREND_GAIN * spread:
+        tighter = _spread(detrended, tuning)
+        if tighter < tuning.trend_gain * spread:
             residuals, spread, slope = detrended, tighter, candidate
-    centre, used, kind = median(residuals), len(days), _season_kind(base.at, settings)
-    season = None
+    centre, used, kind, label = median(residuals), len(days), _season_kind(base.at, settings), None
     if kind is not None:
         flagged = [v - slope * (at - now).total_seconds() / DAY_SECONDS for at, v in zip(base.flagged_at, base.flagged)]
-        season = _seasonal(SEASONS[kind], [*base.at, *base.flagged_at], [*residuals, *flagged], now,
-                           forced=settings.seasonality != "auto")
-    if season is not None:
-        centre, spread, label, used = season
+        seasonal = _seasonal(SEASONS[kind], [*base.at, *base.flagged_at], [*residuals, *flagged], now,
+                             settings.seasonality != "auto", tuning)
+        if seasonal is None:
+            kind = None
+        else:
+            centre, spread, label, used = seasonal
     # few points estimate the centre and the spread loosely: widen the band for them, as a t-quantile would
-    half = max(settings.sensitivity * spread * (1 + SMALL_SAMPLE / used),
+    half = max(settings.sensitivity * spread * (1 + tuning.small_sample / used),
                settings.min_band_relative * abs(centre) if unit.relative else 0.0,
                settings.min_band_absolute * unit.grain)
-    return Band(centre, centre - half, centre + half, len(days), slope,
-                kind if season else None, label if season else None, used if season else 0)
+    return Band(centre, centre - half, centre + half, len(days), slope, kind, label, used if kind else 0)
 
 
 def _seasonal(season: Season, at: Sequence[datetime], residuals: Sequence[float], now: datetime,
-              forced: bool) -> tuple[float, float, str, int] | None:
+              forced: bool, tuning: Tuning) -> tuple[float, float, str, int] | None:
     """The centre, spread, label and points of `now`'s season, or None where the seasons are thin or (unless forced) do not fit."""
     groups: dict[int, list[float]] = {}
     keys = [season.key(when) for when in at]
     for key, value in zip(keys, residuals):
         groups.setdefault(key, []).append(value)
     key = season.key(now)
-    if len(groups) < 2 or key not in groups or min(len(g) for g in groups.values()) < SEASON_MIN_POINTS:
+    if len(groups) < 2 or key not in groups or min(len(g) for g in groups.values()) < tuning.season_min_points:
         return None
     centres = {k: median(g) for k, g in groups.items()}
     deviations = [v - centres[k] for k, v in zip(keys, residuals)]
     plain = median(residuals)
-    if not forced and _wide(deviations) >= SEASON_GAIN * _wide([v - plain for v in residuals]):
+    if not forced and _wide(deviations) >= tuning.season_gain * _wide([v - plain for v in residuals]):
         return None
-    return centres[key], _spread(deviations), season.label(key), len(groups[key])
+    return centres[key], _spread(deviations, tuning), season.label(key), len(groups[key])
 
 
 # how a judged sentence says a value: "rows 41,002 are", "null_fraction 0.4% is"
@@ -227,18 +254,19 @@ def metric_of(key: SeriesKey) -> Metric:
         raise ValueError(f"monitor {key.monitor_id}: no metric {key.metric!r}; the metrics are {', '.join(METRICS)}") from None
 
 
-def judge(key: SeriesKey, history: Sequence[Point], current: Point, settings: MonitorSettings) -> MonitorVerdict:
+def judge(key: SeriesKey, history: Sequence[Point], current: Point, settings: MonitorSettings,
+          tuning: Tuning = TUNING) -> MonitorVerdict:
     """What the monitor of `key` says of `current`, its band learned from `history` (time order, oldest first)."""
     metric = metric_of(key)
     said = {"monitor_id": key.monitor_id, "metric": key.metric, "model": key.model, "subject": key.subject,
             "severity": settings.level, "unit": metric.unit, "direction": metric.direction, "observed": current.value}
     if current.value is None or not math.isfinite(current.value):
         return MonitorVerdict(**said, outcome="learning", sentence=f"no value for {key.monitor_id} in this run: not judged")
-    base = baseline(history, current, settings)
+    base = baseline(history, current, settings, tuning)
     if len(base.values) < settings.warm_up:
         return MonitorVerdict(**said, outcome="learning", points=len(base.values), needed=settings.warm_up - len(base.values),
                               sentence=_learning(key, base, current, settings))
-    band = fit(base, _utc(current.at), unit_of(metric.unit), settings)
+    band = fit(base, _utc(current.at), unit_of(metric.unit), settings, tuning)
     value = current.value
     side = "above" if value > band.upper else "below" if value < band.lower else "within"
     watched = {"above": metric.direction != "down", "below": metric.direction != "up", "within": False}[side]
@@ -259,7 +287,7 @@ def _judged(key: SeriesKey, metric: Metric, value: float, side: str, watched: bo
     """`rows 41,002 are below the expected 79,500-84,100 for a Monday (12 earlier Mondays)`."""
     season = SEASONS[band.season_kind] if band.season_kind else None
     text = (f"{key.metric} {render(value, metric.unit)} {_VERB.get(metric.unit, 'is')} {side} the expected "
-            f"{render_band(band.lower, band.upper, metric.unit)}{season.phrase(band.season) if season else ''}")
+            f"{render_band(band.lower, band.upper, metric.unit, value)}{season.phrase(band.season) if season else ''}")
     learned = [season.count(band.season_points, band.season) if season else f"{band.points} earlier runs"]
     if band.slope:
         # a slope in seconds per day reads as seconds whatever the unit of its values (a clock time too)

@@ -95,20 +95,25 @@ def render(value: float, unit: str) -> str:
     return unit_of(unit).form(value) + unit_of(unit).suffix
 
 
-def _step(width: float, unit: str) -> float:
-    """The rounding of a band's bounds: a power of ten about a tenth of its width (at least one for whole units), 0 for none."""
-    step = 10.0 ** math.floor(math.log10(width / 10)) if width > 0 else 0.0
-    return max(step, 1.0) if unit_of(unit).whole else step
+def _rounded(lower: float, upper: float, step: float, observed: float | None) -> tuple[float, float]:
+    """The bounds rounded outwards to `step`, and to finer steps while that would put `observed` on the wrong side of one."""
+    while step:
+        low, high = math.floor(lower / step) * step, math.ceil(upper / step) * step
+        if observed is None or (observed < lower) == (observed < low) and (observed > upper) == (observed > high):
+            # round() to the step's digits: a power of ten below one leaves binary fractions (0.30000000000000004)
+            digits = max(0, -math.floor(math.log10(step)))
+            return round(low, digits), round(high, digits)
+        step = step / 10 if step > 1e-12 else 0.0
+    return lower, upper
 
 
-def render_band(lower: float, upper: float, unit: str) -> str:
-    """`79,500-84,100`: the band rounded outwards to about a tenth of its width, so a value shown inside it is inside it."""
-    step = _step(upper - lower, unit)
-    if step and math.isfinite(lower) and math.isfinite(upper):
-        # round() to the step's digits: a power of ten below one leaves binary fractions (0.30000000000000004)
-        digits = max(0, -math.floor(math.log10(step)))
-        lower, upper = round(math.floor(lower / step) * step, digits), round(math.ceil(upper / step) * step, digits)
+def render_band(lower: float, upper: float, unit: str, observed: float | None = None) -> str:
+    """`79,500-84,100`: the band rounded outwards to about a tenth of its width (finer where that would show
+    `observed` on the wrong side of it), so a value shown inside it is inside it and one shown outside is outside."""
     form = unit_of(unit)
     if not (math.isfinite(lower) and math.isfinite(upper)):
         return f"{render(lower, unit)}-{render(upper, unit)}"
+    width = upper - lower
+    step = 10.0 ** math.floor(math.log10(width / 10)) if width > 0 else 0.0
+    lower, upper = _rounded(lower, upper, max(step, 1.0) if form.whole else step, observed)
     return f"{form.form(lower)}-{form.form(upper)}{form.suffix}"
