@@ -366,7 +366,7 @@ def _contract_pages(store: HistoryStore, overview: Overview, window: list[Stored
     names = [first] + [first.replace(".html", f".page{number}.html") for number in range(2, len(groups) + 1)]
     newest_checks = list(newest.values())
     template = _templates().get_template("contract.html.j2")
-    sources = _sources(store, window[-1])
+    sources = _sources(window[-1])
     return [(name, template.render(c=overview, runs=window, rows=group, compliance=compliance if number == 1 else None,
                                    monitors=own if number == 1 else None, docs=docs if number == 1 else None,
                                    lines=text if number == 1 else None, file=file, first=first, page=number, pages=names,
@@ -376,9 +376,9 @@ def _contract_pages(store: HistoryStore, overview: Overview, window: list[Stored
             for number, (name, group) in enumerate(zip(names, groups), 1)]
 
 
-def _sources(store: HistoryStore, run: StoredRun) -> dict:
-    """The newest run's data source (model -> where) and slice, as the run recorded them."""
-    return {"data_source": run.data_source, "slice": run.slice} if hasattr(run, "data_source") else {"data_source": None, "slice": None}
+def _sources(run: StoredRun) -> dict:
+    """The newest run's data source (model -> where, as JSON) and `--where` slice, where the store's reader gives them."""
+    return {"data_source": getattr(run, "data_source", None), "slice": getattr(run, "slice", None)}
 
 
 def _check_row(check_id: str, known: dict, description: str | None, window: list[StoredRun], by_run: dict, monitors: dict) -> CheckRow:
