@@ -36,6 +36,8 @@ MAD_SCALE = 1.4826
 # runs closer than this (the median gap of the baseline) are sub-daily: their season is the hour
 SUB_DAILY_SECONDS = 20 * 3600
 DAY_SECONDS = 86400.0
+# the most points a slope is fitted on (a lookback of 365 would be 66,000 pairs)
+TREND_MAX_POINTS = 100
 
 
 @dataclass(frozen=True)
@@ -182,7 +184,10 @@ def _wide(deviations: Sequence[float]) -> float:
 
 
 def theil_sen(days: Sequence[float], values: Sequence[float]) -> float:
-    """The median of the slopes between every two points at different times: one wild point cannot tilt it."""
+    """The median of the slopes between every two points at different times: one wild point cannot tilt it.
+    Of more than TREND_MAX_POINTS points, every k-th: the pairs grow with the square of the points."""
+    step = -(-len(days) // TREND_MAX_POINTS)
+    days, values = days[::step], values[::step]
     slopes = [(values[j] - values[i]) / (days[j] - days[i])
               for i in range(len(days)) for j in range(i + 1, len(days)) if days[j] != days[i]]
     return median(slopes) if slopes else 0.0
