@@ -16,12 +16,20 @@ default catalog, namespace and engines; options on the command line win over it.
     version-bump = "warn"
     drift = "strict"
     registration = "warn"                  # an unreachable catalog: a warning, or (strict) a failure
+    monitors = "warn"                      # an anomaly a monitor finds: reported, or (strict) the contract failed
 
     [tool.dc-bridge.drift]
     extra-columns = "error"                # info (the default) or error
 
     [tool.dc-bridge.inheritance]
     mode = "ancestors"                     # ancestors: every ancestor; parents: the contracts named only
+
+    [tool.dc-bridge.monitors]              # bands learned from a history store (docs/monitoring.md)
+    metrics = ["rows", "freshness_age", "arrival"]
+    sensitivity = 4.0
+    lookback = 60
+    warm-up = 7
+    seasonality = "auto"                   # auto, off, weekday or hour
 
 An unknown key or value stops the command with the file, the key and the closest valid one. The
 settings in effect travel in a context variable set by the command (`using`), as `--var` values do,
@@ -43,15 +51,46 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, before it joined th
     import tomli as tomllib
 
 LEVELS = ("off", "warn", "strict")
-VALIDATORS = ("schema", "inheritance", "version-bump", "drift", "registration")
+VALIDATORS = ("schema", "inheritance", "version-bump", "drift", "registration", "monitors")
 ENGINES = ("gx", "soda", "spark")
 # what a validator is set to when nothing says otherwise: today's behaviour, where every validator's errors
-# fail its command; registration warns, as the seed asks (an unreachable catalog is a soft failure)
+# fail its command; registration warns, as the seed asks (an unreachable catalog is a soft failure); monitors
+# report an anomaly and fail nothing until a team has seen what they say
 DEFAULT_LEVELS: dict[str, str] = {"schema": "strict", "inheritance": "strict", "version-bump": "strict",
-                                  "drift": "strict", "registration": "warn"}
+                                  "drift": "strict", "registration": "warn", "monitors": "warn"}
 FILE_NAMES = ("dc-bridge.toml", "pyproject.toml")
 
-# the configuration's schema: key -> allowed values (a tuple), `str` for free text, or a nested table
+
+
+@dataclass(frozen=True)
+class Number:
+    """A numeric setting: a whole number when `whole`, at least `minimum` (above it when not `inclusive`)."""
+    whole: bool
+    minimum: float
+    inclusive: bool = True
+
+    def describe(self) -> str:
+        return f"{'a whole number' if self.whole else 'a number'} {'of at least' if self.inclusive else 'above'} {self.minimum:g}"
+
+    def holds(self, value: Any) -> bool:
+        kinds = (int,) if self.whole else (int, float)
+        return (isinstance(value, kinds) and not isinstance(value, bool)
+                and (value >= self.minimum if self.inclusive else value > self.minimum))
+
+
+# the keys of a monitors table, in the project's file and a contract's `x-dc-bridge-monitors` alike (the metric
+# names are checked against the monitors' registry where the settings are built: dc_bridge/monitors/settings.py)
+MONITOR_KEYS: dict[str, Any] = {
+    "metrics": [str],
+    "sensitivity": Number(whole=False, minimum=0, inclusive=False),
+    "lookback": Number(whole=True, minimum=1),
+    "warm-up": Number(whole=True, minimum=1),
+    "seasonality": ("auto", "off", "weekday", "hour"),
+    "min-band-relative": Number(whole=False, minimum=0),
+    "min-band-absolute": Number(whole=False, minimum=0),
+}
+
+# the configuration's schema: key -> allowed values (a tuple), `str` for free text, a Number, a list, or a nested table
 _SCHEMA: dict[str, Any] = {
     "engines": [ENGINES],
     "catalog": str,
@@ -59,6 +98,7 @@ _SCHEMA: dict[str, Any] = {
     "enforcement": {validator: LEVELS for validator in VALIDATORS},
     "drift": {"extra-columns": ("info", "error")},
     "inheritance": {"mode": ("ancestors", "parents")},
+    "monitors": MONITOR_KEYS,
 }
 
 # finding code prefix -> the validator whose level applies to it (the first matching prefix wins);
@@ -80,6 +120,8 @@ class Settings:
     catalog: str | None = None
     namespace: str | None = None
     engines: tuple[str, ...] | None = None
+    # the [tool.dc-bridge.monitors] table as written (validated; monitors/settings.py builds MonitorSettings of it)
+    monitors: Mapping[str, Any] = field(default_factory=dict)
     file: str | None = None  # where they came from; None when no file was found
 
     def level(self, validator: str) -> str:
@@ -158,8 +200,14 @@ def load(start: str | Path | None = None) -> Settings:
         catalog=table.get("catalog"),
         namespace=table.get("namespace"),
         engines=tuple(table["engines"]) if "engines" in table else None,
+        monitors=dict(table.get("monitors", {})),
         file=str(path),
     )
+
+
+def validate_table(table: Any, schema: Mapping[str, Any], file: str, prefix: str) -> None:
+    """`table` against `schema` (as `_SCHEMA` is written); ConfigError naming `file` and the key's path after `prefix`."""
+    _validate(table, schema, file, prefix)
 
 
 def _validate(table: Any, schema: Mapping[str, Any], file: str, prefix: str) -> None:
@@ -175,6 +223,12 @@ def _validate(table: Any, schema: Mapping[str, Any], file: str, prefix: str) -> 
         elif allowed is str:
             if not isinstance(value, str) or not value.strip():
                 raise ConfigError(f"{file}: `{name}` must be a non-empty string, not {value!r}")
+        elif isinstance(allowed, Number):
+            if not allowed.holds(value):
+                raise ConfigError(f"{file}: `{name}` must be {allowed.describe()}, not {value!r}")
+        elif isinstance(allowed, list) and allowed[0] is str:  # a list of names another registry checks
+            if not isinstance(value, list) or not value or not all(isinstance(item, str) and item.strip() for item in value):
+                raise ConfigError(f"{file}: `{name}` must be a non-empty list of names, not {value!r}")
         elif isinstance(allowed, list):  # a list whose items are one of allowed[0]
             if not isinstance(value, list) or not value:
                 raise ConfigError(f"{file}: `{name}` must be a non-empty list of {', '.join(allowed[0])}")

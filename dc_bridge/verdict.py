@@ -186,6 +186,8 @@ class Verdict(BaseModel):
     phases: list[Phase] = Field(default_factory=list)
     # what the monitors learned from the history said of this run (dc_bridge/monitors); empty without a history
     monitors: list[MonitorVerdict] = Field(default_factory=list)
+    # why the contract's outcome is worse than its checks and SLOs make it: a monitor at `strict` found an anomaly
+    reason: str | None = None
 
     @classmethod
     def unchecked(cls, contract_file: str, engines: list[str], reason: str) -> "Verdict":
@@ -325,6 +327,16 @@ def conclude(plan: CheckPlan, judged: Judged, selected: tuple[str, ...], evidenc
     return Verdict(contract_id=plan.contract_id, contract_version=plan.contract_version,
                    outcome=worst([m.outcome for m in models] + [o.outcome for o in objectives]),
                    counts=_counts(all_checks), models=models, objectives=objectives, engines=list(selected), **run_facts)
+
+
+def with_monitors(verdict: Verdict, monitors: list[MonitorVerdict]) -> Verdict:
+    """The verdict with what its monitors said: an anomaly at `strict` makes the contract `failed` (unless
+    it is `error` already) with a reason naming the monitors; at `warn` it is reported and changes nothing."""
+    failing = [m for m in monitors if m.outcome == "anomalous" and m.severity == "strict"]
+    if not failing:
+        return verdict.model_copy(update={"monitors": monitors})
+    reason = "monitors at strict found an anomaly: " + "; ".join(f"{m.monitor_id}: {m.sentence}" for m in failing)
+    return verdict.model_copy(update={"monitors": monitors, "outcome": worst([verdict.outcome, "failed"]), "reason": reason})
 
 
 def fold_objective(objective: Objective, checks: dict[str, CheckVerdict], row_counts: dict[str, int]) -> ObjectiveVerdict:

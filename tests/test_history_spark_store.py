@@ -108,7 +108,7 @@ main(["run", "contract.yaml", "--engines", "spark", "--history", "table:quality.
 """
 
 RUNS_READ = SESSION.replace('spark.sql("CREATE DATABASE IF NOT EXISTS quality")\\nstore = SparkTableStore(spark, "table:quality.runs")\\n', "") + """
-rows = spark.table("quality.runs").where("check_id IS NULL").orderBy("run_at_us").collect()
+rows = spark.table("quality.runs").where("check_id IS NULL AND metric IS NULL").orderBy("run_at_us").collect()
 checks = spark.table("quality.runs").where("check_id = 'availability'").orderBy("run_at_us").collect()
 print(json.dumps({"runs": [[r.contract_id, r.run_outcome, r.data_source, r.slice] for r in rows],
                   "availability": [[r.outcome, r.slice] for r in checks]}))
@@ -134,10 +134,10 @@ def test_dc_bridge_run_records_into_a_catalog_table_with_source_and_slice(tmp_pa
     assert found["availability"] == [["not_executable", "day = 'mon'"], ["not_executable", "day = 'tue'"], ["passed", "id > 1"]]
 
 
-# a table as schema version 1 made it (the columns of today but data_docs) with one run's row, then opened by this version
+# a table as schema version 1 made it (the columns of today before data_docs) with one run's row, then opened by this version
 MIGRATE = SESSION.replace('store = SparkTableStore(spark, "table:quality.runs")\n', "") + """
 from dc_bridge.history.spark_store import COLUMNS
-v1 = [(column, kind) for column, kind in COLUMNS if column != "data_docs"]
+v1 = list(COLUMNS[:[column for column, _ in COLUMNS].index("data_docs")])
 spark.sql(f"CREATE TABLE quality.runs ({', '.join(f'{c} {k}' for c, k in v1)}) USING parquet")
 old = record(0, 3)
 spark.createDataFrame([(1, "old-run", "orders", "1.0.0", old["run_at"], 1, "failed", True, 3, 1, None, None, None,
@@ -165,10 +165,13 @@ def test_a_table_of_schema_version_1_gets_the_new_column_and_keeps_its_rows(tmp_
     migrated = _in_process(MIGRATE, tmp_path)
     assert migrated.returncode == 0, migrated.stderr[-3000:]
     found = json.loads(migrated.stdout.strip().splitlines()[-1])
-    assert found["columns"] == [column for column, _ in COLUMNS]  # data_docs added at the end, once
-    assert found["old"] == [{**row, "data_docs": None} for row in found["before"]]  # the old row as written
+    # data_docs (version 2), then the metric and monitor columns (version 3) added at the end, once
+    assert found["columns"] == [column for column, _ in COLUMNS]
+    added = {column: None for column in found["columns"][len(found["before"][0]):]}
+    assert "data_docs" in added and "band_lower" in added
+    assert found["old"] == [{**row, **added} for row in found["before"]]  # the old row as written
     docs = json.dumps({"index": "/ci/docs/index.html", "validations": {"orders": "/ci/docs/v.html"}}, sort_keys=True)
-    assert found["new"] == [[2, docs]]  # the new run's rows (its own and its checks') carry version 2 and where its docs are
+    assert found["new"] == [[3, docs]]  # the new run's rows (its own and its checks') carry version 3 and where its docs are
     # a table a newer dc-bridge migrated is refused, not written to, with the column that says so
     assert "later_fact" in found["refused"] and "upgrade dc-bridge" in found["refused"]
     assert found["count"] == len(found["before"]) + 1 + 3

@@ -247,6 +247,8 @@ class Contract(_Element):
     servers: tuple[Server, ...] = ()
     service_levels: tuple[ServiceLevel, ...] = ()
     quality_objectives: tuple[QualityObjective, ...] = ()
+    # the contract's own monitor settings (`x-dc-bridge-monitors`, contract/reading/monitors.py), over the project's
+    monitors: dict[str, Any] | None = None
 
     def model(self, name: str) -> Model | None:
         return next((m for m in self.models if m.name == name), None)

@@ -28,11 +28,11 @@ def arrival_seconds(at: datetime) -> float:
     return at.hour * 3600 + at.minute * 60 + at.second + at.microsecond / 1e6
 
 
-def run_metrics(record: dict, verdict: Verdict | None) -> dict[SeriesKey, float | None]:
-    """The run's value of each series it measured (none for a run without a verdict: it read no data)."""
+def run_metrics(verdict: Verdict | None, at: datetime) -> dict[SeriesKey, float | None]:
+    """The value of each series a run that started `at` measured (none for a run without a verdict: it read no data)."""
     if verdict is None:
         return {}
-    values: dict[SeriesKey, float | None] = {SeriesKey(ARRIVAL): arrival_seconds(datetime.fromisoformat(record["run_at"]))}
+    values: dict[SeriesKey, float | None] = {SeriesKey(ARRIVAL): arrival_seconds(at)}
     for model in verdict.models:
         if model.rows is not None:
             sliced = verdict.where is not None and model.name not in verdict.where_not_applied

@@ -15,12 +15,16 @@ a table with a column this version does not know, which a newer dc-bridge added,
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 import uuid
 from datetime import datetime
-from typing import Any
+from typing import Any, Iterable, Mapping
 
+from dc_bridge.history.series import run_metrics
 from dc_bridge.history.store import StoreError, data_docs_text, data_source_text, epoch_micros
+from dc_bridge.monitors import MonitorVerdict, Point, SeriesKey
 from dc_bridge.verdict import HISTORY_WINDOW, PastRun, RunHistory, Verdict
 
 PREFIX = "table:"
@@ -34,10 +38,17 @@ COLUMNS = (
     ("evaluated", "INT"), ("in_error", "INT"), ("data_source", "STRING"), ("slice", "STRING"), ("reason", "STRING"),
     ("check_id", "STRING"), ("model", "STRING"), ("kind", "STRING"), ("outcome", "STRING"), ("observed", "DOUBLE"),
     ("engines", "MAP<STRING, DOUBLE>"), ("source_line", "INT"), ("data_docs", "STRING"),
+    # version 3: a metric row's series and value, and what its monitor said of it (NULL where none judged it)
+    ("metric", "STRING"), ("subject", "STRING"), ("value", "DOUBLE"), ("monitor", "STRING"), ("monitor_severity", "STRING"),
+    ("monitor_unit", "STRING"), ("monitor_direction", "STRING"), ("band_centre", "DOUBLE"), ("band_lower", "DOUBLE"),
+    ("band_upper", "DOUBLE"), ("band_season", "STRING"), ("band_points", "INT"), ("monitor_needed", "INT"),
+    ("monitor_sentence", "STRING"),
 )
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # version -> the columns a table of the version before it lacks (added at the end, in order)
-MIGRATIONS: dict[int, tuple[str, ...]] = {2: ("data_docs",)}
+MIGRATIONS: dict[int, tuple[str, ...]] = {2: ("data_docs",), 3: tuple(column for column, _ in COLUMNS[21:])}
+# the columns of a metric row after the run's facts (metric ... monitor_sentence)
+_METRIC_COLUMNS = len(COLUMNS) - 21
 
 
 def is_table(target: str) -> bool:
@@ -67,9 +78,11 @@ class SparkTableStore:
                 spark.sql(f"ALTER TABLE {name} ADD COLUMNS ({', '.join(f'{column} {kinds[column]}' for column in missing)})")
 
     def append(self, record: dict, verdict: Verdict | None = None, data_source: str | None = None,
-               data_docs: dict | None = None) -> str:
+               data_docs: dict | None = None, metrics: Mapping[SeriesKey, float | None] | None = None) -> str:
         """This run's rows in one INSERT: the run row, then a row per check (from the verdict, else the record's
-        outcomes); `data_docs`, where the GX Data Docs the run built are, on every row as the run's other facts."""
+        outcomes), then a row per series the run measured (`metrics`, by default its verdict's: series.py
+        `run_metrics`) with what its monitor said; `data_docs`, where the GX Data Docs the run built are, on
+        every row as the run's other facts."""
         run_id = str(uuid.uuid4())
         run = (SCHEMA_VERSION, run_id, record["contract_id"], record["contract_version"], record["run_at"],
                epoch_micros(datetime.fromisoformat(record["run_at"])), record["outcome"], all(record["read"].values()),
@@ -83,7 +96,12 @@ class SparkTableStore:
             checks = [(check_id, None, None, outcome, None, {}, None) for check_id, outcome in record["checks"].items()]
         # the columns after the check's are the run's facts a later version added
         added = (data_docs_text(data_docs),)
-        rows = [run + (None,) * 7 + added] + [run + check + added for check in checks]
+        plain = (None,) * _METRIC_COLUMNS
+        said = {SeriesKey(m.metric, m.model, m.subject): m for m in (verdict.monitors if verdict is not None else [])}
+        values = run_metrics(verdict, datetime.fromisoformat(record["run_at"])) if metrics is None else metrics
+        series = [run + (None, key.model or "", None, None, None, None, None) + added + (key.metric, key.subject, value)
+                  + _monitor_columns(said.get(key)) for key, value in values.items()]
+        rows = [run + (None,) * 7 + added + plain] + [run + check + added + plain for check in checks] + series
         frame = self.spark.createDataFrame(rows, ", ".join(f"{column} {kind.lower()}" for column, kind in COLUMNS))
         frame.write.insertInto(self.name)
         return run_id
@@ -93,8 +111,53 @@ class SparkTableStore:
         from pyspark.sql.functions import col
 
         rows = (self.spark.table(self.name)
-                .where(col("check_id").isNull() & (col("contract_id") == contract_id)
+                .where(col("check_id").isNull() & col("metric").isNull() & (col("contract_id") == contract_id)
                        & col("run_at_us").between(epoch_micros(now - HISTORY_WINDOW), epoch_micros(now)))
                 .select("data_read", "evaluated", "in_error", "run_at_us").orderBy("run_at_us").collect())
         return RunHistory(file=f"{PREFIX}{self.name}", runs=tuple(PastRun(r.data_read, r.evaluated, r.in_error) for r in rows))
 
+
+    def series(self, contract_id: str, keys: Iterable[SeriesKey] | None = None, limit: int | None = None,
+               before: datetime | None = None) -> dict[SeriesKey, list[Point]]:
+        """As the SQLite store's `series`: the contract's metric rows (only `keys`' when given), each series
+        oldest first, its newest `limit` points, of the runs strictly before `before`; one Spark job."""
+        from pyspark.sql import Window
+        from pyspark.sql.functions import col, lit, row_number
+
+        rows = self.spark.table(self.name).where(col("metric").isNotNull() & (col("contract_id") == contract_id))
+        if before is not None:
+            rows = rows.where(col("run_at_us") < epoch_micros(before))
+        wanted = list(keys) if keys is not None else None
+        if wanted is not None:
+            rows = rows.where(functools.reduce(operator.or_, [(col("metric") == k.metric) & (col("model") == k.model)
+                                                               & (col("subject") == k.subject) for k in wanted], lit(False)))
+        if limit is not None:
+            newest = Window.partitionBy("metric", "model", "subject").orderBy(col("run_at_us").desc())
+            rows = rows.withColumn("newest", row_number().over(newest)).where(col("newest") <= int(limit))
+        found: dict[SeriesKey, list[Point]] = {key: [] for key in wanted or []}
+        for row in rows.select("metric", "model", "subject", "run_at", "contract_version", "value", "monitor").orderBy("run_at_us").collect():
+            found.setdefault(SeriesKey(row.metric, row.model or "", row.subject or ""), []).append(
+                Point(datetime.fromisoformat(row.run_at), row.value, row.contract_version, row.monitor == "anomalous"))
+        return found
+
+    def monitor_outcomes(self, run_ids: list[str]) -> dict[tuple[str, SeriesKey], MonitorVerdict]:
+        """(run id, series) -> what its monitor said of the run, over the given runs."""
+        from pyspark.sql.functions import col
+
+        found = {}
+        for row in (self.spark.table(self.name).where(col("monitor").isNotNull() & col("run_id").isin(list(run_ids))).collect()):
+            key = SeriesKey(row.metric, row.model or "", row.subject or "")
+            found[(row.run_id, key)] = MonitorVerdict(
+                monitor_id=key.monitor_id, metric=key.metric, model=key.model, subject=key.subject, outcome=row.monitor,
+                severity=row.monitor_severity, unit=row.monitor_unit, direction=row.monitor_direction, observed=row.value,
+                centre=row.band_centre, lower=row.band_lower, upper=row.band_upper, season=row.band_season,
+                points=row.band_points, needed=row.monitor_needed, sentence=row.monitor_sentence)
+        return found
+
+
+def _monitor_columns(said: MonitorVerdict | None) -> tuple:
+    """A metric row's monitor columns (monitor ... monitor_sentence), NULL where no monitor judged the series."""
+    if said is None:
+        return (None,) * 11
+    return (said.outcome, said.severity, said.unit, said.direction, said.centre, said.lower, said.upper, said.season, said.points,
+            said.needed, said.sentence)

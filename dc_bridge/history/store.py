@@ -442,7 +442,7 @@ def _point(run_at: str, contract_version: str, value: float | None, outcome: str
 def _insert_metrics(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict | None,
                     metrics: Mapping[SeriesKey, float | None] | None) -> None:
     """The run's metric values and what its monitors said of them."""
-    values = run_metrics(record, verdict) if metrics is None else metrics
+    values = run_metrics(verdict, datetime.fromisoformat(record["run_at"])) if metrics is None else metrics
     db.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?, ?)",
                    [(run_id, key.metric, key.model, key.subject, value) for key, value in values.items()])
     if verdict is not None:

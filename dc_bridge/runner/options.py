@@ -10,6 +10,7 @@ from typing import Callable, Mapping
 
 from dc_bridge.contract.sql import filter_expression
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
+from dc_bridge.monitors import MonitorSettings
 from dc_bridge.runner.data import DataLocation
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
 
@@ -34,6 +35,8 @@ class RunOptions:
     progress: Callable[[str], None] | None = None
     # the run's one clock (None: when the run starts); every engine judges freshness and retention against it
     now: datetime | None = None
+    # how monitors judge the run over a history store (monitors/settings.py); None: the settings in effect (config.current())
+    monitors: MonitorSettings | None = None
     # `where` as Spark is given it and the columns it names (contract/sql.py `filter_expression`)
     where_filter: tuple[str, frozenset[str]] | None = field(init=False, default=None, repr=False, compare=False)
 

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from dc_bridge import __version__
+from dc_bridge import __version__, config
 from dc_bridge.compiler import Compiled, compile_contract, lint_for_run, plan_for_run
 from dc_bridge.contract.lint.java_regex import compiler_in
 from dc_bridge.contract.model import Contract, Server
@@ -36,8 +36,11 @@ from dc_bridge.runner.data import (
 from dc_bridge.runner.drift import schema_drift
 from dc_bridge.history.spark_store import SparkTableStore, is_table
 from dc_bridge.history.store import HistoryStore
-from dc_bridge.history.targets import open_history, open_store
+from dc_bridge.history.targets import is_jsonl, open_history, open_store
+from dc_bridge.monitors import MonitorSettings
+from dc_bridge.monitors.settings import contract_monitor_settings, monitor_settings
 from dc_bridge.runner.history import History, run_record, unread_record
+from dc_bridge.runner.monitoring import judge_monitors, warn_jsonl
 from dc_bridge.runner.options import RunOptions
 from dc_bridge.runner.phases import Phases
 from dc_bridge.runner.reads import foreign_reads
@@ -47,7 +50,7 @@ from dc_bridge.runner.session_guard import SessionGuard
 from dc_bridge.runner.threads import run_side_by_side
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS, within
 from dc_bridge.runner.vacuous import empty_models
-from dc_bridge.verdict import Evidence, Verdict, conclude, judge
+from dc_bridge.verdict import Evidence, Verdict, conclude, judge, with_monitors
 
 def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=None, engines: tuple[str, ...] | list[str] = DEFAULT_ENGINES,
         server: str | None = None, data: dict[str, DataLocation] | None = None, where: str | None = None,
@@ -55,7 +58,8 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
         progress: Callable[[str], None] | None = None, data_docs: str | Path | None = None,
         timeout: float | None = DEFAULT_SECONDS, side_by_side: bool = True, cache: bool = False,
         vars: dict[str, str] | None = None, history: str | Path | None = None, now: datetime | None = None,
-        metrics_push: str | None = None, metrics_file: str | Path | None = None) -> Verdict:
+        metrics_push: str | None = None, metrics_file: str | Path | None = None,
+        monitors: MonitorSettings | None = None) -> Verdict:
     """Check `contract` on Spark with the selected engines and return the verdict.
 
     `dataframes` maps model names to DataFrames the caller already has; other models are read from
@@ -83,11 +87,15 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     `metrics_push`, `metrics_file`: a Pushgateway URL and a textfile collector's file the verdict's Prometheus
     metrics go to (report/prometheus.py, docs/monitoring.md), checked before the run (a MetricsError, a ValueError);
     what cannot be published after it is a `MetricsWarning`, and the verdict is returned all the same.
+    `monitors`: how monitors judge the run over a history store (docs/monitoring.md; default: the settings in
+    effect, `warn` with rows and freshness watched); a `.jsonl` history has no series, and says so in a `MonitorsWarning`.
     """
     metrics = Targets(push=metrics_push, file=metrics_file, words=("metrics_push=", "metrics_file="))
     options = RunOptions(engines=tuple(engines), server=server, data=data or {}, where=where, master=master, conf=conf,
                          samples=samples, data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
-                         vars=vars or {}, history=history, progress=progress, now=now)
+                         vars=vars or {}, history=history, progress=progress, now=now, monitors=monitors)
+    if history is not None and is_jsonl(history) and (monitors or monitor_settings(config.current())).level != "off":
+        warn_jsonl(history)  # monitors need a store: said once, and the run goes on without them
     verdict = check(contract, options, dataframes=dataframes, spark=spark)
     if metrics:
         warn_unpublished(publish(verdict, metrics))
@@ -120,6 +128,8 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
     # (a table in the catalog is opened in the run's session, below)
     if history is None and options.history is not None and not is_table(str(options.history)):
         history = open_history(options.history)
+    # the monitors' settings, checked before Spark starts (a metric no monitor knows is a ConfigError)
+    monitoring = options.monitors or monitor_settings(config.current())
     phases = Phases(_label(contract))
     session = _SessionOnDemand(spark, options, phases)
     with session.stopped_on_error():
@@ -135,6 +145,8 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             loaded, local_errors = lint_for_run(read, compiler_in(session.jvm), ready=ready)
         with phases.timed("plan"):
             plan, invalid = plan_for_run(loaded, local_errors)
+        # the contract's own `x-dc-bridge-monitors` on top of the project's (a metric no monitor knows: a ConfigError)
+        monitoring = contract_monitor_settings(monitoring, loaded.monitors, loaded.file)
     past = history.earlier_runs(loaded.id, started_at) if history is not None else None
 
     spark, created = session.get()
@@ -196,7 +208,10 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             # a model an engine counted on its way (EngineReport.rows) is not counted again
             counted = {model: report.rows for model, by_engine in reports.items() for report in by_engine.values()
                        if report.rows is not None and report.error is None}
-            rows = within(options.timeout, spark, "row counts", lambda: objective_row_counts(plan, frames, counted),
+            # the models whose rows a monitor watches are counted where no engine counted them on its way
+            watched = set(frames) if isinstance(history, (HistoryStore, SparkTableStore)) and monitoring.level != "off" and (
+                {"rows", "slice_rows"} & set(monitoring.metrics)) else set()
+            rows = within(options.timeout, spark, "row counts", lambda: objective_row_counts(plan, frames, counted, also=watched),
                           on_timeout=lambda _: {})
             empty = within(options.timeout, spark, "empty models", lambda: empty_models(judged, frames, {**counted, **rows}),
                            on_timeout=lambda _: frozenset())
@@ -211,8 +226,12 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
                      started_at=started_at.isoformat(),
                      engine_seconds={e: round(s, 3) for e, s in seconds.items()}, versions=versions, drift=drift)
         with phases.timed("fold"):
-            verdict = conclude(plan, judged, options.engines, Evidence(empty_models=empty, samples=found, row_counts=rows, history=past),
-                               **facts)
+            verdict = conclude(plan, judged, options.engines,
+                               Evidence(empty_models=empty, samples=found, row_counts={**counted, **rows}, history=past), **facts)
+        if isinstance(history, (HistoryStore, SparkTableStore)) and monitoring.level != "off":
+            with phases.timed("monitors"):
+                # each watched series against its earlier points in the store: after the fold, before this run is recorded
+                verdict = with_monitors(verdict, judge_monitors(history, verdict, started_at, monitoring))
         data_docs = None
         if options.data_docs is not None:
             from dc_bridge.report.data_docs import build_data_docs, run_data_docs

@@ -8,6 +8,7 @@ from dc_bridge.contract.reading.document import Document, format_path
 from dc_bridge.contract.durations import DurationOutOfRange, parse_duration
 from dc_bridge.contract.limits import DURATION_RANGE
 from dc_bridge.contract.model import Contract, Field, ForeignKey, Model, Server, ServiceLevel
+from dc_bridge.contract.reading.monitors import read_monitors
 from dc_bridge.contract.reading.quality import THRESHOLD_KEYS, read_quality_rule
 from dc_bridge.contract.reading.reader import Reader, describe
 from dc_bridge.contract.types import DCS_TYPES
@@ -81,6 +82,7 @@ def read_contract(document: Document, version: str, workspace: Workspace) -> Con
         models=models,
         servers=tuple(_read_servers(reader, data)),
         service_levels=tuple(_read_service_levels(reader, data, models)),
+        monitors=read_monitors(reader, data),
     )
 
 

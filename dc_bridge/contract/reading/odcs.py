@@ -20,6 +20,7 @@ from dc_bridge.contract.limits import DURATION_RANGE
 from dc_bridge.contract.model import (
     Contract, Field, ForeignKey, Model, QualityObjective, QualityRule, RelatesTo, Server, ServiceLevel,
 )
+from dc_bridge.contract.reading.monitors import read_monitors
 from dc_bridge.contract.reading.quality import THRESHOLD_KEYS, read_quality_rule
 from dc_bridge.contract.reading.reader import Reader, describe
 from dc_bridge.contract.types import ODCS_TYPES
@@ -115,6 +116,7 @@ def read_contract(document: Document, version: str, workspace: Workspace) -> Con
         servers=tuple(_read_servers(reader, data)),
         service_levels=tuple(_read_service_levels(reader, workspace, index, data, models)),
         quality_objectives=tuple(_read_objectives(reader, data, models)),
+        monitors=read_monitors(reader, data),
     )
 
 

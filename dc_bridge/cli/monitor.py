@@ -1,0 +1,116 @@
+"""`dc-bridge monitor backtest`: replay a history store's runs in time order and print what each monitor would
+have said at each run, with a summary per monitor (docs/monitoring.md, "Backtesting"): how a team tunes the
+sensitivity before it sets monitors to `strict`. A thin wrapper: monitors/backtest.py does the replay."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from dc_bridge.outcomes import EXIT_OK, EXIT_UNREADABLE
+
+
+def register(group: click.Group) -> None:
+    """Add the `monitor` group to the `dc-bridge` group (called at the end of cli/__init__.py)."""
+    group.add_command(monitor_group)
+
+
+@click.group(name="monitor")
+def monitor_group() -> None:
+    """Monitors learned from a history store (docs/monitoring.md)."""
+
+
+@monitor_group.command(name="backtest")
+@click.option("--history", "target", required=True, metavar="STORE", help="The SQLite history store of `run --history` to replay.")
+@click.option("--contract", "contract_id", metavar="ID", help="Only this contract's monitors (default: every contract in the store).")
+@click.option("--metric", "metrics", multiple=True, metavar="M",
+              help="Only this metric's monitors (repeatable; default: those the project configuration watches).")
+@click.option("--sensitivity", type=click.FloatRange(min=0, min_open=True), metavar="X",
+              help="Robust spreads from the centre a value may lie (default: the project configuration's, else 4).")
+@click.option("--output", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def backtest_command(target: str, contract_id: str | None, metrics: tuple[str, ...], sensitivity: float | None, output_format: str) -> None:
+    """Replay the stored runs in time order: what each monitor would have said at each run, and a summary per monitor."""
+    import dataclasses
+    import json
+
+    from dc_bridge import config
+    from dc_bridge.history.store import HistoryStore, StoreError
+    from dc_bridge.monitors.backtest import backtest, summarize
+    from dc_bridge.monitors.metrics import METRICS
+    from dc_bridge.monitors.settings import monitor_settings
+
+    try:
+        settings = monitor_settings(config.load())
+        for metric in metrics:
+            if metric not in METRICS:
+                raise ValueError(f"--metric {metric!r}: no such metric; the metrics are {', '.join(METRICS)}")
+        settings = dataclasses.replace(settings, metrics=metrics or settings.metrics,
+                                       sensitivity=settings.sensitivity if sensitivity is None else sensitivity)
+        store = HistoryStore(_existing_store(target))
+        contracts = [contract_id] if contract_id else store.contracts()
+        replays = []
+        for contract in contracts:
+            for key, points in sorted(store.series(contract).items(), key=lambda item: item[0].monitor_id):
+                if key.metric in settings.metrics:
+                    verdicts = backtest(key, points, settings)
+                    replays.append((contract, key, points, verdicts, summarize(key, points, verdicts)))
+    except (StoreError, ValueError) as exc:  # a ConfigError too
+        click.echo(f"dc-bridge monitor backtest: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    if output_format == "json":
+        click.echo(json.dumps(_as_json(replays), indent=2, ensure_ascii=False))
+    else:
+        click.echo(_as_text(replays, target))
+    sys.exit(EXIT_OK)
+
+
+def _existing_store(target: str) -> Path:
+    """The store file, only read: a path that is missing, a folder, or a file that is not a dc-bridge store is bad
+    input (and is never made into one, as opening a store for a run would)."""
+    import sqlite3
+    from contextlib import closing
+
+    path = Path(target)
+    if target.startswith("table:"):
+        raise ValueError(f"--history {target}: backtest reads a SQLite store; replay a table's runs from a Spark session "
+                         f"(SparkTableStore.series and dc_bridge.monitors.backtest)")
+    if not path.is_file():
+        raise ValueError(f"--history {target}: no such file; name the SQLite store `run --history` writes (e.g. runs/history.db)")
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            db.execute("SELECT version FROM schema_version").fetchall()
+            db.execute("SELECT run_id FROM runs LIMIT 1").fetchall()
+    except sqlite3.Error:
+        raise ValueError(f"--history {target}: not a dc-bridge history store (no runs or schema_version table in a SQLite file)") from None
+    return path
+
+
+def _as_json(replays) -> dict:
+    runs, summary = [], []
+    for contract, key, points, verdicts, counted in replays:
+        for point, said in zip(sorted(points, key=lambda p: p.at), verdicts):
+            runs.append({"contract_id": contract, "monitor_id": key.monitor_id, "at": point.at.isoformat(), "outcome": said.outcome,
+                         "observed": said.observed, "lower": said.lower, "upper": said.upper, "season": said.season,
+                         "sentence": said.sentence})
+        summary.append({"contract_id": contract, "monitor_id": key.monitor_id, "runs": counted.runs, "learning": counted.learning,
+                        "normal": counted.normal, "anomalous": counted.anomalous,
+                        "first_anomaly": counted.first_anomaly.isoformat() if counted.first_anomaly else None,
+                        "last_anomaly": counted.last_anomaly.isoformat() if counted.last_anomaly else None})
+    return {"runs": runs, "summary": summary}
+
+
+def _as_text(replays, target: str) -> str:
+    if not replays:
+        return f"no series to replay in {target}"
+    lines = []
+    for contract, key, points, verdicts, _ in replays:
+        lines.append(f"{contract} {key.monitor_id}")
+        for point, said in zip(sorted(points, key=lambda p: p.at), verdicts):
+            lines.append(f"  {point.at:%Y-%m-%d %H:%M} {said.outcome:<9} {said.sentence}")
+    lines.append("")
+    lines.append(f"{'contract':<24} {'monitor':<32} {'runs':>5} {'learning':>8} {'normal':>6} {'anomalous':>9}")
+    for contract, key, _, _, counted in replays:
+        lines.append(f"{contract:<24} {key.monitor_id:<32} {counted.runs:>5} {counted.learning:>8} {counted.normal:>6} {counted.anomalous:>9}")
+    return "\n".join(lines)

@@ -1,0 +1,43 @@
+"""The settings monitors judge with (docs/monitoring.md, "Monitors: configuration"): the project's
+`[tool.dc-bridge.monitors]` table, then the contract's own `x-dc-bridge-monitors`, key by key; the level
+from `[tool.dc-bridge.enforcement] monitors` (`warn` unless set). config.py checks each key's shape (and the
+contract's lint the contract's table); the metric names are checked here, against the registry that defines them."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping
+
+from dc_bridge.config import ConfigError, Settings
+from dc_bridge.monitors.metrics import METRICS
+from dc_bridge.monitors.model import MonitorSettings
+
+# a monitors table's key -> the MonitorSettings field it sets
+FIELDS = {"metrics": "metrics", "sensitivity": "sensitivity", "lookback": "lookback", "warm-up": "warm_up",
+          "seasonality": "seasonality", "min-band-relative": "min_band_relative", "min-band-absolute": "min_band_absolute"}
+# watched once a history store is given, without being asked
+DEFAULT_METRICS = tuple(name for name, metric in METRICS.items() if metric.on_by_default)
+CONTRACT_KEY = "x-dc-bridge-monitors"
+
+
+def monitor_settings(project: Settings) -> MonitorSettings:
+    """The project's settings; ConfigError for a metric no monitor knows or a lookback shorter than the warm-up."""
+    prefix = "tool.dc-bridge.monitors." if (project.file or "").endswith("pyproject.toml") else "monitors."
+    return _applied(MonitorSettings(level=project.level("monitors"), metrics=DEFAULT_METRICS), project.monitors,
+                    project.file or "the project configuration", prefix)
+
+
+def contract_monitor_settings(base: MonitorSettings, table: Mapping[str, Any] | None, contract_file: str) -> MonitorSettings:
+    """`base` (the project's) with a contract's own `x-dc-bridge-monitors` on top, key by key."""
+    return _applied(base, table or {}, contract_file, f"{CONTRACT_KEY}.")
+
+
+def _applied(base: MonitorSettings, table: Mapping[str, Any], file: str, prefix: str) -> MonitorSettings:
+    for name in table.get("metrics", ()):
+        if name not in METRICS:
+            raise ConfigError(f"{file}: `{prefix}metrics` cannot hold {name!r}: the metrics are {', '.join(METRICS)}")
+    settings = dataclasses.replace(base, **{FIELDS[key]: tuple(value) if key == "metrics" else value for key, value in table.items()})
+    if settings.lookback < settings.warm_up:
+        raise ConfigError(f"{file}: `{prefix}lookback` ({settings.lookback}) is shorter than `{prefix}warm-up` ({settings.warm_up}): "
+                          f"no band could ever be learned; set a lookback of at least the warm-up")
+    return settings
