@@ -11,7 +11,7 @@ from dc_bridge import __version__
 from dc_bridge.contract.findings import CODES, Finding
 from dc_bridge.report.escaping import console_text
 
-_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def as_text(findings: list[Finding], files: list[str]) -> str:
@@ -34,28 +34,44 @@ def as_json(findings: list[Finding], files: list[str]) -> str:
 
 def as_sarif(findings: list[Finding], files: list[str]) -> str:
     used = sorted({f.code for f in findings})
-    rules = [
-        {"id": code, "name": CODES[code].title.replace(" ", ""), "shortDescription": {"text": CODES[code].title},
-         "help": {"text": CODES[code].hint}, "defaultConfiguration": {"level": _SARIF_LEVEL[CODES[code].severity]},
-         "helpUri": "https://github.com/dc-bridge/dc-bridge/blob/main/docs/lint-codes.md#" + code.lower()}
-        for code in used
-    ]
-    results = []
-    for f in findings:
-        region = {"startLine": f.line} if f.line else {}
-        location = {"physicalLocation": {"artifactLocation": {"uri": _uri(f.file)}, **({"region": region} if region else {})},
-                    "logicalLocations": [{"fullyQualifiedName": f.path}] if f.path else []}
-        text = f.message + (f" (expected {f.expected}; found {f.found})" if f.expected or f.found else "") + f". Fix: {f.fix}"
-        results.append({"ruleId": f.code, "ruleIndex": used.index(f.code), "level": _SARIF_LEVEL[f.level],
-                        "message": {"text": text}, "locations": [location]})
-    sarif = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": "dc-bridge", "version": __version__, "informationUri": "https://github.com/dc-bridge/dc-bridge",
-                                      "rules": rules}},
-                  "artifacts": [{"location": {"uri": _uri(f)}} for f in files],
-                  "results": results}],
-    }
+    rules = [sarif_rule(code, CODES[code].title.replace(" ", ""), CODES[code].title, CODES[code].hint, SARIF_LEVEL[CODES[code].severity],
+                        "lint-codes.md#" + code.lower())
+             for code in used]
+    results = [sarif_result(f.code, SARIF_LEVEL[f.level],
+                            f.message + (f" (expected {f.expected}; found {f.found})" if f.expected or f.found else "") + f". Fix: {f.fix}",
+                            f.file, f.line, f.path)
+               for f in findings]
+    return sarif_log(rules, results, files)
+
+
+# the pages a rule's `helpUri` links into
+DOCS = "https://github.com/dc-bridge/dc-bridge/blob/main/docs/"
+
+
+def sarif_rule(rule_id: str, name: str, title: str, help_text: str, level: str, doc: str) -> dict:
+    """A rule of the tool's driver: `doc` the page (and anchor) under docs/ that explains it."""
+    return {"id": rule_id, "name": name, "shortDescription": {"text": title},
+            "help": {"text": help_text}, "defaultConfiguration": {"level": level}, "helpUri": DOCS + doc}
+
+
+def sarif_result(rule_id: str, level: str, text: str, file: str, line: int | None = None, logical: str | None = None) -> dict:
+    """One result at a file, and at its line when known; `logical` names the element (a dotted path, a monitor's id)."""
+    region = {"region": {"startLine": line}} if line else {}
+    location = {"physicalLocation": {"artifactLocation": {"uri": _uri(file)}, **region},
+                "logicalLocations": [{"fullyQualifiedName": logical}] if logical else []}
+    return {"ruleId": rule_id, "level": level, "message": {"text": text}, "locations": [location]}
+
+
+def sarif_log(rules: list[dict], results: list[dict], files: list[str], invocation: dict | None = None) -> str:
+    """One SARIF log with ONE run of dc-bridge (code scanning takes one run per tool and category): its
+    rules, the files it read, its results (each given its rule's index) and, if any, its invocation."""
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    run = {"tool": {"driver": {"name": "dc-bridge", "version": __version__, "informationUri": "https://github.com/dc-bridge/dc-bridge",
+                               "rules": rules}},
+           **({"invocations": [invocation]} if invocation else {}),
+           "artifacts": [{"location": {"uri": _uri(f)}} for f in files],
+           "results": [{"ruleId": r["ruleId"], "ruleIndex": index[r["ruleId"]], **r} for r in results]}
+    sarif = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
     return json.dumps(sarif, indent=2, ensure_ascii=False)
 
 
