@@ -182,7 +182,7 @@ def test_run_help_names_reader_options_and_says_what_output_is():
     result = CliRunner(env={"COLUMNS": "80"}).invoke(main, ["run", "--help"])
     flat = " ".join(result.output.split())
     assert "Spark reader option" in flat and "orders=o.json:json,multiLine" in flat
-    assert "--output [console|json|junit|html|oors] The report:" in flat
+    assert "--output [console|json|junit|sarif|html|oors] The report:" in flat
 
 
 @pytest.mark.parametrize("group", [(), ("gx",), ("soda",), ("history",)])

@@ -195,13 +195,14 @@ class _TimeLimit(click.ParamType):
                              "(the verdict lists it under where_not_applied).")
 @click.option("--master", help="Spark master URL (default: an embedded local session).")
 @click.option("--conf", "conf_options", multiple=True, metavar="KEY=VALUE", help="Spark configuration (repeatable).")
-@click.option("--output", "output_format", type=click.Choice(["console", "json", "junit", "html", "oors"]), default="console",
-              show_default=True,
-              help="The report: a console summary, the whole verdict as JSON, JUnit XML (one test case per check), one "
+@click.option("--output", "output_format", type=click.Choice(["console", "json", "junit", "sarif", "html", "oors"]),
+              default="console", show_default=True,
+              help="The report: a console summary, the whole verdict as JSON, JUnit XML (one test case per check), SARIF "
+                   "2.1.0 for code scanning (each problem at its contract line), one "
                    "self-contained HTML page, or oors (Bitol's Open Observability Results Standard, draft v0.8.1) "
                    "(docs/reports.md); with --output-file, the console summary goes to stderr too.")
 @click.option("--output-file", type=click.Path(dir_okay=False, writable=True),
-              help="Write the json/junit/html/oors report here instead of stdout.")
+              help="Write the json/junit/sarif/html/oors report here instead of stdout.")
 @click.option("--data-docs", type=click.Path(file_okay=False, path_type=str),
               help="Also build a GX Data Docs site of the contract's suites in this folder (a second GX pass).")
 @click.option("--fail-on", type=click.Choice(["failed", "warning"]), default="failed", show_default=True,
@@ -417,7 +418,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 
         text = ((html.as_html_many(shown) if several else html.for_run(shown, data_docs, output_file)) if output_format == "html" else
                 verdict_formats.as_json(shown) if output_format == "json" else
-                as_oors(shown) if output_format == "oors" else verdict_formats.as_junit(shown))
+                as_oors(shown) if output_format == "oors" else
+                verdict_formats.as_sarif(shown, _model_lines(reads)) if output_format == "sarif" else verdict_formats.as_junit(shown))
         if output_file:
             outputs.write_text("--output-file", output_file, text + "\n")
         else:
@@ -431,6 +433,12 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         verdict_formats.print_phases(verdicts, console if output_format == "console" else report_console(stderr=True),
                                      report_seconds=time.perf_counter() - began)
     sys.exit(max(verdict.exit_code(fail_on) for verdict in verdicts))
+
+
+def _model_lines(reads) -> dict[str, dict[str, int | None]]:
+    """Contract file -> model -> the line it is written at: where SARIF puts a model's monitors."""
+    return {read.result.file: {model.name: model.source.line for model in read.result.contract.models}
+            for read in reads if not isinstance(read, str) and read.result.contract is not None}
 
 
 def _progress(console):

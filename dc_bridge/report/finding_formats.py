@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from dc_bridge import __version__
 from dc_bridge.contract.findings import CODES, Finding
-from dc_bridge.report.escaping import console_text
+from dc_bridge.report.escaping import console_text, json_text
 
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -55,11 +55,14 @@ def sarif_rule(rule_id: str, name: str, title: str, help_text: str, level: str, 
 
 
 def sarif_result(rule_id: str, level: str, text: str, file: str, line: int | None = None, logical: str | None = None) -> dict:
-    """One result at a file, and at its line when known; `logical` names the element (a dotted path, a monitor's id)."""
+    return {"ruleId": rule_id, "level": level, "message": {"text": text}, "locations": [sarif_location(file, line, logical)]}
+
+
+def sarif_location(file: str, line: int | None = None, logical: str | None = None) -> dict:
+    """A file, and its line when known; `logical` names the element there (a dotted path, a monitor's id)."""
     region = {"region": {"startLine": line}} if line else {}
-    location = {"physicalLocation": {"artifactLocation": {"uri": _uri(file)}, **region},
-                "logicalLocations": [{"fullyQualifiedName": logical}] if logical else []}
-    return {"ruleId": rule_id, "level": level, "message": {"text": text}, "locations": [location]}
+    return {"physicalLocation": {"artifactLocation": {"uri": _uri(file)}, **region},
+            "logicalLocations": [{"fullyQualifiedName": logical}] if logical else []}
 
 
 def sarif_log(rules: list[dict], results: list[dict], files: list[str], invocation: dict | None = None) -> str:
@@ -72,7 +75,7 @@ def sarif_log(rules: list[dict], results: list[dict], files: list[str], invocati
            "artifacts": [{"location": {"uri": _uri(f)}} for f in files],
            "results": [{"ruleId": r["ruleId"], "ruleIndex": index[r["ruleId"]], **r} for r in results]}
     sarif = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
-    return json.dumps(sarif, indent=2, ensure_ascii=False)
+    return json_text(json.dumps(sarif, indent=2, ensure_ascii=False))
 
 
 def _uri(path: str) -> str:

@@ -1,5 +1,6 @@
 """The verdict as JSON (schema in docs/verdict.schema.json), JUnit XML (one test case per check, SLO and
-monitor) and a console report; each also for the verdicts of several contracts checked in one run.
+monitor), SARIF 2.1.0 (a result per problem, at its contract line) and a console report; each also for
+the verdicts of several contracts checked in one run.
 
 Every text that comes from a contract or the data reaches XML through `xml_text` and rich as `Text`
 built from `console_text` (report/escaping.py): a column named `[/x]` or holding `\\x01` is shown as
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -17,9 +19,10 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from dc_bridge.monitors import MonitorVerdict
+from dc_bridge.monitors import METRICS, MonitorVerdict
 from dc_bridge.outcomes import ALL, NOT_EVALUATED, WORST_FIRST
 from dc_bridge.report.escaping import console_text, json_text, xml_text
+from dc_bridge.report.finding_formats import sarif_location, sarif_log, sarif_result, sarif_rule
 from dc_bridge.report.monitors import counts_text, in_order, weighs_as
 from dc_bridge.plan.checks import CONTRACT_MODEL
 from dc_bridge.verdict import CheckVerdict, ObjectiveVerdict, Verdict
@@ -70,6 +73,81 @@ def as_junit(verdicts: Verdict | list[Verdict]) -> str:
             _monitor_case(suite, f"{verdict.contract_id}.monitors", monitor)
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
+
+
+# the outcomes code scanning is shown, as SARIF levels; passed, not_executable and skipped raise no alert
+_SARIF_LEVEL = {"failed": "error", "error": "error", "warning": "warning"}
+_FIX = "Fix the data, or the contract where it expects what the data rightly is not."
+
+
+def as_sarif(verdicts: Verdict | list[Verdict], model_lines: Mapping[str, Mapping[str, int | None]] | None = None) -> str:
+    """The verdict as SARIF 2.1.0 for code scanning: one log, one run of dc-bridge whose results cover every
+    contract (code scanning takes one run per tool and category). A result per failed, warning and error
+    check and SLO at its contract line, and per anomaly of a monitor at the level it weighs as (strict:
+    error, warn: warning), at its check's line for a check's monitor, else at its model's line
+    (`model_lines`: contract file -> model -> line), else at the contract file; a contract that could
+    not be checked, at its file. A check not run raises no alert: it is a note of the run's invocation
+    (`toolExecutionNotifications`), with why."""
+    contracts = verdicts if isinstance(verdicts, list) else [verdicts]
+    rules: dict[str, dict] = {}
+    results, notes = [], []
+
+    def result(rule: dict, level: str, text: str, source: Mapping, logical: str | None) -> None:
+        rules.setdefault(rule["id"], rule)
+        results.append(sarif_result(rule["id"], level, text, source["file"], source.get("line"), logical))
+
+    for verdict in contracts:
+        contract = {"file": verdict.contract_file}
+        if verdict.error:
+            result(_UNCHECKED, "error", f"{verdict.contract_id}: not checked: {verdict.error}", contract, None)
+        for check in verdict.checks():
+            if check.outcome in _SARIF_LEVEL:
+                result(_check_rule(check.kind), _SARIF_LEVEL[check.outcome], f"{check.check_id} {_explain(check)}", check.source,
+                       check.source.get("path"))
+            elif check.outcome in NOT_EVALUATED:
+                notes.append({"level": "note", "message": {"text": f"{check.check_id} {check.outcome}: {check.reason or 'not run'}"},
+                              "locations": [sarif_location(check.source["file"], check.source.get("line"), check.source.get("path"))]})
+        for objective in verdict.objectives:
+            if objective.outcome in _SARIF_LEVEL:
+                result(_SLO, _SARIF_LEVEL[objective.outcome], f"{objective.objective_id} {_explain_objective(objective)}",
+                       objective.source, objective.source.get("path"))
+        checks = {check.check_id: check.source for check in verdict.checks()}
+        lines = (model_lines or {}).get(verdict.contract_file, {})
+        for monitor in in_order(verdict.monitors):
+            if monitor.outcome == "anomalous":
+                # a check's monitor at that check; any other at its model (a check's source may be a library the contract imports)
+                where = (checks.get(monitor.subject) if monitor.metric == "check" else None) or {**contract, "line": lines.get(monitor.model)}
+                result(_monitor_rule(monitor.metric), _SARIF_LEVEL[weighs_as(monitor)], f"{monitor.monitor_id}: {monitor.sentence}", where,
+                       monitor.monitor_id)
+    # the contracts' files, and any other file a check was written in (a quality-rule library a contract imports)
+    files = [v.contract_file for v in contracts] + [c.source["file"] for v in contracts for c in v.checks()]
+    invocation = {"executionSuccessful": not any(v.error or v.engine_errors for v in contracts), "toolExecutionNotifications": notes}
+    return sarif_log(sorted(rules.values(), key=lambda rule: rule["id"]), results, list(dict.fromkeys(files)), invocation)
+
+
+def _pascal(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_"))
+
+
+def _check_rule(kind: str) -> dict:
+    return sarif_rule(f"check/{kind}", f"Check{_pascal(kind)}", f"A {kind} check of the contract did not pass on the data",
+                      "The check failed, warned, or could not be judged (an engine's error); the message says what was observed "
+                      f"against what the contract expects, and why. {_FIX}", "error", "mapping.md#semantics-check-by-check")
+
+
+def _monitor_rule(metric: str) -> dict:
+    described = METRICS[metric].description if metric in METRICS else metric
+    return sarif_rule(f"monitor/{metric}", f"Monitor{_pascal(metric)}", f"A monitor of {described} found an anomaly",
+                      "Measured outside the band the contract's earlier runs expect (a monitor at `strict` fails the verdict, at `warn` "
+                      "it reports); the message is its sentence.", "warning", "reports.md#monitors-in-every-report")
+
+
+_SLO = sarif_rule("slo/dataQuality", "DataQualitySlo", "A dataQuality SLO of the contract was not met",
+                  f"Too few of its rules' evaluations passed, or it could not be judged; the message names each rule's share. {_FIX}",
+                  "error", "mapping.md#data-quality-slos")
+_UNCHECKED = sarif_rule("contract/unchecked", "ContractUnchecked", "A contract could not be checked",
+                        "Its file has errors (dc-bridge lint lists them) or its data could not be read; the message says which.",
+                        "error", "reports.md#sarif---output-sarif")
 
 
 def _sum_counts(verdicts: list[Verdict], as_cases: bool = False) -> dict[str, int]:
