@@ -55,8 +55,8 @@ class Tuning:
     trend_min_points: int = 28
     trend_gain: float = 0.8
     # a season is used where every season of the baseline holds this many points (with 3, a weekly series
-    # alarms on its third weekend still) and it leaves the widest tenth of residuals this much tighter: pure
-    # noise fitted to seasons of 2 points tightens by about a third, a real weekly rhythm by far more
+    # alarms on its third weekend still) and it leaves the residuals (their capped mean absolute size) this
+    # much smaller: pure noise fitted to seasons of 2 points shrinks by about a third, a weekly rhythm by far more
     season_min_points: int = 2
     season_gain: float = 0.5
     # the series moved where more than half of this many usable runs in a row were anomalous
@@ -176,11 +176,11 @@ def _spread(values: Sequence[float], tuning: Tuning) -> float:
     return math.sqrt(sum(inner) / len(inner))
 
 
-def _wide(deviations: Sequence[float]) -> float:
-    """The 90th percentile of absolute deviations: how a season's fit is judged. The MAD would not do: it
-    ignores the one weekday in seven that a season explains, as it ignores any minority."""
-    ordered = sorted(abs(d) for d in deviations)
-    return ordered[int(0.9 * (len(ordered) - 1))]
+def _misfit(deviations: Sequence[float], cap: float) -> float:
+    """How far values lie from what a model expects: the mean absolute deviation, each capped at `cap`. The
+    MAD would not do: it ignores the one weekday in seven a season explains, as it ignores any minority;
+    the cap keeps one wild point from hiding a season (it would dominate both means)."""
+    return sum(min(abs(d), cap) for d in deviations) / len(deviations)
 
 
 def theil_sen(days: Sequence[float], values: Sequence[float]) -> float:
@@ -239,8 +239,10 @@ def _seasonal(season: Season, at: Sequence[datetime], residuals: Sequence[float]
         return None
     centres = {k: median(g) for k, g in groups.items()}
     deviations = [v - centres[k] for k, v in zip(keys, residuals)]
-    plain = median(residuals)
-    if not forced and _wide(deviations) >= tuning.season_gain * _wide([v - plain for v in residuals]):
+    plain = [v - median(residuals) for v in residuals]
+    # a deviation counts up to 10 spreads (all of it where the plain spread is 0: a series flat on each season)
+    cap = 10 * _mad(residuals) or math.inf
+    if not forced and _misfit(deviations, cap) >= tuning.season_gain * _misfit(plain, cap):
         return None
     return centres[key], _spread(deviations, tuning), season.label(key), len(groups[key])
 
