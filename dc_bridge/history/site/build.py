@@ -211,13 +211,14 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -
             continue
         recent = store.runs(contract_id, limit=max(runs, STRIP_RUNS))
         window = list(reversed(recent[:runs]))
-        latest_monitors = store.monitor_outcomes([window[-1].run_id]).values()
+        monitors = store.monitor_outcomes([run.run_id for run in window])
+        latest_monitors = [said for (run_id, _), said in monitors.items() if run_id == window[-1].run_id]
         cached = {"meta": asdict(contract_meta(file)), "state": _state(window[-1].outcome, latest_monitors),
                   "since": _failing_since(window), "anomalies": sum(m.outcome == "anomalous" for m in latest_monitors),
                   "days": _days(recent)}
         overview = _overview(contract_id, window[-1], cached, newest_day, first)
         rows.append(overview)
-        pages = _contract_pages(store, overview, window, first, out / "contracts")
+        pages = _contract_pages(store, overview, window, monitors, file, first, out / "contracts")
         for name, text in pages:
             (out / "contracts" / name).write_text(text, encoding="utf-8")
             built.written.append(out / "contracts" / name)
@@ -341,7 +342,8 @@ def _write_if_changed(path: Path, text: str, built: Built) -> None:
         built.written.append(path)
 
 
-def _contract_pages(store: HistoryStore, overview: Overview, window: list[StoredRun], first: str,
+def _contract_pages(store: HistoryStore, overview: Overview, window: list[StoredRun],
+                    monitors: dict[tuple[str, SeriesKey], MonitorVerdict], file: str | None, first: str,
                     out_dir: Path) -> list[tuple[str, str]]:
     """(file name, page) of the contract's pages, `first` the first: its checks, most urgent first, each with
     its outcome per run of the window and its chart; its monitors; compliance, the runs' Data Docs and the
@@ -349,8 +351,6 @@ def _contract_pages(store: HistoryStore, overview: Overview, window: list[Stored
     run_ids = [r.run_id for r in window]
     newest = {c["check_id"]: c for c in store.checks(window[-1].run_id)}
     table = store.outcomes(run_ids)
-    monitors = store.monitor_outcomes(run_ids)
-    file = store.contract_file(overview.contract_id)
     described = check_descriptions(file)
     rows = [_check_row(check_id, newest.get(check_id, {}), described.get(check_id), window, table[check_id], monitors)
             for check_id in table]
