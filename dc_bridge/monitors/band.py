@@ -128,9 +128,9 @@ def baseline(history: Sequence[Point], current: Point, settings: MonitorSettings
 
     Usable: a finite value, earlier than `current`, of the current MAJOR version (an empty version
     matches any; an older major ends the baseline). Not anomalous, but where more than half of
-    `move_window` usable points in a row were anomalous, the series moved there: the baseline is every usable point
-    from the oldest of those on, anomalous ones included, since they are the new level (without this a
-    lasting change would stay anomalous for ever).
+    `move_window` usable points in a row were anomalous, the series moved there: the baseline is every
+    usable point from the oldest of those on, anomalous ones included, since they are the new level
+    (without this a lasting change would stay anomalous for ever).
     """
     now, major = _utc(current.at), _major(current.contract_version)
     window = tuning.move_window
