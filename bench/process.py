@@ -7,9 +7,10 @@ Each command runs as a child of this process, which is the subreaper of its tree
 `PR_SET_CHILD_SUBREAPER`): the Spark JVM that outlives its Python parent is reaped here too, so the
 children's rusage (user + system CPU) counts every process the command started. The commands run one
 after the other, the same order each round; each figure is a ratio to the floor process of its round.
-The floor process (`python -m bench.process floor CONTRACT PARQUET`) starts a plain session (Spark's JVM
+The floor process (`python -m bench.process floor PARQUET`) starts a plain session (Spark's JVM
 defaults, no UI, 4 shuffle partitions, UTC: bench/bare_spark.py's), reads the parquet and runs
-bench/run.py's `floor`: what any tool has to pay at least for these checks in a process of its own.
+bench/floor.py's queries, importing nothing from dc-bridge: what any tool has to pay at least for these
+checks in a process of its own.
 The parquet is bench/run.py's (written here when missing, under --data, in a process of its own).
 """
 
@@ -28,7 +29,6 @@ from pathlib import Path
 
 from bench.report import stamp as utc_stamp, write_report
 from bench.workload import WORKLOADS
-from dc_bridge.runner.data import SMALL_DATA_JVM_OPTIONS
 
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
@@ -38,25 +38,21 @@ SYSTEMS = {"floor": None, "bridge_spark": "spark", "bridge_gx": "gx", "bridge_so
 # runner/data.py SMALL_DATA_JVM_OPTIONS), for reference: the yardstick stays the floor with Spark's defaults
 
 
-def floor_process(contract_path: str, data: str, java_options: str = "") -> None:
-    """The floor as a process of its own: a plain session, the parquet read, bench/run.py's queries."""
+def floor_process(data: str, java_options: str = "", unique: str = "window") -> None:
+    """The floor as a process of its own: a plain session, the parquet read, bench/floor.py's queries. It
+    imports nothing from dc-bridge (whose imports would be the floor's cost, not the floor's work)."""
     from pyspark.sql import SparkSession
 
-    from bench.run import floor
-    from dc_bridge import compiler
-    from dc_bridge.contract.reading.load import load_contract
-    from dc_bridge.contract.sql import view_name
+    from bench.floor import floor
 
     spark = (SparkSession.builder.master("local[*]").appName("floor")
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "4").config("spark.sql.session.timeZone", "UTC")
              .config("spark.driver.extraJavaOptions", java_options).getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
-    contract = load_contract(Path(contract_path)).contract
-    view = view_name(contract.id, "orders")
     frame = spark.read.parquet(data)
-    frame.createOrReplaceTempView(view)
-    print(json.dumps(floor(spark, frame, compiler.compile_contract(contract).plan, view)))
+    frame.createOrReplaceTempView("orders")
+    print(json.dumps(floor(spark, frame, "orders", unique)))
     spark.stop()
 
 
@@ -79,10 +75,12 @@ def timed(command: list[str]) -> dict:
 
 
 def commands(contract: Path, data: str) -> dict[str, list[str]]:
+    from dc_bridge.runner.data import SMALL_DATA_JVM_OPTIONS  # here: the floor process imports this module too
+
     python, bridge = sys.executable, str(Path(sys.executable).with_name("dc-bridge"))
     made = {}
     for system, engines in SYSTEMS.items():
-        made[system] = ([python, "-m", "bench.process", "floor", str(contract), data] + ([SMALL_DATA_JVM_OPTIONS] if system == "floor_c1" else [])
+        made[system] = ([python, "-m", "bench.process", "floor", data] + ([SMALL_DATA_JVM_OPTIONS] if system == "floor_c1" else [])
                         if engines is None else
                         [bridge, "run", str(contract), "--data", f"orders={data}:parquet", "--engines", engines, "-q"])
     return made
@@ -109,7 +107,7 @@ def main() -> None:
     data = str(folder / f"{workload.name}_{args.rows}.parquet")
     if not (Path(data) / "_SUCCESS").exists():
         subprocess.run([sys.executable, "-m", "bench.run", "--rows", str(args.rows), "--workloads", workload.name,
-                        "--systems", "floor", "--data", str(folder), "--reuse-data", "--out", str(folder)], check=True)
+                        "--systems", "floor_window", "--data", str(folder), "--reuse-data", "--out", str(folder)], check=True)
     contract.write_text(workload.contract)  # as bench/run.py writes it
     systems = [s for s in args.systems.split(",") if s]
     made = commands(contract, data)
