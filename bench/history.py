@@ -11,6 +11,10 @@ timed is the store and the site alone.
   read a run makes first) to a store already holding `--store-runs` runs of the contract, against
   appending it to an empty store; the median of `--repeat` appends each. Target: within 1.2x (the
   cost of a run does not grow with the history).
+- `monitors`: judging every monitor of the contract in a run over the store of `--store-runs` runs (each series'
+  newest `lookback` earlier points read from the store, then judged): the default monitors (rows, freshness),
+  and every series a run records (rows, arrival, and each of the 100 checks' number). Target: at most 0.2 s.
+  The append above includes judging the default monitors, as a run does before it appends.
 - `site`: `dc-bridge site` over `--site-runs` runs of the 100-check contract, against writing the same
   runs' verdicts as plain JSON files (one `as_json` file per run, the simplest "history" there is);
   with the size of every page written.
@@ -60,7 +64,8 @@ def verdict(contract_file: str, number: int, checks: int = CHECKS):
     outcome = "failed" if any(c.outcome == "failed" for c in made) else "passed"
     counts = {o: sum(c.outcome == o for c in made) for o in ("passed", "failed")}
     return Verdict(contract_id="bench-history", contract_version="1.0.0", contract_file=contract_file, outcome=outcome,
-                   counts=counts, models=[ModelVerdict(name="events", outcome=outcome, counts=counts, checks=made)], engines=["spark"],
+                   counts=counts, models=[ModelVerdict(name="events", outcome=outcome, counts=counts, checks=made,
+                                                       rows=80_000 + (number * 37) % 1_000)], engines=["spark"],
                    data_sources={"events": "/data/events.parquet"}, started_at=(START + timedelta(hours=number)).isoformat(), seconds=1.0)
 
 
@@ -75,7 +80,11 @@ def fill(store, contract_file: str, runs: int) -> None:
 
 def time_append(store, contract_file: str, number: int, repeat: int) -> float:
     """The median seconds of one run's history work: the SLAs' earlier runs, then its append."""
+    from dc_bridge.monitors import MonitorSettings
+    from dc_bridge.monitors.settings import DEFAULT_METRICS
     from dc_bridge.runner.history import run_record
+    from dc_bridge.runner.monitoring import judge_monitors
+    from dc_bridge.verdict import with_monitors
 
     took = []
     for extra in range(repeat):
@@ -83,9 +92,32 @@ def time_append(store, contract_file: str, number: int, repeat: int) -> float:
         at = START + timedelta(hours=number + extra)
         began = time.perf_counter()
         store.earlier_runs("bench-history", at)
+        made = with_monitors(made, judge_monitors(store, made, at, MonitorSettings(metrics=DEFAULT_METRICS)))
         store.append(run_record(made, ["events"], at), made)
         took.append(time.perf_counter() - began)
     return statistics.median(took)
+
+
+def bench_monitors(folder: Path, contract_file: str, store_runs: int, repeat: int) -> dict:
+    """Judging the contract's monitors over the full store of `bench_append` (run before it)."""
+    from dc_bridge.history import HistoryStore
+    from dc_bridge.monitors import MonitorSettings
+    from dc_bridge.monitors.settings import DEFAULT_METRICS
+    from dc_bridge.runner.monitoring import judge_monitors
+
+    store = HistoryStore(folder / "full.db")
+    made = verdict(contract_file, store_runs + 1_000)
+    at = START + timedelta(hours=store_runs + 1_000)
+    found = {}
+    for name, metrics in (("default", DEFAULT_METRICS), ("every_series", ("rows", "arrival", "check"))):
+        took, judged = [], []
+        for _ in range(repeat):
+            began = time.perf_counter()
+            judged = judge_monitors(store, made, at, MonitorSettings(metrics=metrics))
+            took.append(time.perf_counter() - began)
+        found[name] = {"monitors": len(judged), "ms": round(1000 * statistics.median(took), 1),
+                       "outcomes": {o: sum(m.outcome == o for m in judged) for o in ("normal", "anomalous", "learning")}}
+    return {"store_runs": store_runs, **found}
 
 
 def bench_append(folder: Path, contract_file: str, store_runs: int, repeat: int) -> dict:
@@ -142,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         results = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "system": platform.platform()},
                    "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                    "append": bench_append(folder, str(contract), args.store_runs, args.repeat),
+                   "monitors": bench_monitors(folder, str(contract), args.store_runs, args.repeat),
                    "site": bench_site(folder, str(contract), args.site_runs)}
     text = json.dumps(results, indent=2)
     print(text)

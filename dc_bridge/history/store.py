@@ -265,30 +265,39 @@ class HistoryStore:
                before: datetime | None = None) -> dict[SeriesKey, list[Point]]:
         """The contract's series (only `keys` when given, else every one stored), each oldest first, of at
         most its newest `limit` points, from the runs strictly before `before`: a point is anomalous when
-        its run's monitor said so. Named keys read through the runs' index on (contract, time), `limit`
-        rows each, so a run's monitors cost the same over ten runs or ten thousand."""
+        its run's monitor said so. With a `limit`, one query reads the metric rows of the contract's newest
+        `limit` runs through the runs' index on (contract, time), and only a series with a gap there is read
+        further back on its own: what a run's monitors cost does not grow with the history."""
         cutoff = epoch_micros(before) if before is not None else None
-        condition = "r.contract_id = ?" + (" AND r.run_at_us < ?" if cutoff is not None else "")
+        condition = "contract_id = ?" + (" AND run_at_us < ?" if cutoff is not None else "")
         bounds = (contract_id,) + ((cutoff,) if cutoff is not None else ())
-        select = ("SELECT m.metric, m.model, m.subject, r.run_at, r.contract_version, m.value, mo.outcome FROM runs r "
+        wanted = None if keys is None else set(keys)
+        runs = f"SELECT rowid AS n, run_id, run_at, run_at_us, contract_version FROM runs WHERE {condition} ORDER BY run_at_us DESC, rowid DESC"
+        select = ("SELECT m.metric, m.model, m.subject, r.run_at, r.contract_version, m.value, mo.outcome FROM ({runs}) r "
                   "JOIN metrics m ON m.run_id = r.run_id {key} LEFT JOIN monitors mo ON mo.run_id = m.run_id AND "
-                  "mo.metric = m.metric AND mo.model = m.model AND mo.subject = m.subject WHERE {where} "
-                  "ORDER BY r.run_at_us DESC, r.rowid DESC")
-        if keys is None:  # every series: one pass over the contract's metric rows, newest first
-            found: dict[SeriesKey, list[Point]] = {}
-            for metric, model, subject, *point in self._read(select.format(key="", where=condition), bounds):
-                points = found.setdefault(SeriesKey(metric, model, subject), [])
-                if limit is None or len(points) < limit:
-                    points.append(_point(*point))
-            return {key: points[::-1] for key, points in found.items()}
-        sql = select.format(key="AND m.metric = ? AND m.model = ? AND m.subject = ?", where=condition) + (
-            f" LIMIT {int(limit)}" if limit is not None else "")
+                  "mo.metric = m.metric AND mo.model = m.model AND mo.subject = m.subject ORDER BY r.run_at_us DESC, r.n DESC")
+        newest = runs + (f" LIMIT {int(limit)}" if limit is not None else "")
+        # rows keyed by plain tuples, made SeriesKeys once at the end (a frozen dataclass hashes slowly)
+        found: dict[tuple, list[tuple]] = {(k.metric, k.model, k.subject): [] for k in wanted or ()}
         try:
             with closing(self._reader()) as db:
-                return {key: [_point(*row[3:]) for row in db.execute(sql, (key.metric, key.model, key.subject) + bounds).fetchall()][::-1]
-                        for key in keys}
+                for row in db.execute(select.format(runs=newest, key=""), bounds):
+                    points = found.get(row[:3])
+                    if points is None and wanted is None:
+                        points = found[row[:3]] = []
+                    if points is not None:
+                        points.append(row[3:])
+                # a series missing from some of the newest runs: its own newest `limit` points, further back
+                if limit is not None and db.execute(f"SELECT count(*) FROM ({newest})", bounds).fetchone()[0] == int(limit):
+                    one = select.format(runs=runs, key="AND m.metric = ? AND m.model = ? AND m.subject = ?") + f" LIMIT {int(limit)}"
+                    for key in [key for key, points in found.items() if len(points) < limit]:
+                        found[key] = [row[3:] for row in db.execute(one, bounds + key)]
         except sqlite3.Error as exc:
             raise StoreError(f"history store {self.path} cannot be read: {exc}") from None
+        times: dict[str, datetime] = {}  # a run's time read once for all its series
+        return {SeriesKey(*key): [Point(times.get(at) or times.setdefault(at, datetime.fromisoformat(at)), value, version,
+                                        outcome == "anomalous") for at, version, value, outcome in reversed(points)]
+                for key, points in found.items()}
 
     def monitor_outcomes(self, run_ids: list[str]) -> dict[tuple[str, SeriesKey], MonitorVerdict]:
         """(run id, series) -> what its monitor said of the run, over the given runs, in one query (the site's window)."""
@@ -433,10 +442,6 @@ def _insert(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict 
                         for engine, result in check.engines.items()])
     db.executemany("INSERT INTO objectives VALUES (?, ?, ?, ?, ?)",
                    [(run_id, o.objective_id, o.outcome, o.value, o.target) for o in verdict.objectives])
-
-
-def _point(run_at: str, contract_version: str, value: float | None, outcome: str | None) -> Point:
-    return Point(datetime.fromisoformat(run_at), value, contract_version, outcome == "anomalous")
 
 
 def _insert_metrics(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict | None,
