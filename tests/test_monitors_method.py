@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from dc_bridge.monitors import METRICS, MonitorSettings, Point, SeriesKey, backtest, judge, render, summarize
+from dc_bridge.monitors import METRICS, MonitorSettings, Point, SeriesKey, backtest, judge, render, render_band, summarize
 
 ROOT = Path(__file__).resolve().parents[1]
 MONDAY = datetime(2026, 1, 5, 6, 0, tzinfo=timezone.utc)
@@ -47,6 +47,18 @@ def test_metrics_are_the_ones_a_team_expects():
     assert render(2 * 86400, "seconds") == "2 d"
     assert render(0.125, "ratio") == "12.5%"
     assert render(7 * 3600 + 42 * 60, "clock") == "07:42 UTC"
+
+
+def test_a_band_is_shown_with_the_value_on_its_true_side():
+    rng = random.Random(11)
+    for _ in range(500):
+        lower = rng.uniform(0, 100_000)
+        upper = lower + rng.choice((0.5, 3, 40, 900, 20_000)) * rng.random()
+        observed = float(round(rng.uniform(lower - 2_000, upper + 2_000)))
+        shown = re.fullmatch(r"([\d,.]+)-([\d,.]+)", render_band(lower, upper, "rows", observed))
+        low, high = (float(shown[i].replace(",", "")) for i in (1, 2))
+        assert low <= lower and high >= upper  # rounded outwards
+        assert (observed < low) == (observed < lower) and (observed > high) == (observed > upper), (lower, upper, observed, shown[0])
 
 
 def test_warm_up_is_learning_with_the_runs_needed_never_normal():
