@@ -240,6 +240,8 @@ def test_a_contract_page_leads_with_what_fails_charts_threshold_and_band_and_col
     assert {l["name"]: l for l in charted["orders.loaded.age"]["layer"]}["threshold"]["data"]["values"][0]["label"] == "limit <= 172800 (48 hours)"
     values = failing["data"]["values"]
     assert len(values) == 20 and values[-1]["o"] == "failed" and (values[-1]["lo"], values[-1]["hi"]) == (990.0, 1050.0)
+    # hovering a run's point shows its date, value and outcome
+    assert [field["field"] for field in layers["runs"]["encoding"]["tooltip"]] == ["t", "v", "o"]
     low, high = layers["line"]["encoding"]["y"]["scale"]["domain"]
     assert low <= 400 and 800 < 1050 <= high < 1200  # the data, threshold and band, not a range from zero
     # a freshness in hours, not seconds: 20-22 h, its threshold 48 h
