@@ -99,7 +99,7 @@ def demo_verdict(file: Path, contract_id: str, number: int, failing: bool = True
                    models=[ModelVerdict(name="orders", outcome=outcome, counts={}, checks=checks)], engines=["spark"],
                    objectives=[ObjectiveVerdict(objective_id="dq", outcome="passed" if number % 2 else "failed", value=99.0,
                                                 target=99.5, expected=">= 99.5%", source={})],
-                   monitors=monitors)
+                   monitors=monitors, data_sources={"orders": "/lake/orders.parquet"}, where="region = 'EU'")
 
 
 def record(store: HistoryStore, verdict: Verdict, at: datetime) -> str:
@@ -263,6 +263,8 @@ def test_a_contract_page_leads_with_what_fails_charts_threshold_and_band_and_col
     # an all-passing contract says nothing is wrong
     assert 'id="all-clear"' in (out / "contracts" / "calm.html").read_text(encoding="utf-8")
     assert 'id="data-docs"' not in text
+    # where the newest run's data came from, and its slice
+    assert "{&#34;orders&#34;: &#34;/lake/orders.parquet&#34;}" in text and "region = &#39;EU&#39;" in text
 
 
 def test_a_rebuild_after_one_new_run_rewrites_that_contract_and_the_overview_only(store, tmp_path):

@@ -188,6 +188,9 @@ class StoredRun:
     in_error: int
     # where the GX Data Docs of the run are (`data_docs_text`, read back), None when it built none
     data_docs: dict | None = None
+    # where its data came from (`data_source_text`: model -> source as JSON) and the `--where` slice it checked
+    data_source: str | None = None
+    slice: str | None = None
 
 
 class HistoryStore:
@@ -321,12 +324,13 @@ class HistoryStore:
 
     def runs(self, contract_id: str | None = None, limit: int | None = None) -> list[StoredRun]:
         """Runs, newest first (of one contract when named; the newest `limit` when given)."""
-        sql = "SELECT run_id, contract_id, contract_version, run_at, outcome, data_read, evaluated, in_error, data_docs FROM runs"
+        sql = ("SELECT run_id, contract_id, contract_version, run_at, outcome, data_read, evaluated, in_error, data_docs, "
+               "data_source, slice FROM runs")
         parameters: tuple = ()
         if contract_id is not None:
             sql, parameters = sql + " WHERE contract_id = ?", (contract_id,)
         sql += " ORDER BY run_at_us DESC, rowid DESC" + (f" LIMIT {int(limit)}" if limit is not None else "")
-        return [StoredRun(*row[:5], bool(row[5]), *row[6:8], json.loads(row[8]) if row[8] else None)
+        return [StoredRun(*row[:5], bool(row[5]), *row[6:8], json.loads(row[8]) if row[8] else None, *row[9:])
                 for row in self._read(sql, parameters)]
 
     def checks(self, run_id: str) -> list[dict[str, Any]]:

@@ -366,19 +366,13 @@ def _contract_pages(store: HistoryStore, overview: Overview, window: list[Stored
     names = [first] + [first.replace(".html", f".page{number}.html") for number in range(2, len(groups) + 1)]
     newest_checks = list(newest.values())
     template = _templates().get_template("contract.html.j2")
-    sources = _sources(window[-1])
     return [(name, template.render(c=overview, runs=window, rows=group, compliance=compliance if number == 1 else None,
                                    monitors=own if number == 1 else None, docs=docs if number == 1 else None,
                                    lines=text if number == 1 else None, file=file, first=first, page=number, pages=names,
                                    has_text=text is not None, checks=len(rows), attention=[r for r in rows if r.state != "passing"
                                                                                           and r.state != "not judged"],
-                                   sources=sources, newest_checks=len(newest_checks)))
+                                   newest_checks=len(newest_checks)))
             for number, (name, group) in enumerate(zip(names, groups), 1)]
-
-
-def _sources(run: StoredRun) -> dict:
-    """The newest run's data source (model -> where, as JSON) and `--where` slice, where the store's reader gives them."""
-    return {"data_source": getattr(run, "data_source", None), "slice": getattr(run, "slice", None)}
 
 
 def _check_row(check_id: str, known: dict, description: str | None, window: list[StoredRun], by_run: dict, monitors: dict) -> CheckRow:
