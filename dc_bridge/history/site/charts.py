@@ -54,7 +54,7 @@ def scale_for(unit: str | None, values: list[float]) -> Scale:
         largest = max((abs(v) for v in values), default=0.0)
         label, factor = next(((name, size) for name, size in AGES if largest >= 2 * size), AGES[-1])
         return Scale(label, factor, 0.0, ",.1~f")
-    label, step, form = UNITS.get(unit or "", ("", 0.0, ",.4~g"))
+    label, step, form = UNITS.get(unit or "", ("", 0.0, ",.6~g"))  # 10,000 rather than 1e+4
     return Scale(label, 1.0, step, form)
 
 
