@@ -122,12 +122,12 @@ def store(tmp_path) -> HistoryStore:
 
 
 class Page(HTMLParser):
-    """What a test asks of a page: URL-bearing attributes, scripts, ids, check cards and rows in order,
+    """What a test asks of a page: URL-bearing attributes, scripts, ids, checks (card or line) in order,
     chart specifications, the overview's rows."""
 
     def __init__(self, text: str):
         super().__init__()
-        self.urls, self.scripts, self.ids, self.cards, self.rows, self.charts, self.flat = [], [], set(), [], [], {}, []
+        self.urls, self.scripts, self.ids, self.rows, self.charts, self.flat = [], [], set(), [], {}, []
         self.contracts, self.failed, self.anchors, self.columns = [], [], [], []
         self._row = self._block = self._figure = None
         self._in_th = False
@@ -143,8 +143,6 @@ class Page(HTMLParser):
         if tag == "script":
             self.scripts.append(attrs.get("src") or attrs.get("type"))
             self._block = attrs.get("id")
-        if tag == "article" and "data-check" in attrs:
-            self.cards.append((attrs["data-check"], attrs["data-state"]))
         if tag in ("li", "article") and "data-check" in attrs:
             self.rows.append((attrs["data-check"], attrs["data-state"]))
         if tag == "figure" and "data-check" in attrs:
