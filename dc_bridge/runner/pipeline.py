@@ -5,7 +5,8 @@ each step runs once per contract, in this order, and is recorded as a phase (run
 read, lint, plan, data (each model's DataFrame and temp view), references (checks the data keeps from
 running: runner/reads.py, engines/columns.py), translate (once, with every such check already known),
 each engine on each model, judge (each check from the engines' reports), evidence (what the fold needs
-from the data besides them: row counts, empty models, failing values), fold, then the history record,
+from the data besides them: row counts, empty models, failing values), fold, monitors (with a history
+store: each watched series judged on its earlier points, runner/monitoring.py), then the history record,
 Data Docs and cleanup; `spark` when the run starts its own session.
 """
 
@@ -156,7 +157,9 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             past = history.earlier_runs(loaded.id, started_at)
     versions = _versions(spark.version)
     # a session the caller gave is put back as the run found it (views under the run's names included)
-    guard = None if created else SessionGuard.record(spark, [view_name(loaded.id, model.name) for model in loaded.models])
+    # (not a session the command started for its contracts: nobody else's state is in it, and contracts run side
+    # by side would put back each other's settings)
+    guard = None if created or session.owned else SessionGuard.record(spark, [view_name(loaded.id, model.name) for model in loaded.models])
     cached: list = []
     reports: dict[str, dict[str, EngineReport]] = {}
     seconds = {engine: 0.0 for engine in options.engines}
@@ -442,6 +445,7 @@ class _SessionOnDemand:
         self._options = options
         self._phases = phases
         self.small_data = False  # the run reads a few local megabytes (runner/data.py `local_bytes`)
+        self.owned = False  # started by this run or by the command's shared start: no caller's session
 
     def get(self) -> tuple:
         """(session, created here)."""
@@ -453,6 +457,7 @@ class _SessionOnDemand:
                     self._start.get(small_data=self.small_data and not self._shared)
             spark, created = self._start.get()
             self._session = (spark, created and not self._shared)
+            self.owned = created
         return self._session
 
     def jvm(self):
