@@ -14,7 +14,6 @@ timed is the store and the site alone.
 - `monitors`: judging every monitor of the contract in a run over the store of `--store-runs` runs (each series'
   newest `lookback` earlier points read from the store, then judged): the default monitors (rows, freshness),
   and every series a run records (rows, arrival, and each of the 100 checks' number). Target: at most 0.2 s.
-  The append above includes judging the default monitors, as a run does before it appends.
 - `site`: `dc-bridge site` over `--site-runs` runs of the 100-check contract, against writing the same
   runs' verdicts as plain JSON files (one `as_json` file per run, the simplest "history" there is);
   with the size of every page written.
@@ -80,11 +79,7 @@ def fill(store, contract_file: str, runs: int) -> None:
 
 def time_append(store, contract_file: str, number: int, repeat: int) -> float:
     """The median seconds of one run's history work: the SLAs' earlier runs, then its append."""
-    from dc_bridge.monitors import MonitorSettings
-    from dc_bridge.monitors.settings import DEFAULT_METRICS
     from dc_bridge.runner.history import run_record
-    from dc_bridge.runner.monitoring import judge_monitors
-    from dc_bridge.verdict import with_monitors
 
     took = []
     for extra in range(repeat):
@@ -92,7 +87,6 @@ def time_append(store, contract_file: str, number: int, repeat: int) -> float:
         at = START + timedelta(hours=number + extra)
         began = time.perf_counter()
         store.earlier_runs("bench-history", at)
-        made = with_monitors(made, judge_monitors(store, made, at, MonitorSettings(metrics=DEFAULT_METRICS)))
         store.append(run_record(made, ["events"], at), made)
         took.append(time.perf_counter() - began)
     return statistics.median(took)

@@ -120,20 +120,20 @@ class SparkTableStore:
     def series(self, contract_id: str, keys: Iterable[SeriesKey] | None = None, limit: int | None = None,
                before: datetime | None = None) -> dict[SeriesKey, list[Point]]:
         """As the SQLite store's `series`: the contract's metric rows (only `keys`' when given), each series
-        oldest first, its newest `limit` points, of the runs strictly before `before`; one Spark job."""
-        from pyspark.sql import Window
-        from pyspark.sql.functions import col, lit, row_number
+        oldest first, over the contract's newest `limit` runs strictly before `before`; two Spark jobs (the runs, their rows)."""
+        from pyspark.sql.functions import col, lit
 
-        rows = self.spark.table(self.name).where(col("metric").isNotNull() & (col("contract_id") == contract_id))
-        if before is not None:
-            rows = rows.where(col("run_at_us") < epoch_micros(before))
+        table = self.spark.table(self.name)
+        mine = (col("contract_id") == contract_id) & ((col("run_at_us") < epoch_micros(before)) if before is not None else lit(True))
+        rows = table.where(col("metric").isNotNull() & mine)
         wanted = list(keys) if keys is not None else None
         if wanted is not None:
             rows = rows.where(functools.reduce(operator.or_, [(col("metric") == k.metric) & (col("model") == k.model)
                                                                & (col("subject") == k.subject) for k in wanted], lit(False)))
         if limit is not None:
-            newest = Window.partitionBy("metric", "model", "subject").orderBy(col("run_at_us").desc())
-            rows = rows.withColumn("newest", row_number().over(newest)).where(col("newest") <= int(limit))
+            runs = (table.where(col("check_id").isNull() & col("metric").isNull() & mine).orderBy(col("run_at_us").desc())
+                    .select("run_id").limit(int(limit)).collect())
+            rows = rows.where(col("run_id").isin([run.run_id for run in runs]))
         found: dict[SeriesKey, list[Point]] = {key: [] for key in wanted or []}
         for row in rows.select("metric", "model", "subject", "run_at", "contract_version", "value", "monitor").orderBy("run_at_us").collect():
             found.setdefault(SeriesKey(row.metric, row.model or "", row.subject or ""), []).append(

@@ -266,35 +266,36 @@ class HistoryStore:
 
     def series(self, contract_id: str, keys: Iterable[SeriesKey] | None = None, limit: int | None = None,
                before: datetime | None = None) -> dict[SeriesKey, list[Point]]:
-        """The contract's series (only `keys` when given, else every one stored), each oldest first, of at
-        most its newest `limit` points, from the runs strictly before `before`: a point is anomalous when
-        its run's monitor said so. With a `limit`, one query reads the metric rows of the contract's newest
-        `limit` runs through the runs' index on (contract, time), and only a series with a gap there is read
-        further back on its own: what a run's monitors cost does not grow with the history."""
+        """The contract's series (only `keys` when given, else every one stored), each oldest first, over the
+        contract's newest `limit` runs strictly before `before` (all of them when None): a monitor's lookback counts
+        runs, so a series with a gap there has fewer points. A point is anomalous when its run's monitor said so.
+        One query: the newest runs through the runs' index on (contract, time), then each named series' row of each
+        through the metrics' key, so what a run's monitors cost does not grow with the history."""
         cutoff = epoch_micros(before) if before is not None else None
         condition = "contract_id = ?" + (" AND run_at_us < ?" if cutoff is not None else "")
         bounds = (contract_id,) + ((cutoff,) if cutoff is not None else ())
         wanted = None if keys is None else set(keys)
-        runs = f"SELECT rowid AS n, run_id, run_at, run_at_us, contract_version FROM runs WHERE {condition} ORDER BY run_at_us DESC, rowid DESC"
+        if wanted == set():
+            return {}
+        newest = (f"SELECT rowid AS n, run_id, run_at, run_at_us, contract_version FROM runs WHERE {condition} "
+                  f"ORDER BY run_at_us DESC, rowid DESC" + (f" LIMIT {int(limit)}" if limit is not None else ""))
         select = ("SELECT m.metric, m.model, m.subject, r.run_at, r.contract_version, m.value, mo.outcome FROM ({runs}) r "
                   "JOIN metrics m ON m.run_id = r.run_id {key} LEFT JOIN monitors mo ON mo.run_id = m.run_id AND "
                   "mo.metric = m.metric AND mo.model = m.model AND mo.subject = m.subject ORDER BY r.run_at_us DESC, r.n DESC")
-        newest = runs + (f" LIMIT {int(limit)}" if limit is not None else "")
         # rows keyed by plain tuples, made SeriesKeys once at the end (a frozen dataclass hashes slowly)
         found: dict[tuple, list[tuple]] = {(k.metric, k.model, k.subject): [] for k in wanted or ()}
         try:
             with closing(self._reader()) as db:
-                for row in db.execute(select.format(runs=newest, key=""), bounds):
+                # named series: only their rows, each found through the metrics' key (run, metric, model, subject)
+                named = ("AND (m.metric, m.model, m.subject) IN (VALUES " + ", ".join(["(?, ?, ?)"] * len(wanted)) + ")"
+                         if wanted else "")
+                given = tuple(part for key in found for part in key) if wanted else ()
+                for row in db.execute(select.format(runs=newest, key=named), bounds + given):
                     points = found.get(row[:3])
                     if points is None and wanted is None:
                         points = found[row[:3]] = []
                     if points is not None:
                         points.append(row[3:])
-                # a series missing from some of the newest runs: its own newest `limit` points, further back
-                if limit is not None and db.execute(f"SELECT count(*) FROM ({newest})", bounds).fetchone()[0] == int(limit):
-                    one = select.format(runs=runs, key="AND m.metric = ? AND m.model = ? AND m.subject = ?") + f" LIMIT {int(limit)}"
-                    for key in [key for key, points in found.items() if len(points) < limit]:
-                        found[key] = [row[3:] for row in db.execute(one, bounds + key)]
         except sqlite3.Error as exc:
             raise StoreError(f"history store {self.path} cannot be read: {exc}") from None
         times: dict[str, datetime] = {}  # a run's time read once for all its series
