@@ -114,8 +114,8 @@ def as_sarif(verdicts: Verdict | list[Verdict], model_lines: Mapping[str, Mappin
         checks = {check.check_id: check.source for check in verdict.checks()}
         lines = (model_lines or {}).get(verdict.contract_file, {})
         for monitor in in_order(verdict.monitors):
-            if monitor.outcome == "anomalous":
-                # a check's monitor at that check; any other at its model (a check's source may be a library the contract imports)
+            if weighs_as(monitor) in _SARIF_LEVEL:  # an anomaly: `failed` at strict, `warning` at warn
+                # a check's monitor at the line that states the check; any other at its model's line of the contract
                 where = (checks.get(monitor.subject) if monitor.metric == "check" else None) or {**contract, "line": lines.get(monitor.model)}
                 result(_monitor_rule(monitor.metric), _SARIF_LEVEL[weighs_as(monitor)], f"{monitor.monitor_id}: {monitor.sentence}", where,
                        monitor.monitor_id)
