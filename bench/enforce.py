@@ -15,6 +15,10 @@ seconds and as the JVM's and Python's CPU seconds (bench/run.py `measure`), and 
 - `split_counted`: the same split as `valid, quarantined, verdict = dc_bridge.split(...)` unpacks it:
   the counting pass (the quarantined rows cached), then the valid rows (their own columns)
   recomputed from the source and the quarantined rows read from the cache, each to `noop`;
+- `cli_two_passes`, `cli_one_pass`: what `run --quarantine --valid-output` writes (the valid rows with
+  their own columns, the quarantined with their violations), as parquet in a temp folder: the way
+  before (the counting pass, then the valid rows recomputed from the source), and `Split.write_to(...,
+  annotated_valid=False)` (one write of the source columns, its quarantined part judged again);
 - `hand_split`: the split a user writes by hand in PySpark: one filter over the error-severity
   conditions (engines/spark_conditions.py) and a grouping joined back per uniqueness key, for each
   output; no violation list, no counts, no verdict; to `noop` as well.
@@ -84,6 +88,29 @@ def split_counted(spark, frame, contract: str) -> dict:
     return {**{c.check_id: c.observed for c in verdict.checks()}, "quarantined_rows": result.quarantined_rows}
 
 
+def cli_split(spark, frame, contract: str, one_pass: bool) -> dict:
+    """What `run --quarantine --valid-output` writes, as parquet in a temp folder: the valid rows with their own
+    columns, the quarantined rows with their violations. `one_pass`: `Split.write_to(annotated_valid=False)`,
+    else the way before it (the counting pass, then the valid rows from the source and the quarantined from the cache)."""
+    import dc_bridge
+    from dc_bridge.enforce.outputs import Output, write_all
+    from dc_bridge.enforce.split import VIOLATIONS_COLUMN
+
+    result = dc_bridge.split(contract, "orders", frame)
+    folder = Path(tempfile.mkdtemp(prefix="dc-bridge-bench-cli-"))
+    outputs = {False: Output("--valid-output", str(folder / "valid"), None), True: Output("--quarantine", str(folder / "quarantined"), None)}
+    try:
+        if one_pass:
+            result.write_to(outputs, "parquet", annotated_valid=False)
+        else:
+            write_all([Output("--valid-output", str(folder / "valid"), result.valid.drop(VIOLATIONS_COLUMN)),
+                       Output("--quarantine", str(folder / "quarantined"), result.quarantined)], "parquet")
+    finally:
+        result.release()
+        shutil.rmtree(folder, ignore_errors=True)
+    return {**{c.check_id: c.observed for c in result.verdict.checks()}, "quarantined_rows": result.quarantined_rows}
+
+
 def hand_split(spark, frame, plan) -> dict:
     """Valid and quarantined rows by hand: the error-severity row conditions in one filter, a
     grouping per uniqueness key joined back; each output reads the source again."""
@@ -146,6 +173,9 @@ def main() -> None:
     parser.add_argument("--driver-memory", default="4g")
     parser.add_argument("--data", default=None, help="folder for the generated parquet (default: a temp folder, removed)")
     parser.add_argument("--out", type=Path, default=Path("bench/results"))
+    parser.add_argument("--systems", default="native_verdict,split,split_counted,hand_split,cli_two_passes,cli_one_pass",
+                        help="the batch systems to time (comma-separated)")
+    parser.add_argument("--no-stream", action="store_true", help="leave out the streaming row")
     args = parser.parse_args()
 
     from dc_bridge import compiler
@@ -167,7 +197,10 @@ def main() -> None:
     systems = {"native_verdict": lambda f: native_verdict(spark, f, str(contract)),
                "split": lambda f: split(spark, f, str(contract)),
                "split_counted": lambda f: split_counted(spark, f, str(contract)),
-               "hand_split": lambda f: hand_split(spark, f, plan)}
+               "hand_split": lambda f: hand_split(spark, f, plan),
+               "cli_two_passes": lambda f: cli_split(spark, f, str(contract), one_pass=False),
+               "cli_one_pass": lambda f: cli_split(spark, f, str(contract), one_pass=True)}
+    systems = {name: action for name, action in systems.items() if name in args.systems.split(",")}
     # warm-up, untimed: each system once (the JIT on its own generated code, the file cache), so that no
     # system's first call is the one timed; then the systems in turn, --repeat rounds, so that a change
     # of the machine's load falls on all of them
@@ -184,19 +217,43 @@ def main() -> None:
             print(f"  {name:<16} {seconds:7.1f}s  JVM CPU {profile.get('jvm_cpu_seconds')}s  jobs {jobs}", flush=True)
     for name in systems:
         problems += check_truth(name, {k: v for k, v in counts[name].items() if k != "quarantined_rows"}, truth)
-    for name in ("split", "split_counted"):
+    for name in [s for s in ("split", "split_counted", "cli_two_passes", "cli_one_pass") if s in counts and "hand_split" in counts]:
         if counts[name]["quarantined_rows"] != counts["hand_split"]["quarantined_rows"]:
             problems.append(f"{name} quarantined {counts[name]['quarantined_rows']} rows, the hand-written split "
                             f"{counts['hand_split']['quarantined_rows']}")
-    for name in ("split", "split_counted", "hand_split"):
+    if "cli_one_pass" in results and "cli_two_passes" in results:
+        results["cli_one_pass"]["ratio_to_cli_two_passes"] = {
+            "wall": ratio(results["cli_one_pass"]["seconds"], results["cli_two_passes"]["seconds"]),
+            "jvm_cpu": ratio(results["cli_one_pass"]["jvm_cpu_seconds"], results["cli_two_passes"]["jvm_cpu_seconds"])}
+    for name in [s for s in ("split", "split_counted", "hand_split") if s in results and "native_verdict" in results]:
         results[name]["ratio_to_native_verdict"] = {"wall": ratio(results[name]["seconds"], results["native_verdict"]["seconds"]),
                                                     "jvm_cpu": ratio(results[name]["jvm_cpu_seconds"],
                                                                      results["native_verdict"]["jvm_cpu_seconds"])}
-    for name in ("split", "split_counted"):
+    for name in [s for s in ("split", "split_counted") if s in results and "hand_split" in results]:
         results[name]["ratio_to_hand_split"] = {"wall": ratio(results[name]["seconds"], results["hand_split"]["seconds"]),
                                                 "jvm_cpu": ratio(results[name]["jvm_cpu_seconds"], results["hand_split"]["jvm_cpu_seconds"])}
 
-    # the streaming row: batches of exactly --batch-rows rows, one parquet file each
+    streaming = {} if args.no_stream else stream_row(spark, args, folder, problems, contract)
+    version = spark.version
+    spark.stop()
+    if args.data is None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+    report = {"when": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "rows": args.rows, "checks": len(plan.checks),
+              "batch_rows": args.batch_rows, "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                                                         "spark": version, "platform": platform.platform(),
+                                                         "load_average": os.getloadavg()},
+              "split": results, "streaming": streaming, "truth_mismatches": problems}
+    target = write_report(report, args.out, "enforce", report["when"].replace(":", "").replace("-", ""))
+    print(json.dumps(report, indent=2))
+    print(f"written to {target}")
+    if problems:
+        raise SystemExit("COUNTS THAT DO NOT MATCH:\n  " + "\n  ".join(problems))
+
+
+def stream_row(spark, args, folder: Path, problems: list, contract: Path) -> dict:
+    """The streaming figures: the write-only function and the guard over the same batches of exactly
+    --batch-rows rows, one parquet file each."""
     from pyspark.sql import functions as F
 
     source = folder / "stream_source"
@@ -220,20 +277,7 @@ def main() -> None:
     streaming["guard_overhead_per_batch_seconds"] = round(guarded["mean_batch_seconds"] - plain["mean_batch_seconds"], 3)
     streaming["guard_ratio_per_batch"] = ratio(guarded["mean_batch_seconds"], plain["mean_batch_seconds"])
     streaming["guard_ratio_jvm_cpu"] = ratio(guarded["jvm_cpu_seconds"], plain["jvm_cpu_seconds"])
-    version = spark.version
-    spark.stop()
-    if args.data is None:
-        shutil.rmtree(folder, ignore_errors=True)
-
-    report = {"when": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "rows": args.rows, "checks": len(plan.checks),
-              "batch_rows": args.batch_rows, "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                                                         "spark": version, "platform": platform.platform()},
-              "split": results, "streaming": streaming, "truth_mismatches": problems}
-    target = write_report(report, args.out, "enforce", report["when"].replace(":", "").replace("-", ""))
-    print(json.dumps(report, indent=2))
-    print(f"written to {target}")
-    if problems:
-        raise SystemExit("COUNTS THAT DO NOT MATCH:\n  " + "\n  ".join(problems))
+    return streaming
 
 
 if __name__ == "__main__":

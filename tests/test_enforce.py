@@ -315,6 +315,8 @@ def test_run_quarantine_writes_the_violating_rows_aside_and_the_rest_on(contract
     # exactly the violating rows: by id, the two rows of id 8 and the row without one included
     assert sorted(map(_key, written_q.collect())) == sorted(_key(r) for r in orders.collect() if r["order_id"] in QUARANTINED)
     assert written_v.columns == orders.columns and written_q.columns == orders.columns + [VIOLATIONS_COLUMN]
+    # the one write held the source columns alone: the quarantined rows' violations were judged again, each with an error
+    assert all(any(v["severity"] == "error" for v in row[VIOLATIONS_COLUMN]) for row in written_q.collect())
     # nothing lost, nothing doubled: sorted ids and a checksum of every column
     both = written_v.unionByName(written_q.select(*orders.columns))
     assert sorted(map(_key, both.collect())) == sorted(map(_key, orders.collect()))

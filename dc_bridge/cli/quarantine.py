@@ -89,8 +89,8 @@ def split_and_write(read, request: SplitRequest, options):
     `read`: the ReadContract; `options`: the run's RunOptions (engines, data, server, where, Spark)."""
     from dc_bridge.compiler import lint_for_run
     from dc_bridge.contract.lint.java_regex import compiler_in
-    from dc_bridge.enforce.outputs import Output, write_all
-    from dc_bridge.enforce.split import VIOLATIONS_COLUMN, prepared_from, split
+    from dc_bridge.enforce.outputs import Output
+    from dc_bridge.enforce.split import prepared_from, split
     from dc_bridge.runner.data import model_sources, source_dataframe
     from dc_bridge.runner.pipeline import SessionOnFirstNeed
 
@@ -115,9 +115,9 @@ def split_and_write(read, request: SplitRequest, options):
                        engines=options.engines, prepared=prepared_from(contract, local_errors))
         try:
             options.say("writing")
-            # dropped by its name: a name given to `select` as text is parsed (`e.mail` a field of `e`)
-            write_all([Output("--valid-output", request.valid_output, result.valid.drop(VIOLATIONS_COLUMN)),
-                       Output("--quarantine", request.quarantine, result.quarantined)], request.format, request.overwrite)
+            # in one pass over the rows, the valid ones with their own columns only (split.py `Split.write_to`)
+            result.write_to({False: Output("--valid-output", request.valid_output, None), True: Output("--quarantine", request.quarantine, None)},
+                            request.format, request.overwrite, annotated_valid=False)
         finally:
             result.release()
     finally:

@@ -120,9 +120,12 @@ def _move(fs, hadoop, output: Output, target, sibling, token: str) -> None:
 ONE_WRITE_FORMATS = {"parquet": True, "json": True, "orc": True, "avro": True, "noop": False}
 
 
-def write_partitioned(rows, column: str, outputs: dict[bool, Output], format: str, overwrite: bool = False) -> bool:
+def write_partitioned(rows, column: str, outputs: dict[bool, Output], format: str, overwrite: bool = False,
+                      rewritten: dict | None = None) -> bool:
     """`rows` written in one Spark job, partitioned by the boolean `column`; the rows of each value
-    moved to that value's output, all or none as `write_all`. False, with nothing written, when the
+    moved to that value's output, all or none as `write_all`. `rewritten`: value -> a function of its
+    part's rows as written (read back) giving the rows its output holds instead, written beside the
+    part before anything is moved. False, with nothing written, when the
     outputs cannot come from one write: a format not in ONE_WRITE_FORMATS, or outputs on two file
     systems (a folder cannot be renamed from one to the other)."""
     if format not in ONE_WRITE_FORMATS:
@@ -156,6 +159,15 @@ def write_partitioned(rows, column: str, outputs: dict[bool, Output], format: st
             if not fs.exists(part):  # no row of this value: its output is written empty, with the columns
                 rows.limit(0).drop(column).write.format(format).save(part.toString())
             fs.create(hadoop.Path(part, "_SUCCESS")).close()  # as Spark marks a written folder
+        written = rows.drop(column).schema
+        for value, rewrite in (rewritten or {}).items():
+            again = hadoop.Path(staging, f"rewritten={str(value).lower()}")
+            try:
+                rewrite(spark.read.schema(written).format(format).load(parts[value].toString())).write.format(format).save(again.toString())
+            except Exception as exc:  # as the write above: nothing is moved
+                raise OutputError(f"{outputs[value].option} {outputs[value].path} could not be written ({root_cause(exc)}); "
+                                  f"nothing was written") from None
+            parts[value] = again
         for value, output in outputs.items():
             _move(fs, hadoop, output, targets[value], parts[value], token)
     finally:

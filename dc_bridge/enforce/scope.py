@@ -73,20 +73,25 @@ KEYED: dict[str, tuple[Callable[..., Any], bool]] = {
 }
 
 
-def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime) -> tuple[Any, list]:
-    """`slice_df` with one violation flag per check of `checks` (all row-level), and the cached key sets it joins."""
+def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime, key_sets: list | None = None) -> tuple[Any, list]:
+    """`slice_df` with one violation flag per check of `checks` (all row-level), and the cached key sets it joins.
+    `key_sets`: those an earlier call with the same checks cached, joined again instead of computed anew
+    (rows of the same table judged once more: the quarantined rows of a one-pass write, split.py)."""
     from pyspark.sql import functions as F
 
     flags = {}
     frame = slice_df
     cached = []
+    given = iter(key_sets or ())
     for index, check in enumerate(checks):
         if check.kind in VIOLATIONS:
             flags[index] = F.coalesce(VIOLATIONS[check.kind](check, check.params, now), F.lit(False))
             continue
         lookup, violated_on_match = KEYED[kind_of(check).samples]
-        looked_up = lookup(index, check, table, frames).persist()
-        looked_up.count()  # materialized: the join below is planned with its real size
+        looked_up = next(given, None)
+        if looked_up is None:
+            looked_up = lookup(index, check, table, frames).persist()
+            looked_up.count()  # materialized: the join below is planned with its real size
         cached.append(looked_up)
         on = [column(name) == F.col(_KEY.format(index, j)) for j, name in enumerate(check.columns)]
         condition = on[0]

@@ -89,6 +89,8 @@ class Split:
     _settle: Callable[[dict], tuple[Verdict, dict[str, int]]]  # the observed counts -> (verdict, rows)
     _observation: Callable[[], tuple[Any, Any]]  # -> (`judged` observed, its Observation): one per pass
     _recounted: Callable[[], dict]  # the same counts by an aggregation of their own
+    _rejudged: Callable[[Any], Any]  # rows of the slice -> judged again against the same key sets
+    _column: str = VIOLATIONS_COLUMN
     _cached: list = field(default_factory=list)  # the key sets, and the quarantined rows once counted
     _judgement: tuple[Verdict, dict[str, int], int] | None = None
     _quarantined: Any = None
@@ -124,15 +126,29 @@ class Split:
         pass, in one Spark job: the judged rows written once, partitioned by whether they are
         quarantined, into a hidden folder whose two parts are then moved into place; its
         Observation gives the verdict's counts. An existing path is refused (OutputError) unless `overwrite`."""
-        from dc_bridge.enforce.outputs import Output, write_all, write_partitioned
+        from dc_bridge.enforce.outputs import Output
 
-        outputs = {False: Output("valid", valid, None, "overwrite=True"), True: Output("quarantined", quarantined, None, "overwrite=True")}
+        return self.write_to({False: Output("valid", valid, None, "overwrite=True"),
+                              True: Output("quarantined", quarantined, None, "overwrite=True")}, format, overwrite)
+
+    def write_to(self, outputs: dict, format: str, overwrite: bool = False, annotated_valid: bool = True) -> Verdict:
+        """`write`, to `outputs` (False: the valid rows', True: the quarantined rows' enforce/outputs.py
+        `Output`, their rows None), as their messages name them. `annotated_valid=False`: the valid output
+        keeps the source columns alone (the command line's `--valid-output`): the one write holds the
+        source columns only, and its quarantined part (the few rows) is read back and judged once more,
+        against the same cached key sets, for its violations."""
+        from dc_bridge.enforce.outputs import write_all, write_partitioned
+
         if self._judgement is None:
             observed, observation = self._observation()
-            if write_partitioned(observed, _QUARANTINED, outputs, format, overwrite):
+            # dropped by its name: a name given to `select` as text is parsed (`e.mail` a field of `e`)
+            rows, rewritten = (observed, {}) if annotated_valid else (
+                observed.drop(self._column), {True: lambda part: _rows(self._rejudged(part), quarantined=True)})
+            if write_partitioned(rows, _QUARANTINED, outputs, format, overwrite, rewritten):
                 self._judged_by(observation)
                 return self.verdict
-        write_all([replace(outputs[False], rows=self.valid), replace(outputs[True], rows=self.quarantined)], format, overwrite)
+        valid_rows = self.valid if annotated_valid else self.valid.drop(self._column)
+        write_all([replace(outputs[False], rows=valid_rows), replace(outputs[True], rows=self.quarantined)], format, overwrite)
         return self.verdict
 
     def release(self) -> None:
@@ -214,7 +230,7 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
                                 {name: view_name(loaded.id, name) for name in frames if name in plan.models})
     absent = absent_references(table_level, frames)
     invalid = {**compiled.invalid, **foreign}
-    judged, observation, recounted, counts, keys = _judge_rows(slice_df, df, row_level, frames, now, column)
+    judged, observation, recounted, rejudged, counts, keys = _judge_rows(slice_df, df, row_level, frames, now, column)
 
     def settle(observed: dict) -> tuple[Verdict, dict[str, int]]:
         """The verdict of the pass that filled `observed`: its row-level counts, and the table-level checks."""
@@ -245,7 +261,8 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
         counted = {"slice": rows, "table": table_rows} if where is not None else {"table": rows}
         return verdict.model_copy(update={"seconds": round(time.perf_counter() - began, 3)}), counted
 
-    return Split(judged=judged, _settle=settle, _observation=observation, _recounted=recounted, _cached=list(keys))
+    return Split(judged=judged, _settle=settle, _observation=observation, _recounted=recounted, _rejudged=rejudged,
+                 _column=column, _cached=list(keys))
 
 
 @dataclass(frozen=True)
@@ -337,29 +354,14 @@ def _reason(check: Check) -> str:
 
 def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetime, column: str):
     """The slice with the violations column and the quarantine flag: (frame, a function giving the
-    frame observed and its Observation, one counting the rows alone, [(check, its count's name)],
-    the cached key sets)."""
+    frame observed and its Observation, one counting the rows alone, one judging rows of the slice
+    again, [(check, its count's name)], the cached key sets)."""
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
     source = list(slice_df.columns)
-    frame, keys = flagged(slice_df, table, checks, frames, now)
-    flags = [F.col(FLAG.format(i)) for i in range(len(checks))]
-    none = F.expr(f"CAST(array() AS {VIOLATION_TYPE})")
-    # one single-element list per violated check, flattened: no lambda (`filter`, and `array_compact`
-    # which Spark runs as one) in the projection, which would keep Spark from compiling the whole pass
-    # into one stage of generated code; built only for a row with a flag, the clean rows (most) get the constant
-    entries = [F.when(flag, F.array(F.struct(F.lit(check.id).alias("id"), F.lit(check.kind).alias("kind"),
-                                             F.lit(check.severity).alias("severity"),
-                                             F.lit(_reason(check)).alias("reason")))).otherwise(none)
-               for flag, check in zip(flags, checks)]
-    violations = F.when(reduce(or_, flags), F.flatten(F.array(*entries))).otherwise(none) if entries else none
+    judged, keys = _judged(slice_df, table, checks, frames, now, column)
     counts = [(check, f"n{i}") for i, check in enumerate(checks)]
-    # a row is quarantined when it violates an error-severity check; the flag is kept beside the rows
-    # so that each output filters on a boolean rather than searching the list of violations
-    quarantined = reduce(or_, [flag for flag, check in zip(flags, checks) if check.severity == "error"], F.lit(False))
-    judged = frame.select(*[F.col(quote_identifier(name)) for name in source], violations.alias(column),
-                          quarantined.alias(_QUARANTINED))
     # counted on the judged rows as they are written, from their own columns: Spark's Observation runs
     # outside generated code, and one on the flags, below the last projection, cut the pass in two
     # stages with every row copied between them (10M rows: 19.1 s of task CPU against 17.0 s here,
@@ -377,7 +379,34 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
     def recounted() -> dict:
         return judged.agg(*counted).first().asDict()
 
-    return judged, observed, recounted, counts, keys
+    def rejudged(rows):
+        """Rows of the slice (its columns only) judged once more, against the same cached key sets."""
+        return _judged(rows.select(*[F.col(quote_identifier(name)) for name in source]), table, checks, frames, now, column, keys)[0]
+
+    return judged, observed, recounted, rejudged, counts, keys
+
+
+def _judged(rows, table, checks: list[Check], frames: dict, now: datetime, column: str, key_sets: list | None = None):
+    """`rows` with the violations column and the quarantine flag, and the key sets joined (scope.py `flagged`)."""
+    from pyspark.sql import functions as F
+
+    source = list(rows.columns)
+    frame, keys = flagged(rows, table, checks, frames, now, key_sets)
+    flags = [F.col(FLAG.format(i)) for i in range(len(checks))]
+    none = F.expr(f"CAST(array() AS {VIOLATION_TYPE})")
+    # one single-element list per violated check, flattened: no lambda (`filter`, and `array_compact`
+    # which Spark runs as one) in the projection, which would keep Spark from compiling the whole pass
+    # into one stage of generated code; built only for a row with a flag, the clean rows (most) get the constant
+    entries = [F.when(flag, F.array(F.struct(F.lit(check.id).alias("id"), F.lit(check.kind).alias("kind"),
+                                             F.lit(check.severity).alias("severity"),
+                                             F.lit(_reason(check)).alias("reason")))).otherwise(none)
+               for flag, check in zip(flags, checks)]
+    violations = F.when(reduce(or_, flags), F.flatten(F.array(*entries))).otherwise(none) if entries else none
+    # a row is quarantined when it violates an error-severity check; the flag is kept beside the rows
+    # so that each output filters on a boolean rather than searching the list of violations
+    quarantined = reduce(or_, [flag for flag, check in zip(flags, checks) if check.severity == "error"], F.lit(False))
+    return frame.select(*[F.col(quote_identifier(name)) for name in source], violations.alias(column),
+                        quarantined.alias(_QUARANTINED)), keys
 
 
 def _table_rows(df, report: EngineReport, checks: list[Check]) -> int:
