@@ -122,7 +122,7 @@ CREATE TABLE IF NOT EXISTS metrics (
     subject TEXT NOT NULL DEFAULT '',
     value REAL,
     PRIMARY KEY (run_id, metric, model, subject)
-);
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS monitors (
     run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
     metric TEXT NOT NULL,
