@@ -226,8 +226,9 @@ def main() -> None:
             file = folder / f"fleet_{index:03d}.yaml"
             file.write_text(CONTRACT.format(index=index, format=fmt), encoding="utf-8")
             register(store, NS, load_contract(file).contract, file.read_bytes())
-        # the session `dc-bridge run --parallel` starts, started here so that every run and the loop share it
-        spark, _ = get_session(None, {"spark.scheduler.mode": "FAIR"}, small_data=True)
+        # the session `dc-bridge run --parallel` starts for several contracts (Spark's whole JIT: C1 alone fills its code
+        # cache in a long fleet and the JVM stops compiling), started here so that every run and the loop share it
+        spark, _ = get_session(None, {"spark.scheduler.mode": "FAIR"})
         loop_before = loop_once(spark, folder, args.contracts)
         runs = {}
         for name, engines, parallel in (("native", "spark", 1), ("native_parallel", "spark", 2),
