@@ -262,12 +262,16 @@ def stream_row(spark, args, folder: Path, problems: list, contract: Path) -> dic
      .select(*[F.expr(expression).alias(name) for name, expression in WORKLOAD.columns.items()]).write.parquet(str(source)))
     schema = spark.read.parquet(str(source)).schema
     streaming = {}
+    store = spark.sparkContext._jsc.sc().statusStore()  # the stream's jobs run in its own thread, outside measure's job group
     for name, guarded in (("stream_write_only", None), ("stream_guard", str(contract))):
+        jobs_before = store.jobsList(None).size()
         seconds, _, _, per_batch, profile = measure(spark, name, lambda name=name, guarded=guarded: stream(spark, source, schema, folder / name, guarded))
-        streaming[name] = {**figures(seconds, profile), "batches": len(per_batch),
+        jobs = store.jobsList(None).size() - jobs_before
+        streaming[name] = {**figures(seconds, profile), "batches": len(per_batch), "spark_jobs_per_batch": round(jobs / max(len(per_batch), 1), 1),
                            "mean_batch_seconds": round(statistics.mean(per_batch), 3),
                            "median_batch_seconds": round(statistics.median(per_batch), 3)}
         print(f"  {name:<16} {seconds:7.1f}s  per batch {streaming[name]['mean_batch_seconds']:.2f}s  "
+              f"{streaming[name]['spark_jobs_per_batch']} Spark jobs per batch  "
               f"JVM CPU {profile.get('jvm_cpu_seconds')}s", flush=True)
     written = spark.read.parquet(str(folder / "stream_guard" / "sink")).count() + \
         spark.read.parquet(str(folder / "stream_guard" / "quarantine")).count()
