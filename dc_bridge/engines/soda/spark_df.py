@@ -54,6 +54,20 @@ class SparkDfDataSource(SparkSQLBase):
     def cast_to_text(self, expr: str) -> str:
         return f"CAST({expr} AS string)"
 
+    def get_table_columns(self, table_name: str, query_name: str, included_columns: list[str] | None = None,
+                          excluded_columns: list[str] | None = None) -> dict[str, str] | None:
+        """The columns and types `DESCRIBE` would list (its `simpleString`), from the view's schema, which the
+        session knows already: no SQL execution per model (Soda asks before its schema and type checks)."""
+        try:
+            fields = self.spark_session.table(table_name).schema.fields
+        except Exception:  # not a view or table of this session's: Soda's own DESCRIBE says why
+            return super().get_table_columns(table_name, query_name, included_columns, excluded_columns)
+        columns = {field.name: field.dataType.simpleString() for field in fields}
+        if included_columns or excluded_columns:
+            kept = self._filter_include_exclude(list(columns), included_columns, excluded_columns)
+            columns = {name: kind for name, kind in columns.items() if name in kept}
+        return columns
+
 
 class SparkDfConnection:
     """The DB-API connection Soda expects, over a Spark session."""
