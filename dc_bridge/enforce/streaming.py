@@ -94,18 +94,10 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         if prepared is None:  # the first batch: the stream's source files are known
             _refuse_clash(written, [Place(path, "a path the stream reads") for path in read_paths(batch)])
         prepared = prepared or prepare(contract, batch.sparkSession, vars)
-        # the batch read once: its key sets, the counting pass, the table-level queries and the writes each
-        # read it again (the stream's source read once per Spark job before)
-        batch = batch.persist()
-        try:
-            _judge_batch(split(contract, model, batch, frames=frames, engines=engines, prepared=prepared), batch, int(batch_id))
-        finally:
-            batch.unpersist()
-
-    def _judge_batch(result, batch, batch_id: int) -> None:
+        result = split(contract, model, batch, frames=frames, engines=engines, prepared=prepared)
         try:
             failing = [c.check_id for c in result.verdict.checks() if c.outcome in FAILING]
-            record = {"batch_id": batch_id, "outcome": result.verdict.outcome, "failing": failing, "rows": result.rows,
+            record = {"batch_id": int(batch_id), "outcome": result.verdict.outcome, "failing": failing, "rows": result.rows,
                       "verdict": result.verdict.model_dump(mode="json")}
             if metrics:  # the batch's verdict, whatever happens to its rows next
                 warn_unpublished(publish(result.verdict, metrics))
