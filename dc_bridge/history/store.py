@@ -31,7 +31,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from dc_bridge.history.series import run_metrics
+from dc_bridge.history.series import CHECK, run_metrics
 from dc_bridge.monitors import MonitorVerdict, Point, SeriesKey
 from dc_bridge.runner.history import HistoryError, read_history
 from dc_bridge.verdict import HISTORY_WINDOW, PastRun, RunHistory, Verdict
@@ -279,18 +279,27 @@ class HistoryStore:
             return {}
         newest = (f"SELECT rowid AS n, run_id, run_at, run_at_us, contract_version FROM runs WHERE {condition} "
                   f"ORDER BY run_at_us DESC, rowid DESC" + (f" LIMIT {int(limit)}" if limit is not None else ""))
-        select = ("SELECT m.metric, m.model, m.subject, r.run_at, r.contract_version, m.value, mo.outcome FROM ({runs}) r "
-                  "JOIN metrics m ON m.run_id = r.run_id {key} LEFT JOIN monitors mo ON mo.run_id = m.run_id AND "
-                  "mo.metric = m.metric AND mo.model = m.model AND mo.subject = m.subject ORDER BY r.run_at_us DESC, r.n DESC")
+        # a check's number is its row of `checks` (stored once): the `check` series read from there, beside the metrics
+        checks = wanted is None or any(key.metric == CHECK for key in wanted)
+        rows = ("SELECT m.metric, m.model, m.subject, m.value, r.run_at, r.contract_version, r.run_at_us, r.n, m.run_id "
+                "FROM r JOIN metrics m ON m.run_id = r.run_id {named}" + (
+                    " UNION ALL SELECT 'check', c.model, c.check_id, c.observed, r.run_at, r.contract_version, r.run_at_us, r.n, c.run_id "
+                    "FROM r JOIN checks c ON c.run_id = r.run_id AND c.model IS NOT NULL AND c.observed IS NOT NULL {named_checks}"
+                    if checks else ""))
+        select = (f"WITH r AS ({newest}) SELECT s.metric, s.model, s.subject, s.run_at, s.contract_version, s.value, mo.outcome "
+                  f"FROM ({rows}) s LEFT JOIN monitors mo ON mo.run_id = s.run_id AND mo.metric = s.metric AND mo.model = s.model "
+                  f"AND mo.subject = s.subject ORDER BY s.run_at_us DESC, s.n DESC")
         # rows keyed by plain tuples, made SeriesKeys once at the end (a frozen dataclass hashes slowly)
         found: dict[tuple, list[tuple]] = {(k.metric, k.model, k.subject): [] for k in wanted or ()}
         try:
             with closing(self._reader()) as db:
-                # named series: only their rows, each found through the metrics' key (run, metric, model, subject)
-                named = ("AND (m.metric, m.model, m.subject) IN (VALUES " + ", ".join(["(?, ?, ?)"] * len(wanted)) + ")"
-                         if wanted else "")
+                # named series: only their rows, each found through its table's key
+                values = "IN (VALUES " + ", ".join(["(?, ?, ?)"] * len(wanted)) + ")" if wanted else ""
+                named = f"AND (m.metric, m.model, m.subject) {values}" if wanted else ""
+                named_checks = f"AND ('{CHECK}', c.model, c.check_id) {values}" if wanted else ""
                 given = tuple(part for key in found for part in key) if wanted else ()
-                for row in db.execute(select.format(runs=newest, key=named), bounds + given):
+                sql = select.format(named=named, named_checks=named_checks)
+                for row in db.execute(sql, bounds + given + (given if checks else ())):
                     points = found.get(row[:3])
                     if points is None and wanted is None:
                         points = found[row[:3]] = []
@@ -452,9 +461,11 @@ def _insert(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict 
 def _insert_metrics(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict | None,
                     metrics: Mapping[SeriesKey, float | None] | None) -> None:
     """The run's metric values and what its monitors said of them."""
-    values = run_metrics(verdict, datetime.fromisoformat(record["run_at"])) if metrics is None else metrics
+    if metrics is None:  # a check's number is in `checks` already: `series` reads it from there
+        metrics = {key: value for key, value in run_metrics(verdict, datetime.fromisoformat(record["run_at"])).items()
+                   if key.metric != CHECK}
     db.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?, ?)",
-                   [(run_id, key.metric, key.model, key.subject, value) for key, value in values.items()])
+                   [(run_id, key.metric, key.model, key.subject, value) for key, value in metrics.items()])
     if verdict is not None:
         db.executemany("INSERT INTO monitors VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (run_id, m.metric, m.model, m.subject, m.outcome, m.severity, m.unit, m.direction, m.observed, m.centre, m.lower,
