@@ -29,7 +29,8 @@ def monitor_group() -> None:
               help="Only this metric's monitors (repeatable; default: those the project configuration watches).")
 @click.option("--sensitivity", type=click.FloatRange(min=0, min_open=True), metavar="X",
               help="Robust spreads from the centre a value may lie (default: the project configuration's, else 4).")
-@click.option("--output", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--output", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: each run's line and a summary per monitor; json: the same as one object, for scripts.")
 def backtest_command(target: str, contract_id: str | None, metrics: tuple[str, ...], sensitivity: float | None, output_format: str) -> None:
     """Replay the stored runs in time order: what each monitor would have said at each run, and a summary per monitor."""
     import dataclasses
