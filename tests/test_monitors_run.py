@@ -224,3 +224,30 @@ def test_a_contracts_monitor_settings_are_read_strictly(tmp_path):
     findings = {(f.code, f.path) for f in lint_file(str(contract)).findings}
     assert ("DCB104", "customProperties[0].value.sensitivty") in findings  # unknown: not applied
     assert ("DCB101", "customProperties[0].value.lookback") in findings  # a whole number of at least 1
+
+
+def test_what_a_run_adds_to_its_series_is_read_from_its_verdict():
+    from dc_bridge.history.series import run_metrics
+    from dc_bridge.verdict import CheckVerdict, ModelVerdict, Verdict
+
+    def check(check_id, kind, observed, model="events"):
+        return CheckVerdict(check_id=check_id, model=model, kind=kind, columns=[], outcome="passed", severity="error",
+                            observed=observed, source={})
+
+    models = [ModelVerdict(name="events", outcome="passed", counts={}, rows=120,
+                           checks=[check("fresh_a", "freshness", 3600.0), check("fresh_b", "freshness", 7200.0),
+                                   check("ids", "not_null", 0.0), check("avail", "availability", 99.0)]),
+              ModelVerdict(name="lines", outcome="passed", counts={}, rows=None, checks=[check("n", "row_count", 7.0, "lines")])]
+    verdict = Verdict(contract_id="c", contract_version="1", contract_file="c.yaml", outcome="passed", counts={}, models=models,
+                      engines=["spark"], where="day = 'mon'", where_not_applied={})
+    at = datetime(2026, 3, 2, 7, 30, tzinfo=timezone.utc)
+    assert run_metrics(verdict, at) == {
+        SeriesKey("arrival"): 7.5 * 3600,
+        SeriesKey("slice_rows", "events"): 120.0,  # under --where: the slice's rows, not the table's
+        SeriesKey("check", "events", "fresh_a"): 3600.0, SeriesKey("check", "events", "fresh_b"): 7200.0,
+        SeriesKey("freshness_age", "events"): 7200.0,  # of two freshness checks, the oldest data
+        SeriesKey("check", "events", "ids"): 0.0, SeriesKey("check", "lines", "n"): 7.0,
+    }  # availability is judged over the history itself; lines' rows were not counted
+    unfiltered = verdict.model_copy(update={"where_not_applied": {"events": "checked unfiltered"}})
+    assert run_metrics(unfiltered, at)[SeriesKey("rows", "events")] == 120.0
+    assert run_metrics(None, at) == {}
