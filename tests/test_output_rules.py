@@ -112,7 +112,7 @@ CLI = {
     },
     "site --out": {
         AROUND: (lambda r: ["site", "--history", r / "site" / "index.html", "--out", r / "site"], "is or lies in"),
-        FOREIGN: (lambda r: ["site", "--history", r / "site" / "index.html", "--out", r / "web"], "is not a page of a dc-bridge site"),
+        FOREIGN: (lambda r: ["site", "--history", r / "site" / "index.html", "--out", r / "web"], "is not a file of a dc-bridge site"),
     },
 }
 CELLS = [(writer, relation) for writer, relations in CLI.items() for relation in relations]

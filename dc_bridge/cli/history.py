@@ -94,13 +94,19 @@ def site_command(target: str, out_dir: str, runs: int) -> None:
 
     try:
         require("vl_convert")  # the charts' libraries: before anything is read or written
-        readable_store(target)
-    except (MissingExtra, StoreRefused) as exc:
+    except MissingExtra as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
+    # where the site goes, before the store is opened: even a read-only look at a store in WAL mode leaves its
+    # -wal and -shm files beside it, and a refused command must leave everything as it was
     outputs.check_folder("--out", out_dir, [outputs.Input(target, "the --history store")], owned=OWNED, create=False)
     for file, mark in site_files(out_dir):
         outputs.check_not_foreign("--out", file, mark, "a file of a dc-bridge site")
+    try:
+        readable_store(target)
+    except StoreRefused as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
     try:
         store = open_store(target)
         if not store.contracts():
