@@ -336,7 +336,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         recorded = open_history(history) if history and not is_table(history) else None
         # the project's [tool.dc-bridge.monitors] and enforcement.monitors (a run reads no other enforcement level)
         from dc_bridge.config import load as load_settings
-        from dc_bridge.monitors.settings import monitor_settings
+        from dc_bridge.monitors import monitor_settings
 
         monitoring = monitor_settings(load_settings()) if history else None
         if recorded is not None and is_jsonl(history) and monitoring.level != "off":

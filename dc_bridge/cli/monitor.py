@@ -38,9 +38,7 @@ def backtest_command(target: str, contract_id: str | None, metrics: tuple[str, .
 
     from dc_bridge import config
     from dc_bridge.history.store import HistoryStore, StoreError
-    from dc_bridge.monitors.backtest import backtest, summarize
-    from dc_bridge.monitors.metrics import METRICS
-    from dc_bridge.monitors.settings import monitor_settings
+    from dc_bridge.monitors import METRICS, backtest, monitor_settings, summarize
 
     try:
         settings = monitor_settings(config.load())

@@ -12,8 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from dc_bridge.history.series import run_metrics
-from dc_bridge.monitors import MonitorSettings, MonitorVerdict, Point
-from dc_bridge.monitors.band import judge
+from dc_bridge.monitors import MonitorSettings, MonitorVerdict, Point, judge
 from dc_bridge.verdict import Verdict
 
 
