@@ -497,3 +497,55 @@ def query_columns(query: str) -> set[str]:
         return {column.name for column in sqlglot.parse_one(query, read="spark").find_all(exp.Column)}
     except Exception:  # the plan checked the query already; one sqlglot cannot read again names nothing here
         return set()
+
+
+# ---------------------------------------------------------------------------------------------
+# a query that only counts its model's rows
+
+# what the condition of such a query may hold: columns and literals compared under boolean logic. Nothing
+# that can raise while rows are read (a cast, arithmetic, a function, a pattern) or read other rows (a
+# subquery): the native engine counts it inside its one aggregation, where one row's error would fail
+# every check of the model, not this one alone
+_COUNTABLE = (exp.Column, exp.Identifier, exp.Literal, exp.Boolean, exp.Null, exp.Paren, exp.And, exp.Or, exp.Not,
+              exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Is, exp.In, exp.Between, exp.Neg)
+
+
+@dataclass(frozen=True)
+class RowCount:
+    """A quality query that is `SELECT COUNT(*) FROM <its model> [WHERE condition]`: its value is the model's
+    rows, or the rows meeting `condition` (Spark SQL over the model's own `columns`, lower-case)."""
+    condition: str | None
+    columns: frozenset[str] = frozenset()
+
+
+@functools.lru_cache(maxsize=4096)
+def row_count_form(query: str) -> RowCount | None:
+    """`query` (placeholders filled, its model's table TABLE_MARKER) as a RowCount, or None when it is any
+    other query: more than the one count, another table, a join, a grouping, a limit, a condition beyond
+    `_COUNTABLE`, a column qualified by a table name."""
+    analysis = _analyse(query, False)
+    tree = analysis.tree
+    if analysis.problem is not None or not isinstance(tree, exp.Select):
+        return None
+    source = tree.args.get("from_") or tree.args.get("from")
+    if any(value for key, value in tree.args.items() if key not in ("expressions", "from_", "from", "where")) or source is None:
+        return None
+    table = source.this
+    if not (isinstance(table, exp.Table) and table.name == TABLE_MARKER and len(table.parts) == 1 and not table.alias):
+        return None
+    selected = tree.expressions
+    count = selected[0].this if len(selected) == 1 and isinstance(selected[0], exp.Alias) else (selected[0] if len(selected) == 1 else None)
+    if not isinstance(count, exp.Count) or count.expressions or not (
+            isinstance(count.this, exp.Star) or (isinstance(count.this, exp.Literal) and not count.this.is_string)):
+        return None
+    where = tree.args.get("where")
+    if where is None:
+        return RowCount(None)
+    condition = where.this
+    nodes = list(condition.walk())
+    if not all(isinstance(node, _COUNTABLE) for node in nodes):
+        return None
+    columns = [node for node in nodes if isinstance(node, exp.Column)]
+    if any(column.table for column in columns):
+        return None
+    return RowCount(condition.sql(dialect="spark"), frozenset(column.name.lower() for column in columns))
