@@ -151,6 +151,19 @@ class Split:
         write_all([replace(outputs[False], rows=valid_rows), replace(outputs[True], rows=self.quarantined)], format, overwrite)
         return self.verdict
 
+    def write_first(self, write: Callable[[Any], None], rows: str = "valid") -> Verdict:
+        """Make the caller's write of the valid rows (`rows="valid"`) or of every row (`"all"`), each with the
+        source columns and the violations column, the pass that reads every row: `write(frame)` writes them,
+        and the pass's Observation gives the verdict, returned. No counting pass and no cache: the quarantined
+        rows are then recomputed from the source when asked for (the streaming guard's batches)."""
+        if self._judgement is not None:
+            write(self.valid if rows == "valid" else self.judged.drop(_QUARANTINED))
+            return self.verdict
+        observed, observation = self._observation()
+        write(_rows(observed, quarantined=False) if rows == "valid" else observed.drop(_QUARANTINED))
+        self._judged_by(observation)
+        return self.verdict
+
     def release(self) -> None:
         for frame in self._cached:
             frame.unpersist()
