@@ -56,6 +56,7 @@ from dc_bridge.plan.checks import Check, kind_of
 from dc_bridge.runner.data import is_connect, jvm_of
 from dc_bridge.runner.pipeline import run_engine
 from dc_bridge.runner.reads import foreign_reads
+from dc_bridge.runner.threads import run_side_by_side
 from dc_bridge.verdict import Evidence, Verdict, fold
 
 # the column that lists a row's violated checks, in both outputs
@@ -151,17 +152,24 @@ class Split:
         write_all([replace(outputs[False], rows=valid_rows), replace(outputs[True], rows=self.quarantined)], format, overwrite)
         return self.verdict
 
-    def write_first(self, write: Callable[[Any], None], rows: str = "valid") -> Verdict:
+    def write_first(self, write: Callable[[Any], None], rows: str = "valid",
+                    quarantined: Callable[[Any], None] | None = None) -> Verdict:
         """Make the caller's write of the valid rows (`rows="valid"`) or of every row (`"all"`), each with the
         source columns and the violations column, the pass that reads every row: `write(frame)` writes them,
-        and the pass's Observation gives the verdict, returned. No counting pass and no cache: the quarantined
-        rows are then recomputed from the source when asked for (the streaming guard's batches)."""
+        and the pass's Observation gives the verdict, returned. No counting pass and no cache (the streaming
+        guard's batches). `quarantined(frame)`: the caller's write of the quarantined rows, recomputed from the
+        source, run side by side with the first write in a thread of its own: a micro-batch read from one file
+        is one task, which leaves the other cores idle."""
         if self._judgement is not None:
-            write(self.valid if rows == "valid" else self.judged.drop(_QUARANTINED))
-            return self.verdict
-        observed, observation = self._observation()
-        write(_rows(observed, quarantined=False) if rows == "valid" else observed.drop(_QUARANTINED))
-        self._judged_by(observation)
+            works = {"first": lambda: write(self.valid if rows == "valid" else self.judged.drop(_QUARANTINED))}
+        else:
+            observed, observation = self._observation()
+            works = {"first": lambda: write(_rows(observed, quarantined=False) if rows == "valid" else observed.drop(_QUARANTINED))}
+        if quarantined is not None:
+            works["quarantined"] = lambda: quarantined(_rows(self.judged, quarantined=True))
+        run_side_by_side(works, self.judged.sparkSession)
+        if self._judgement is None:
+            self._judged_by(observation)
         return self.verdict
 
     def release(self) -> None:

@@ -13,7 +13,8 @@ Then, by `on_failure`:
 - `continue`: every row goes to `sink`; the verdict is only logged.
 Under `quarantine` and `continue` the sink's write is the pass that judges and counts the batch's rows
 (`Split.write_first`): a batch is read once for its verdict and its sink, where a counting pass of its
-own cost a second reading and a cache; the quarantined rows (few) are recomputed for their write.
+own cost a second reading and a cache; the quarantined rows are recomputed and written beside it, in a
+thread of their own (a batch of one file is one task: the other cores would idle).
 
 Exactly once per batch id: a batch's files are written to a staging folder and then moved into the
 output under names carrying the batch id (`part-batch-<id>-...`), after any files of the same batch id
@@ -100,22 +101,21 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         result = split(contract, model, batch, frames=frames, engines=engines, prepared=prepared)
         try:
             if on_failure != "stop":
-                # the sink's write is the pass that judges and counts every row (`Split.write_first`): no pass of its own
-                # first; the violations column is dropped by name (`select` would parse `e.mail`)
+                # the sink's write is the pass that judges and counts every row (`Split.write_first`), the quarantined
+                # rows written beside it; the violations column is dropped by name (`select` would parse `e.mail`)
+                aside = (lambda rows: _write_batch(rows, quarantine, batch_id, format)) if on_failure == "quarantine" else None
                 result.write_first(lambda rows: _write_batch(rows.drop(VIOLATIONS_COLUMN), sink, batch_id, format),
-                                   rows="valid" if on_failure == "quarantine" else "all")
+                                   rows="valid" if on_failure == "quarantine" else "all", quarantined=aside)
             failing = [c.check_id for c in result.verdict.checks() if c.outcome in FAILING]
             record = {"batch_id": int(batch_id), "outcome": result.verdict.outcome, "failing": failing, "rows": result.rows,
                       "verdict": result.verdict.model_dump(mode="json")}
-            if metrics:  # the batch's verdict, whatever happens to its quarantined rows next
+            if metrics:  # the batch's verdict, whatever happens to its rows next (under `stop`)
                 warn_unpublished(publish(result.verdict, metrics))
             if on_failure == "stop":
                 if failing:
                     append({**record, "action": "stopped"})
                     raise GuardStopped(_stopped_message(batch_id, failing))
                 _write_batch(batch, sink, batch_id, format)  # every row as it came: no flags to compute again
-            elif on_failure == "quarantine":
-                _write_batch(result.quarantined, quarantine, batch_id, format)  # recomputed from the batch: the few rows
             append({**record, "action": "written"})
         finally:
             result.release()
