@@ -29,8 +29,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from functools import reduce
-from operator import or_
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +36,7 @@ from dc_bridge import __version__
 from dc_bridge.compiler import compile_contract, load_for_run, plan_for_run
 from dc_bridge.contract.lint.java_regex import compiler_in
 from dc_bridge.contract.model import Contract
-from dc_bridge.contract.sql import filter_expression, quote_identifier, view_name
+from dc_bridge.contract.sql import filter_expression, quote_identifier, sql_literal, view_name
 from dc_bridge.enforce.scope import FLAG, flagged
 from dc_bridge.engines.columns import (
     absent_references,
@@ -388,10 +386,11 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
     # stages with every row copied between them (10M rows: 19.1 s of task CPU against 17.0 s here,
     # 15.5 s without counting). A check's count is the rows listing its id, looked for only in a row
     # that lists any violation (a clean row's list is empty)
-    listed = F.col(quote_identifier(column))
+    # (written as SQL, one call into the JVM each: built per micro-batch of a stream, a column's dozen calls added up)
+    listed = quote_identifier(column)
     counted = [F.count(F.lit(1)).alias("rows"), F.count(F.when(F.col(_QUARANTINED), True)).alias("quarantined"),
-               *[F.count(F.when((F.size(listed) > 0) & F.array_contains(listed.getField("id"), check.id), True)).alias(name)
-                 for check, name in counts]]
+               *[F.expr(f"count(CASE WHEN size({listed}) > 0 AND array_contains({listed}.id, {sql_literal(check.id)}) THEN TRUE END)")
+                 .alias(name) for check, name in counts]]
 
     def observed():
         observation = Observation()
@@ -413,21 +412,30 @@ def _judged(rows, table, checks: list[Check], frames: dict, now: datetime, colum
 
     source = list(rows.columns)
     frame, keys = flagged(rows, table, checks, frames, now, key_sets)
-    flags = [F.col(FLAG.format(i)) for i in range(len(checks))]
-    none = F.expr(f"CAST(array() AS {VIOLATION_TYPE})")
-    # one single-element list per violated check, flattened: no lambda (`filter`, and `array_compact`
-    # which Spark runs as one) in the projection, which would keep Spark from compiling the whole pass
-    # into one stage of generated code; built only for a row with a flag, the clean rows (most) get the constant
-    entries = [F.when(flag, F.array(F.struct(F.lit(check.id).alias("id"), F.lit(check.kind).alias("kind"),
-                                             F.lit(check.severity).alias("severity"),
-                                             F.lit(_reason(check)).alias("reason")))).otherwise(none)
+    return frame.select(*[F.col(quote_identifier(name)) for name in source], F.expr(_violations_sql(checks)).alias(column),
+                        F.expr(_quarantined_sql(checks)).alias(_QUARANTINED)), keys
+
+
+def _violations_sql(checks: list[Check]) -> str:
+    """The violations column of a row flagged by `checks` (scope.py's FLAG columns), as one Spark SQL expression
+    (one call into the JVM, where the same built of columns took a dozen per check, per micro-batch of a stream).
+    One single-element list per violated check, flattened: no lambda (`filter`, and `array_compact` which Spark
+    runs as one), which would keep Spark from compiling the whole pass into one stage of generated code; built
+    only for a row with a flag, the clean rows (most) get the constant."""
+    none = f"CAST(array() AS {VIOLATION_TYPE})"
+    if not checks:
+        return none
+    flags = [quote_identifier(FLAG.format(i)) for i in range(len(checks))]
+    entries = [f"CASE WHEN {flag} THEN array(named_struct('id', {sql_literal(check.id)}, 'kind', {sql_literal(check.kind)}, "
+               f"'severity', {sql_literal(check.severity)}, 'reason', {sql_literal(_reason(check))})) ELSE {none} END"
                for flag, check in zip(flags, checks)]
-    violations = F.when(reduce(or_, flags), F.flatten(F.array(*entries))).otherwise(none) if entries else none
-    # a row is quarantined when it violates an error-severity check; the flag is kept beside the rows
-    # so that each output filters on a boolean rather than searching the list of violations
-    quarantined = reduce(or_, [flag for flag, check in zip(flags, checks) if check.severity == "error"], F.lit(False))
-    return frame.select(*[F.col(quote_identifier(name)) for name in source], violations.alias(column),
-                        quarantined.alias(_QUARANTINED)), keys
+    return f"CASE WHEN {' OR '.join(flags)} THEN flatten(array({', '.join(entries)})) ELSE {none} END"
+
+
+def _quarantined_sql(checks: list[Check]) -> str:
+    """Whether a row is quarantined: it violates an error-severity check. Kept beside the rows, so that each
+    output filters on a boolean rather than searching the list of violations."""
+    return " OR ".join([quote_identifier(FLAG.format(i)) for i, check in enumerate(checks) if check.severity == "error"]) or "FALSE"
 
 
 def _table_rows(df, report: EngineReport, checks: list[Check]) -> int:
