@@ -100,9 +100,15 @@ def _checksum(df, columns):
     return df.select(F.sum(F.xxhash64(*[F.col(c) for c in columns]).cast("decimal(38,0)")).alias("s")).first()["s"]
 
 
-def test_the_split_partitions_the_rows_exactly(contract, frames):
+# the repeated keys cached first and joined (a table), or counted by a window inside each pass (a stream's micro-batch)
+KEYS_IN_PASS = pytest.mark.parametrize("keys_in_pass", [False, True], ids=["keys-cached", "keys-in-pass"])
+
+
+@KEYS_IN_PASS
+def test_the_split_partitions_the_rows_exactly(contract, frames, keys_in_pass):
     orders, customers = frames
-    valid, quarantined, verdict = dc_bridge.split(contract, "orders", orders, frames={"customers": customers}, now=NOW)
+    valid, quarantined, verdict = dc_bridge.split(contract, "orders", orders, frames={"customers": customers}, now=NOW,
+                                                  keys_in_pass=keys_in_pass)
     assert {r["order_id"] for r in quarantined.collect()} == QUARANTINED
     assert {r["order_id"] for r in valid.collect()} == {1, 2, 6, 12, 13}
     # nothing lost, nothing doubled: ids and a checksum of all source columns
@@ -113,9 +119,11 @@ def test_the_split_partitions_the_rows_exactly(contract, frames):
     assert valid.columns == source + [VIOLATIONS_COLUMN] == quarantined.columns
 
 
-def test_each_row_lists_every_violated_check(contract, frames):
+@KEYS_IN_PASS
+def test_each_row_lists_every_violated_check(contract, frames, keys_in_pass):
     orders, customers = frames
-    valid, quarantined, _ = dc_bridge.split(contract, "orders", orders, frames={"customers": customers}, now=NOW)
+    valid, quarantined, _ = dc_bridge.split(contract, "orders", orders, frames={"customers": customers}, now=NOW,
+                                            keys_in_pass=keys_in_pass)
     listed = {(r["order_id"], r["email"]): {(v["id"], v["kind"], v["severity"]) for v in r[VIOLATIONS_COLUMN]}
               for r in valid.unionByName(quarantined).collect()}
     assert listed[(1, "ann@x")] == set()
@@ -127,9 +135,10 @@ def test_each_row_lists_every_violated_check(contract, frames):
     assert all(v["reason"] for vs in [r[VIOLATIONS_COLUMN] for r in quarantined.collect()] for v in vs)
 
 
-def test_counts_equal_the_batch_verdict(contract, frames, spark):
+@KEYS_IN_PASS
+def test_counts_equal_the_batch_verdict(contract, frames, spark, keys_in_pass):
     orders, customers = frames
-    split = dc_bridge.split(contract, "orders", orders, frames={"customers": customers}, now=NOW)
+    split = dc_bridge.split(contract, "orders", orders, frames={"customers": customers}, now=NOW, keys_in_pass=keys_in_pass)
     batch = dc_bridge.run(contract, dataframes={"orders": orders, "customers": customers}, spark=spark,
                           engines=("spark",), samples=False)
     ran = {c.check_id: c for c in batch.checks() if c.model == "orders"}

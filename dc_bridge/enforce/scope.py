@@ -73,26 +73,34 @@ KEYED: dict[str, tuple[Callable[..., Any], bool]] = {
 }
 
 
-def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime, key_sets: list | None = None) -> tuple[Any, list]:
-    """`slice_df` with one violation flag per check of `checks` (all row-level), and the cached key sets it joins.
-    `key_sets`: those an earlier call with the same checks cached, joined again instead of computed anew
-    (rows of the same table judged once more: the quarantined rows of a one-pass write, split.py)."""
+def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime, key_sets: dict | None = None,
+            keys_in_pass: bool = False) -> tuple[Any, dict]:
+    """`slice_df` with one violation flag per check of `checks` (all row-level), and the cached key sets it joins
+    (check index -> key set). `key_sets`: those an earlier call with the same checks cached, joined again instead
+    of computed anew (rows of the same table judged once more: the quarantined rows of a one-pass write, split.py).
+    `keys_in_pass` (`slice_df` is the whole table: a micro-batch): a uniqueness key's repeats are counted by a window
+    over the rows inside their own plan, with no job and no cache of their own; each pass that reads the rows counts
+    them again, which on a batch's rows costs less than the jobs that cache them (docs/benchmarks.md)."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     flags = {}
     frame = slice_df
-    cached = []
-    given = iter(key_sets or ())
+    cached = {}
     for index, check in enumerate(checks):
         if check.kind in VIOLATIONS:
             flags[index] = F.coalesce(VIOLATIONS[check.kind](check, check.params, now), F.lit(False))
             continue
         lookup, violated_on_match = KEYED[kind_of(check).samples]
-        looked_up = next(given, None)
+        if keys_in_pass and violated_on_match:
+            repeats = F.count(F.lit(1)).over(Window.partitionBy(*[column(name) for name in check.columns]))
+            flags[index] = _keys_present(check.columns) & (repeats > 1)
+            continue
+        looked_up = (key_sets or {}).get(index)
         if looked_up is None:
             looked_up = lookup(index, check, table, frames).persist()
             looked_up.count()  # materialized: the join below is planned with its real size
-        cached.append(looked_up)
+        cached[index] = looked_up
         on = [column(name) == F.col(_KEY.format(index, j)) for j, name in enumerate(check.columns)]
         condition = on[0]
         for part in on[1:]:

@@ -90,7 +90,8 @@ class Split:
     _recounted: Callable[[], dict]  # the same counts by an aggregation of their own
     _rejudged: Callable[[Any], Any]  # rows of the slice -> judged again against the same key sets
     _column: str = VIOLATIONS_COLUMN
-    _cached: list = field(default_factory=list)  # the key sets, and the quarantined rows once counted
+    _cached: list = field(default_factory=list)  # the quarantined rows once counted
+    _key_sets: dict = field(default_factory=dict)  # check index -> its cached key set (scope.py `flagged`)
     _judgement: tuple[Verdict, dict[str, int], int] | None = None
     _quarantined: Any = None
 
@@ -171,9 +172,10 @@ class Split:
         return self.verdict
 
     def release(self) -> None:
-        for frame in self._cached:
+        for frame in [*self._cached, *self._key_sets.values()]:
             frame.unpersist()
         self._cached.clear()
+        self._key_sets.clear()
 
     def _count(self) -> tuple[Verdict, dict[str, int], int]:
         """The counting pass, once: every row judged and counted, the quarantined rows cached."""
@@ -206,7 +208,8 @@ def _rows(judged, *, quarantined: bool):
 
 def split(contract: str | Path | Contract, model: str, df, *, where: str | None = None, frames: dict | None = None,
           now: datetime | None = None, vars: dict[str, str] | None = None, column: str = VIOLATIONS_COLUMN,
-          engines: tuple[str, ...] | list[str] = (ENGINE_NAME,), prepared: Prepared | None = None) -> Split:
+          engines: tuple[str, ...] | list[str] = (ENGINE_NAME,), prepared: Prepared | None = None,
+          keys_in_pass: bool = False) -> Split:
     """Judge `df` (the rows of `model`) by the contract and partition them into valid and quarantined rows.
 
     `where`: judge only the rows it selects (the slice); uniqueness still compares their keys with all
@@ -216,7 +219,9 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
     results the verdict folds (the native engine's, counted by the split's own pass, unless given; GX
     and Soda each run the model's checks on the same rows once more). `prepared`: the contract as
     `prepare` loaded, linted and compiled it, for a caller that splits many DataFrames by one
-    contract (the streaming guard); `contract` and `vars` are then not read again. Raises SplitError when
+    contract (the streaming guard); `contract` and `vars` are then not read again. `keys_in_pass` (without
+    `where`): each uniqueness key's repeats counted by a window inside every pass over the rows, rather than
+    cached first (scope.py `flagged`): for the small tables of a stream's micro-batches. Raises SplitError when
     no row can be judged (a model the contract lacks, a column a row-level check needs); the verdict
     reports what only a run would (a table-level check on a missing column is `failed`)."""
     began = time.perf_counter()
@@ -249,7 +254,8 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
                                 {name: view_name(loaded.id, name) for name in frames if name in plan.models})
     absent = absent_references(table_level, frames)
     invalid = {**compiled.invalid, **foreign}
-    judged, observation, recounted, rejudged, counts, keys = _judge_rows(slice_df, df, row_level, frames, now, column)
+    judged, observation, recounted, rejudged, counts, keys = _judge_rows(slice_df, df, row_level, frames, now, column,
+                                                                         keys_in_pass and where is None)
 
     def settle(observed: dict) -> tuple[Verdict, dict[str, int]]:
         """The verdict of the pass that filled `observed`: its row-level counts, and the table-level checks."""
@@ -281,7 +287,7 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
         return verdict.model_copy(update={"seconds": round(time.perf_counter() - began, 3)}), counted
 
     return Split(judged=judged, _settle=settle, _observation=observation, _recounted=recounted, _rejudged=rejudged,
-                 _column=column, _cached=list(keys))
+                 _column=column, _key_sets=keys)
 
 
 @dataclass(frozen=True)
@@ -371,7 +377,7 @@ def _reason(check: Check) -> str:
     return check.description or f"{check.kind} on {columns}"
 
 
-def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetime, column: str):
+def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetime, column: str, keys_in_pass: bool = False):
     """The slice with the violations column and the quarantine flag: (frame, a function giving the
     frame observed and its Observation, one counting the rows alone, one judging rows of the slice
     again, [(check, its count's name)], the cached key sets)."""
@@ -379,7 +385,7 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
     from pyspark.sql import functions as F
 
     source = list(slice_df.columns)
-    judged, keys = _judged(slice_df, table, checks, frames, now, column)
+    judged, keys = _judged(slice_df, table, checks, frames, now, column, keys_in_pass=keys_in_pass)
     counts = [(check, f"n{i}") for i, check in enumerate(checks)]
     # counted on the judged rows as they are written, from their own columns: Spark's Observation runs
     # outside generated code, and one on the flags, below the last projection, cut the pass in two
@@ -400,18 +406,22 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
         return judged.agg(*counted).first().asDict()
 
     def rejudged(rows):
-        """Rows of the slice (its columns only) judged once more, against the same cached key sets."""
-        return _judged(rows.select(*[F.col(quote_identifier(name)) for name in source]), table, checks, frames, now, column, keys)[0]
+        """Rows of the slice (its columns only) judged once more, against the same cached key sets (those counted
+        in the pass, `keys_in_pass`, computed from the whole table and cached now)."""
+        again, cached = _judged(rows.select(*[F.col(quote_identifier(name)) for name in source]), table, checks, frames, now, column, keys)
+        keys.update(cached)  # released with the others
+        return again
 
     return judged, observed, recounted, rejudged, counts, keys
 
 
-def _judged(rows, table, checks: list[Check], frames: dict, now: datetime, column: str, key_sets: list | None = None):
+def _judged(rows, table, checks: list[Check], frames: dict, now: datetime, column: str, key_sets: dict | None = None,
+            keys_in_pass: bool = False):
     """`rows` with the violations column and the quarantine flag, and the key sets joined (scope.py `flagged`)."""
     from pyspark.sql import functions as F
 
     source = list(rows.columns)
-    frame, keys = flagged(rows, table, checks, frames, now, key_sets)
+    frame, keys = flagged(rows, table, checks, frames, now, key_sets, keys_in_pass)
     return frame.select(*[F.col(quote_identifier(name)) for name in source], F.expr(_violations_sql(checks)).alias(column),
                         F.expr(_quarantined_sql(checks)).alias(_QUARANTINED)), keys
 

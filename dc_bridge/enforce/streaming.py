@@ -14,7 +14,9 @@ Then, by `on_failure`:
 Under `quarantine` and `continue` the sink's write is the pass that judges and counts the batch's rows
 (`Split.write_first`): a batch is read once for its verdict and its sink, where a counting pass of its
 own cost a second reading and a cache; the quarantined rows are recomputed and written beside it, in a
-thread of their own (a batch of one file is one task: the other cores would idle).
+thread of their own (a batch of one file is one task: the other cores would idle). A uniqueness key's
+repeats are counted by a window inside each of those passes (`split`'s `keys_in_pass`), not cached by jobs
+of their own first: a batch's rows are few.
 
 Exactly once per batch id: a batch's files are written to a staging folder and then moved into the
 output under names carrying the batch id (`part-batch-<id>-...`), after any files of the same batch id
@@ -98,7 +100,7 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         if prepared is None:  # the first batch: the stream's source files are known
             _refuse_clash(written, [Place(path, "a path the stream reads") for path in read_paths(batch)])
         prepared = prepared or prepare(contract, batch.sparkSession, vars)
-        result = split(contract, model, batch, frames=frames, engines=engines, prepared=prepared)
+        result = split(contract, model, batch, frames=frames, engines=engines, prepared=prepared, keys_in_pass=True)
         try:
             if on_failure != "stop":
                 # the sink's write is the pass that judges and counts every row (`Split.write_first`), the quarantined
