@@ -16,7 +16,8 @@ Under `quarantine` and `continue` the sink's write is the pass that judges and c
 own cost a second reading and a cache; the quarantined rows are recomputed and written beside it, in a
 thread of their own (a batch of one file is one task: the other cores would idle). A uniqueness key's
 repeats are counted by a window inside each of those passes (`split`'s `keys_in_pass`), not cached by jobs
-of their own first: a batch's rows are few.
+of their own first: a batch's rows are few (with adaptive execution on, which coalesces the window's
+shuffle into few files; without it, the keys are cached first as for a table).
 
 Exactly once per batch id: a batch's files are written to a staging folder and then moved into the
 output under names carrying the batch id (`part-batch-<id>-...`), after any files of the same batch id
@@ -100,7 +101,10 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         if prepared is None:  # the first batch: the stream's source files are known
             _refuse_clash(written, [Place(path, "a path the stream reads") for path in read_paths(batch)])
         prepared = prepared or prepare(contract, batch.sparkSession, vars)
-        result = split(contract, model, batch, frames=frames, engines=engines, prepared=prepared, keys_in_pass=True)
+        # a key's repeats counted inside the pass: its window's shuffle writes a file per shuffle partition
+        # unless adaptive execution coalesces them (Spark's default), so not in a session without it
+        in_pass = str(batch.sparkSession.conf.get("spark.sql.adaptive.enabled", "true")).lower() == "true"
+        result = split(contract, model, batch, frames=frames, engines=engines, prepared=prepared, keys_in_pass=in_pass)
         try:
             if on_failure != "stop":
                 # the sink's write is the pass that judges and counts every row (`Split.write_first`), the quarantined
