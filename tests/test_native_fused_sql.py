@@ -104,6 +104,18 @@ schema:
     return path
 
 
+def _executions(store, after: int = -1) -> dict[int, str]:
+    """The session's Spark SQL executions after id `after`: id -> description. By id, not by position: the store
+    keeps the newest `spark.sql.ui.retainedExecutions` only, so a long test run's older ones are gone."""
+    listed = store.executionsList()
+    found = {}
+    for i in range(listed.size()):
+        execution = listed.apply(i)
+        if execution.executionId() > after:
+            found[execution.executionId()] = execution.description()
+    return found
+
+
 def test_the_engine_counts_in_its_pass_what_spark_counts_by_the_query(spark, tmp_path):
     import dc_bridge
 
@@ -111,11 +123,10 @@ def test_the_engine_counts_in_its_pass_what_spark_counts_by_the_query(spark, tmp
     contract = _contract(tmp_path / "fused.yaml")
     ansi = spark.conf.get("spark.sql.ansi.enabled") == "true"
     store = spark._jsparkSession.sharedState().statusStore()
-    before = store.executionsCount()
+    before = _executions(store)
     verdict = dc_bridge.run(str(contract), dataframes={"orders": frame}, spark=spark, engines=("spark",), samples=False)
-    listed = store.executionsList(before, 1000)
     # the engine's own Spark SQL executions (the session guard's, around a run in a caller's session, left out)
-    executions = sum("dc_bridge/engines/" in listed.apply(i).description() for i in range(listed.size()))
+    executions = sum("dc_bridge/engines/" in description for description in _executions(store, after=max(before, default=-1)).values())
     found = {c.check_id: c for c in verdict.checks()}
     results = {name: found[f"orders.quality[{index}]"] for index, (name, _, _) in enumerate(CHECKS)}
 
