@@ -251,13 +251,6 @@ def main() -> None:
         raise SystemExit("COUNTS THAT DO NOT MATCH:\n  " + "\n  ".join(problems))
 
 
-def newest_job(store) -> int:
-    """The id of the session's newest Spark job (-1 before any): ids count every job, where the status store's
-    list keeps the newest `spark.ui.retainedJobs` only, so its length stops growing in a long bench."""
-    listed = store.jobsList(None)
-    return max((listed.apply(i).jobId() for i in range(listed.size())), default=-1)
-
-
 def stream_row(spark, args, folder: Path, problems: list, contract: Path) -> dict:
     """The streaming figures: the write-only function and the guard over the same batches of exactly
     --batch-rows rows, one parquet file each."""
@@ -271,9 +264,9 @@ def stream_row(spark, args, folder: Path, problems: list, contract: Path) -> dic
     streaming = {}
     store = spark.sparkContext._jsc.sc().statusStore()  # the stream's jobs run in its own thread, outside measure's job group
     for name, guarded in (("stream_write_only", None), ("stream_guard", str(contract))):
-        jobs_before = newest_job(store)
+        jobs_before = store.jobsList(None).size()
         seconds, _, _, per_batch, profile = measure(spark, name, lambda name=name, guarded=guarded: stream(spark, source, schema, folder / name, guarded))
-        jobs = newest_job(store) - jobs_before
+        jobs = store.jobsList(None).size() - jobs_before
         streaming[name] = {**figures(seconds, profile), "batches": len(per_batch), "spark_jobs_per_batch": round(jobs / max(len(per_batch), 1), 1),
                            "mean_batch_seconds": round(statistics.mean(per_batch), 3),
                            "median_batch_seconds": round(statistics.median(per_batch), 3)}
