@@ -511,41 +511,36 @@ _COUNTABLE = (exp.Column, exp.Identifier, exp.Literal, exp.Boolean, exp.Null, ex
 
 
 @dataclass(frozen=True)
-class RowCount:
+class CountQuery:
     """A quality query that is `SELECT COUNT(*) FROM <its model> [WHERE condition]`: its value is the model's
-    rows, or the rows meeting `condition` (Spark SQL over the model's own `columns`, lower-case)."""
+    rows, or the rows meeting `condition` (Spark SQL over the model's own columns). Not plan/checks.py's
+    `RowCount`, the params of a row count check."""
     condition: str | None
-    columns: frozenset[str] = frozenset()
 
 
 @functools.lru_cache(maxsize=4096)
-def row_count_form(query: str) -> RowCount | None:
-    """`query` (placeholders filled, its model's table TABLE_MARKER) as a RowCount, or None when it is any
+def count_query(query: str) -> CountQuery | None:
+    """`query` (placeholders filled, its model's table TABLE_MARKER) as a CountQuery, or None when it is any
     other query: more than the one count, another table, a join, a grouping, a limit, a condition beyond
     `_COUNTABLE`, a column qualified by a table name."""
     analysis = _analyse(query, False)
     tree = analysis.tree
-    if analysis.problem is not None or not isinstance(tree, exp.Select):
+    if analysis.problem is not None or not isinstance(tree, exp.Select) or len(tree.expressions) != 1:
         return None
     source = tree.args.get("from_") or tree.args.get("from")
-    if any(value for key, value in tree.args.items() if key not in ("expressions", "from_", "from", "where")) or source is None:
+    if source is None or any(value for key, value in tree.args.items() if key not in ("expressions", "from_", "from", "where")):
         return None
     table = source.this
     if not (isinstance(table, exp.Table) and table.name == TABLE_MARKER and len(table.parts) == 1 and not table.alias):
         return None
-    selected = tree.expressions
-    count = selected[0].this if len(selected) == 1 and isinstance(selected[0], exp.Alias) else (selected[0] if len(selected) == 1 else None)
+    count = tree.expressions[0].unalias()
     if not isinstance(count, exp.Count) or count.expressions or not (
             isinstance(count.this, exp.Star) or (isinstance(count.this, exp.Literal) and not count.this.is_string)):
         return None
     where = tree.args.get("where")
     if where is None:
-        return RowCount(None)
-    condition = where.this
-    nodes = list(condition.walk())
-    if not all(isinstance(node, _COUNTABLE) for node in nodes):
+        return CountQuery(None)
+    nodes = list(where.this.walk())
+    if not all(isinstance(node, _COUNTABLE) for node in nodes) or any(node.table for node in nodes if isinstance(node, exp.Column)):
         return None
-    columns = [node for node in nodes if isinstance(node, exp.Column)]
-    if any(column.table for column in columns):
-        return None
-    return RowCount(condition.sql(dialect="spark"), frozenset(column.name.lower() for column in columns))
+    return CountQuery(where.this.sql(dialect="spark"))

@@ -159,15 +159,12 @@ class Split:
         guard's batches). `quarantined(frame)`: the caller's write of the quarantined rows, recomputed from the
         source, run side by side with the first write in a thread of its own: a micro-batch read from one file
         is one task, which leaves the other cores idle."""
-        if self._judgement is not None:
-            works = {"first": lambda: write(self.valid if rows == "valid" else self.judged.drop(_QUARANTINED))}
-        else:
-            observed, observation = self._observation()
-            works = {"first": lambda: write(_rows(observed, quarantined=False) if rows == "valid" else observed.drop(_QUARANTINED))}
+        observed, observation = (self.judged, None) if self._judgement is not None else self._observation()
+        works = {"first": lambda: write(_rows(observed, quarantined=False) if rows == "valid" else observed.drop(_QUARANTINED))}
         if quarantined is not None:
             works["quarantined"] = lambda: quarantined(_rows(self.judged, quarantined=True))
         run_side_by_side(works, self.judged.sparkSession)
-        if self._judgement is None:
+        if observation is not None:
             self._judged_by(observation)
         return self.verdict
 

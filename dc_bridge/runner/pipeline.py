@@ -38,8 +38,7 @@ from dc_bridge.runner.drift import schema_drift
 from dc_bridge.history.spark_store import SparkTableStore, is_table
 from dc_bridge.history.store import HistoryStore
 from dc_bridge.history.targets import is_jsonl, open_history, open_store
-from dc_bridge.monitors import MonitorSettings
-from dc_bridge.monitors import contract_monitor_settings, monitor_settings
+from dc_bridge.monitors import MonitorSettings, contract_monitor_settings, monitor_settings
 from dc_bridge.runner.history import History, run_record, unread_record
 from dc_bridge.runner.monitoring import judge_monitors, warn_jsonl
 from dc_bridge.runner.options import RunOptions

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check, kind_of
-from dc_bridge.contract.sql import TABLE_MARKER, RowCount, row_count_form
+from dc_bridge.contract.sql import TABLE_MARKER, count_query
 from dc_bridge.engines.columns import column_type, missing_columns, missing_message, unrunnable
 from dc_bridge.engines.engine import Unsupported
 from dc_bridge.engines.nested_types import type_problem
@@ -62,22 +62,24 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict,
             runnable.append(check)
 
     # one pass: the row count (unless the caller counted the rows: the split's pass), every violation
-    # count, every freshness max, every SQL metric that only counts the model's rows (`counted_queries`)
+    # count, every freshness max, every SQL metric that only counts the model's rows (`_counted_queries`)
     # (failing values of row-level checks are fetched afterwards for the failed ones only, by
     # runner/samples.py, reading just enough rows); no pass when none of them is left
     counted = _counted_queries(spark, df, runnable)
     fused = [F.count(F.lit(1)).alias("rows")] if rows is None else []
     for index, check in enumerate(runnable):
+        if check.id in counted:  # the row count is the pass's own; a condition, a count in it
+            if counted[check.id] is not None:
+                fused.append(F.count(F.when(F.expr(counted[check.id]), True)).alias(f"v{index}"))
+            continue
         in_fused_pass = FUSED.get(TRANSLATIONS[check.kind])
-        if check.id in counted:
-            in_fused_pass = None if counted[check.id].condition is None else _count_where(counted[check.id])
         if in_fused_pass is not None:
             fused.append(in_fused_pass(check, now).alias(f"v{index}"))
     totals = aggregate(df, fused)
     rows = int(totals["rows"]) if rows is None else rows
     for index, check in enumerate(runnable):
         if check.id in counted:  # judged as its query's value would be
-            value = rows if counted[check.id].condition is None else totals[f"v{index}"]
+            value = rows if counted[check.id] is None else totals[f"v{index}"]
             outcome, observed, reason = judge_metric(check.threshold, value)
             results[check.id] = CheckResult(check.id, "spark", outcome, observed=observed, native_name="sql", error=reason)
             continue
@@ -86,9 +88,9 @@ def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict,
     return results, rows
 
 
-def _counted_queries(spark, df, checks: list[Check]) -> dict[str, RowCount]:
-    """check id -> its query's form, for each SQL metric that is `SELECT COUNT(*) FROM {model} [WHERE condition]`
-    (contract/sql.py `row_count_form`): its value is the fused pass's row count, or a count in it, not a query of
+def _counted_queries(spark, df, checks: list[Check]) -> dict[str, str | None]:
+    """check id -> its condition (None: every row), for each SQL metric that is `SELECT COUNT(*) FROM {model} [WHERE
+    condition]` (contract/sql.py `count_query`): its value is the fused pass's row count, or a count in it, not a query of
     its own. Not under ANSI mode, where a comparison of text with a number raises for the whole pass; not a
     condition Spark cannot analyse as a boolean on these rows (its own query then reports why)."""
     from pyspark.sql import functions as F
@@ -98,7 +100,7 @@ def _counted_queries(spark, df, checks: list[Check]) -> dict[str, RowCount]:
         return {}
     counted = {}
     for check in checks:
-        form = row_count_form(check.params.query) if isinstance(check.params, c.SqlMetric) else None
+        form = count_query(check.params.query) if isinstance(check.params, c.SqlMetric) else None
         if form is None:
             continue
         if form.condition is not None:
@@ -107,14 +109,8 @@ def _counted_queries(spark, df, checks: list[Check]) -> dict[str, RowCount]:
                     continue
             except Exception:  # a column the rows lack, a comparison Spark refuses: left to the query's own error
                 continue
-        counted[check.id] = form
+        counted[check.id] = form.condition
     return counted
-
-
-def _count_where(form: RowCount) -> Callable[[Check, datetime], Any]:
-    from pyspark.sql import functions as F
-
-    return lambda check, now: F.count(F.when(F.expr(form.condition), True))
 
 
 # how a kind is evaluated (translate.TRANSLATIONS) -> its column of the fused aggregation, when it has one
