@@ -40,6 +40,9 @@ from dc_bridge.contract.formats import FORMATS
 from dc_bridge.contract.sql import view_name
 from reference import Rows, reference, same
 
+# GX's own name for the batch of its `{batch}` queries outside a bridge run: a user's view of that name is theirs
+GX_TMP_VIEW = "tmp_view"
+
 NOW = datetime.now(timezone.utc)
 
 
@@ -450,7 +453,7 @@ def spark(ansi_spark):
 
 @pytest.fixture(scope="module")
 def runs(spark, tmp_path_factory):
-    from dc_bridge.engines.gx.run import GX_BATCH_VIEW, run_gx
+    from dc_bridge.engines.gx.run import run_gx
     from dc_bridge.engines.soda.run import run_soda
 
     folder = tmp_path_factory.mktemp("contracts")
@@ -465,7 +468,7 @@ def runs(spark, tmp_path_factory):
     collected = {model: Rows.of(frame) for model, frame in frames.items()}
 
     # a user's own temp view named like GX's batch view must survive the GX runs
-    spark.createDataFrame([("mine",)], "owner string").createOrReplaceTempView(GX_BATCH_VIEW)
+    spark.createDataFrame([("mine",)], "owner string").createOrReplaceTempView(GX_TMP_VIEW)
 
     result = {}
     for table in TABLES:
@@ -485,7 +488,7 @@ def runs(spark, tmp_path_factory):
         print(f"{table.model}: gx {gx.seconds:.1f}s soda {soda.seconds:.1f}s", file=sys.stderr)
         result[table.model] = Run(table, df, collected, checks, gx, soda, in_gx, in_soda, suite)
     yield result
-    spark.catalog.dropTempView(GX_BATCH_VIEW)
+    spark.catalog.dropTempView(GX_TMP_VIEW)
 
 
 def _frame(spark, table: Table):
@@ -645,19 +648,42 @@ def test_missing_column_fails_exists_and_the_rest(runs):
 
 
 def test_runs_leave_the_session_as_they_found_it(spark, runs):
-    """No temp view of a run is left behind, a user's `tmp_view` (GX's batch view name) survives,
-    and GX did not persist the caller's DataFrames (persist=False)."""
-    from dc_bridge.engines.gx.run import GX_BATCH_VIEW
+    """No temp view of a run is left behind (the models' nor GX's batch views), a user's `tmp_view` (GX's own
+    batch view name) survives, and GX did not persist the caller's DataFrames (persist=False)."""
 
-    leftovers = [t.name for t in spark.catalog.listTables() if t.isTemporary and t.name.startswith("dcb_")]
+    leftovers = [t.name for t in spark.catalog.listTables() if t.isTemporary and t.name.startswith(("dcb_", "dc_bridge_batch_"))]
     assert leftovers == []
-    assert [row.owner for row in spark.table(GX_BATCH_VIEW).collect()] == ["mine"]
+    assert [row.owner for row in spark.table(GX_TMP_VIEW).collect()] == ["mine"]
     # GX persists the batch DataFrame unless told persist=False (it would show as MEMORY_AND_DISK here)
     levels = {model: run.df.storageLevel for model, run in runs.items()}
     assert not any(level.useMemory or level.useDisk for level in levels.values()), levels
     # no failed-row queries (samples off): GX gives none, Soda only the repeated keys its uniqueness grouping found
     assert all(not r.samples for run in runs.values() for r in run.gx.results.values())
     assert all(not r.samples or r.duplicated_values is not None for run in runs.values() for r in run.soda.results.values())
+
+
+def test_validations_side_by_side_read_each_their_own_batch():
+    """GX's `{batch}` queries register the batch as the session's one `tmp_view`: inside a bridge run each validation
+    (each thread, as contracts run with --parallel) has a batch view of its own instead, so no lock serialises them."""
+    import threading
+
+    from dc_bridge.engines.gx.metrics import batch_view
+
+    names: list[str] = []
+    both_inside = threading.Barrier(2, timeout=10)
+
+    def validation() -> None:
+        with batch_view() as view:
+            both_inside.wait()  # the two blocks are open at once
+            names.append(view)
+
+    threads = [threading.Thread(target=validation) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(names)) == 2 and GX_TMP_VIEW not in names, names
+    assert all(name.isidentifier() for name in names), names  # `{batch}` is replaced by the bare name
 
 
 def test_engines_write_nothing_to_home_and_send_nothing(tmp_path):

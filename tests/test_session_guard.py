@@ -12,7 +12,9 @@ import pytest
 
 import dc_bridge
 from dc_bridge.contract.sql import view_name
-from dc_bridge.engines.gx.run import GX_BATCH_VIEW
+
+# GX's own name for the batch of its `{batch}` queries outside a bridge run: a user's view of that name is theirs
+GX_TMP_VIEW = "tmp_view"
 
 CONTRACT = """\
 dataContractSpecification: 1.1.0
@@ -69,7 +71,7 @@ def callers_session(spark):
     """A caller's session with views under the run's names, a job group, a tag and a database of its own."""
     contract_id = "urn:test:session-guard"
     spark.createDataFrame(CALLER_VIEW_ROWS, "who string, n int").createOrReplaceTempView(view_name(contract_id, "things"))
-    spark.createDataFrame([("gx",)], "batch string").createOrReplaceTempView(GX_BATCH_VIEW)
+    spark.createDataFrame([("gx",)], "batch string").createOrReplaceTempView(GX_TMP_VIEW)
     spark.sql("CREATE DATABASE IF NOT EXISTS guard_callers_db")
     spark.catalog.setCurrentDatabase("guard_callers_db")
     context = spark.sparkContext
@@ -81,7 +83,7 @@ def callers_session(spark):
     context.setLocalProperty("spark.job.description", None)
     context.setLocalProperty("spark.job.interruptOnCancel", None)
     spark.catalog.setCurrentDatabase("default")
-    for name in (view_name(contract_id, "things"), GX_BATCH_VIEW):
+    for name in (view_name(contract_id, "things"), GX_TMP_VIEW):
         spark.catalog.dropTempView(name)
 
 

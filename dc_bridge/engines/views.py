@@ -1,9 +1,9 @@
 """Temp views an engine run needs, registered for the run and put back afterwards.
 
 Both runners register DataFrames as temp views (Soda reads the model's view, foreign keys read the
-referenced model's view, GX's `{batch}` queries register the batch as `tmp_view` themselves). A run
-must leave the session as it found it: a view it created is dropped, and a temp view of the same
-name that existed before (the user's own `tmp_view`, say) is restored.
+referenced model's view, GX's `{batch}` queries register the batch as a view of the validation's own,
+gx/metrics.py `batch_view`). A run must leave the session as it found it: a view it created is dropped,
+and a temp view of the same name that existed before is restored.
 """
 
 from __future__ import annotations

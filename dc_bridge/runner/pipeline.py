@@ -347,7 +347,7 @@ def _model_frames(spark, contract: Contract, dataframes: dict, sources: dict[str
                     raise DataError(f"--where {where!r} cannot filter model `{model.name}`: {first}. Give one boolean "
                                     "expression over the model's columns, e.g. --where \"order_timestamp >= '2024-01-01'\"") from None
         # a plan of the run's own: Spark uncaches a temp view's plan when the view is dropped (the
-        # run's views, GX's `tmp_view`), which would otherwise be the caller's cached DataFrame. Not
+        # run's views, GX's batch views), which would otherwise be the caller's cached DataFrame. Not
         # select("*"): Spark 4 resolves that to the caller's plan itself; a filter stays a node of its own
         frames[model.name] = frame.where("true")
     if where_filter is not None and frames and len(unfiltered) == len(frames):

@@ -87,7 +87,7 @@ def build_site(spark, frames: dict, compiled, directory: str | Path, now: dateti
     time again."""
     # first: importing run.py turns GX analytics off before GX itself is imported
     from dc_bridge.engines.gx.run import clock_parameters
-    from dc_bridge.engines.gx.translate import GX_BATCH_VIEW
+    from dc_bridge.engines.gx.metrics import batch_view
     from dc_bridge.engines.views import temp_views
     from great_expectations.core.run_identifier import RunIdentifier
 
@@ -96,7 +96,7 @@ def build_site(spark, frames: dict, compiled, directory: str | Path, now: dateti
     # the run's own session is running, and stays the run's to stop
     sync(context, compiled.plan.contract_id, suites, RESULT_FORMATS["summary"], spark_session=nullcontext)
     run_id = RunIdentifier(run_name=run_name, run_time=now)
-    with temp_views(spark, {}, protect=[GX_BATCH_VIEW]):
+    with batch_view() as view, temp_views(spark, {}, protect=[view]):
         for model, frame in frames.items():
             if model not in suites:
                 continue

@@ -9,10 +9,13 @@ this module installs the metrics (`in_compiled_passes` is per data source).
   `unexpected_rows_expectation` also asks for: each query ran twice (a scalar SQL check's whole
   subquery, a full pass). Here the count waits for the rows and is their number when fewer than 200
   came back (all of them); only a query with more rows is counted as before.
-- `unexpected_rows_query.table`: GX's own rows, except that inside a bridge run a row PySpark cannot
-  hold (a timestamp of year 1: `year 0 is out of range`, tests/test_edges.py) no longer fails the
-  expectation, and with it the count taken from the rows: the same first rows are fetched again as
-  Spark's text of each value. Outside a bridge run GX's own error stands.
+- `unexpected_rows_query.table`: GX's own rows, except inside a bridge run (`batch_view`): GX registers the
+  batch of every `{batch}` query as the session's one temp view `tmp_view`, so two validations side by side
+  (contracts run in parallel, runner/fleet.py) would read each other's batch; here each validation's batch
+  is a view of a name of its own. And a row PySpark cannot hold (a timestamp of year 1: `year 0 is out of
+  range`, tests/test_edges.py) no longer fails the expectation, and with it the count taken from the rows:
+  the same first rows are fetched again as Spark's text of each value. Outside a bridge run GX's own
+  function, and its error, stand.
 - `<map metric>.unexpected_values` (the failing values a result lists): a result format that lists none
   (the bridge's: not COMPLETE, `partial_unexpected_count` 0) still had Spark plan and run the failing
   rows' query with `limit(0)`, once per column map expectation; its answer, the empty list, is given here
@@ -37,6 +40,7 @@ import contextlib
 import contextvars
 import functools
 import logging
+import uuid
 from collections.abc import Iterator
 
 from great_expectations.core.metric_domain_types import MetricDomainTypes
@@ -78,7 +82,6 @@ from great_expectations.expectations.registry import (
 )
 from great_expectations.validator.metric_configuration import MetricConfiguration
 
-from dc_bridge.engines.gx.translate import GX_BATCH_VIEW
 from dc_bridge.engines.spark_conditions import AGGREGATES_PER_PASS
 
 _ROWS = "unexpected_rows_query.table"
@@ -89,6 +92,8 @@ _LENGTHS = "column_values.value_length.map"
 # column -> (distinct repeated values, smallest, largest), filled by the uniqueness count of the
 # validation running in this thread; None outside a bridge run
 _KEYS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("dc_bridge_gx_keys", default=None)
+# the temp view the `{batch}` queries of the validation running in this thread read; None outside a bridge run
+_BATCH: contextvars.ContextVar[str | None] = contextvars.ContextVar("dc_bridge_gx_batch_view", default=None)
 
 
 # GX's registry warns of each provider replaced, which is the point here: quiet while this module registers
@@ -104,20 +109,21 @@ class UnexpectedRowsFetched(UnexpectedRowsQueryTable):
     @metric_value(engine=SparkDFExecutionEngine)
     def _spark(cls, execution_engine, metric_domain_kwargs: dict, metric_value_kwargs: dict, metrics: dict,
                runtime_configuration: dict) -> list[dict]:
-        try:
-            # QueryTable's own Spark function (the registry calls it with the class as `cls`)
+        view = _BATCH.get()
+        if view is None:  # outside a bridge run: QueryTable's own Spark function (the registry calls it with the class as `cls`)
             return UnexpectedRowsQueryTable._spark(cls=cls, execution_engine=execution_engine, metric_domain_kwargs=metric_domain_kwargs,
                                                    metric_value_kwargs=metric_value_kwargs, metrics=metrics,
                                                    runtime_configuration=runtime_configuration)
-        except (ValueError, OverflowError):  # PySpark's conversion of a value: `year 0 is out of range`
-            if _KEYS.get() is None:  # outside a bridge run
-                raise
-        # as QueryTable's function: the batch as GX's view, the query run on it
+        # as QueryTable's function, with the batch as this validation's own view
         batch, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
-        batch.createOrReplaceTempView(GX_BATCH_VIEW)
-        rows = execution_engine.spark.sql(cls._format_query(cls._get_query_from_metric_value_kwargs(metric_value_kwargs), batch=GX_BATCH_VIEW))
+        batch.createOrReplaceTempView(view)
+        rows = execution_engine.spark.sql(cls._format_query(cls._get_query_from_metric_value_kwargs(metric_value_kwargs), batch=view))
         if metric_value_kwargs.get("fetch_all", False) is False:
             rows = rows.limit(MAX_RESULT_RECORDS)
+        try:
+            return [row.asDict() for row in rows.collect()]
+        except (ValueError, OverflowError):  # PySpark's conversion of a value: `year 0 is out of range`
+            pass
         names = rows.columns
         # by position: a query's columns may share a name
         as_text = rows.toDF(*(f"_{i}" for i in range(len(names))))
@@ -231,6 +237,17 @@ def in_compiled_passes(engine: SparkDFExecutionEngine) -> None:
         return resolved
 
     engine.resolve_metric_bundle = in_passes
+
+
+@contextlib.contextmanager
+def batch_view() -> Iterator[str]:
+    """Within the block, this thread's `{batch}` queries read the batch as a temp view of a name of its own,
+    yielded for the caller to drop: two validations side by side never read each other's batch."""
+    token = _BATCH.set(f"dc_bridge_batch_{uuid.uuid4().hex}")
+    try:
+        yield _BATCH.get()
+    finally:
+        _BATCH.reset(token)
 
 
 @contextlib.contextmanager

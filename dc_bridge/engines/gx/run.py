@@ -30,11 +30,9 @@ and the ephemeral context reads no global config file from the home directory.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import math
 import os
-import threading
 import time
 from datetime import date, datetime, timezone
 from typing import Any, Callable, Iterable
@@ -51,11 +49,7 @@ from dc_bridge.engines.results import CheckResult, EngineReport, RepeatedKeys, a
 from dc_bridge.engines.spark_conditions import key_examples  # noqa: E402
 from dc_bridge.engines.views import temp_views  # noqa: E402
 from dc_bridge.engines.queries import judge_metric  # noqa: E402
-from dc_bridge.engines.gx.translate import GX_BATCH_VIEW, cutoff_parameter  # noqa: E402
-
-# GX's `{batch}` queries register the batch as one temp view of the session, `tmp_view`: two validations
-# with such queries at once (contracts run side by side, runner/fleet.py) would read each other's batch
-_BATCH_VIEW = threading.Lock()
+from dc_bridge.engines.gx.translate import cutoff_parameter  # noqa: E402
 
 # a GX project's checkpoints (project.py): the counts, no values kept
 SUMMARY = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
@@ -104,7 +98,7 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime,
     from great_expectations.core import ExpectationSuite
     from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
 
-    from dc_bridge.engines.gx.metrics import collecting_keys, in_compiled_passes
+    from dc_bridge.engines.gx.metrics import batch_view, collecting_keys, in_compiled_passes
 
     results: dict[str, CheckResult] = {}
     main, scalar = [], []
@@ -142,8 +136,8 @@ def _run(spark, df, suite: dict, by_id: dict[str, Check], now: datetime,
 
     validated = []
     batched = any(e.expectation_type == "unexpected_rows_expectation" for e in main + scalar)
-    with (_BATCH_VIEW if batched else contextlib.nullcontext()), \
-            temp_views(spark, extra_views, protect=[GX_BATCH_VIEW] if batched else []), collecting_keys() as keys:
+    # the `{batch}` queries read the batch as a view of this validation's own (metrics.py `batch_view`), dropped after
+    with batch_view() as view, temp_views(spark, extra_views, protect=[view] if batched else []), collecting_keys() as keys:
         for index, (part, result_format) in enumerate(((main, BASIC), (scalar, COMPLETE))):
             if not part:
                 continue

@@ -34,8 +34,6 @@ GX_SPARK_TYPES = {
     "date": "DateType", "binary": "BinaryType", "array": "ArrayType", "map": "MapType", "struct": "StructType",
 }
 BATCH = "{batch}"
-# the temp view GX's Spark query metrics register the batch under (`{batch}` becomes this name)
-GX_BATCH_VIEW = "tmp_view"
 # a threshold as a Spark SQL condition on its subject (the one SQL form of Threshold.holds); numbers as
 # `str` writes them (`5.0`, `1e-05`), which Spark SQL reads as they are
 SQL = Syntax(compare="{subject} {op} {value}", between="({subject} {low_op} {low} AND {subject} {high_op} {high})",
