@@ -266,6 +266,36 @@ def test_quarantine_sends_bad_rows_aside_and_a_restart_writes_nothing_twice(spar
     assert _ids(spark, tmp_path / "sink") == [1, 2, 3]
 
 
+def test_a_key_repeated_inside_a_batch_is_quarantined_and_the_streams_setting_is_put_back(spark, tmp_path, frames):
+    """A stream's session runs with adaptive execution off (Spark's own rule for a stream's plans); the guard judges a
+    batch with it as the caller's session has it (on: a key's repeats counted by a window inside the pass) and puts the
+    stream's setting back before the stream plans its next batch."""
+    (tmp_path / "c.yaml").write_text(CONTRACT)
+    twice = [(5, "dan@x", "new", 1.0, "c1", "a", "eu", 1), (5, "eve@x", "paid", 2.0, "c2", "a", "eu", 2)]
+    query = _stream(spark, tmp_path, [CLEAN, twice], "quarantine", sink=str(tmp_path / "sink"), quarantine=str(tmp_path / "q"),
+                    log=str(tmp_path / "log.jsonl"), customers=frames[1])
+    query.awaitTermination()
+    assert _ids(spark, tmp_path / "sink") == [1, 2]
+    assert _ids(spark, tmp_path / "q") == [5, 5]
+    lines = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert [(r["batch_id"], r["outcome"]) for r in lines] == [(0, "passed"), (1, "failed")]
+    # around a batch of a stream's session: the caller's setting inside, the stream's own before and after
+    from dc_bridge.enforce.streaming import _adaptive
+
+    seen = []
+
+    def around(batch, batch_id):
+        seen.append(batch.sparkSession.conf.get("spark.sql.adaptive.enabled"))
+        with _adaptive(batch) as on:
+            seen.append((on, batch.sparkSession.conf.get("spark.sql.adaptive.enabled")))
+        seen.append(batch.sparkSession.conf.get("spark.sql.adaptive.enabled"))
+
+    (spark.readStream.schema(SCHEMA).json(str(tmp_path / "in")).writeStream.foreachBatch(around)
+     .option("checkpointLocation", str(tmp_path / "other-checkpoint")).trigger(availableNow=True).start().awaitTermination())
+    assert spark.conf.get("spark.sql.adaptive.enabled") == "true"
+    assert seen == ["false", (True, "true"), "false"], seen
+
+
 def test_a_stream_judged_by_gx_or_soda_per_batch_judges_as_the_native_engine(spark, tmp_path, frames):
     """engines=("gx",) and engines=("soda",): each judges every micro-batch, with the native engine's
     outcome and failing checks."""

@@ -16,8 +16,9 @@ Under `quarantine` and `continue` the sink's write is the pass that judges and c
 own cost a second reading and a cache; the quarantined rows are recomputed and written beside it, in a
 thread of their own (a batch of one file is one task: the other cores would idle). A uniqueness key's
 repeats are counted by a window inside each of those passes (`split`'s `keys_in_pass`), not cached by jobs
-of their own first: a batch's rows are few (with adaptive execution on, which coalesces the window's
-shuffle into few files; without it, the keys are cached first as for a table).
+of their own first: a batch's rows are few. That needs adaptive execution, which coalesces the window's
+shuffle into few files, and which a stream's session turns off: the guard judges a batch with it as the
+caller's session has it (`_adaptive`); off there, the keys are cached first as for a table.
 
 Exactly once per batch id: a batch's files are written to a staging folder and then moved into the
 output under names carrying the batch id (`part-batch-<id>-...`), after any files of the same batch id
@@ -30,7 +31,8 @@ any file system Spark writes to is served.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,12 +41,14 @@ from dc_bridge.enforce.outputs import read_paths
 from dc_bridge.enforce.split import ENGINE_NAME, VIOLATIONS_COLUMN, chosen_engines, prepare, split
 from dc_bridge.paths import Place, clash
 from dc_bridge.report.prometheus import Targets, publish, warn_unpublished
+from dc_bridge.runner.data import is_connect
 
 OnFailure = Literal["stop", "quarantine", "continue"]
 ON_FAILURE = ("stop", "quarantine", "continue")
 # check outcomes that stop a batch under `stop`
 FAILING = ("failed", "error")
 _STAGING = "_dc_bridge_staging"
+_ADAPTIVE = "spark.sql.adaptive.enabled"
 
 
 class GuardStopped(RuntimeError):
@@ -101,9 +105,12 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         if prepared is None:  # the first batch: the stream's source files are known
             _refuse_clash(written, [Place(path, "a path the stream reads") for path in read_paths(batch)])
         prepared = prepared or prepare(contract, batch.sparkSession, vars)
-        # a key's repeats counted inside the pass: its window's shuffle writes a file per shuffle partition
-        # unless adaptive execution coalesces them (Spark's default), so not in a session without it
-        in_pass = str(batch.sparkSession.conf.get("spark.sql.adaptive.enabled", "true")).lower() == "true"
+        with _adaptive(batch) as in_pass:
+            judge_batch(batch, batch_id, in_pass)
+
+    def judge_batch(batch, batch_id: int, in_pass: bool) -> None:
+        # a key's repeats counted inside the pass (`in_pass`): its window's shuffle writes a file per shuffle
+        # partition unless adaptive execution coalesces them, so not without it
         result = split(contract, model, batch, frames=frames, engines=engines, prepared=prepared, keys_in_pass=in_pass)
         try:
             if on_failure != "stop":
@@ -127,6 +134,30 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
             result.release()
 
     return judge
+
+
+@contextmanager
+def _adaptive(batch) -> Iterator[bool]:
+    """Within the block, the micro-batch's session executes with adaptive execution as the caller's session has it
+    (Spark's default: on), and whether it is on. A stream's session turns it off for the stream's own plans, whose
+    state and shuffle partitions must not change between batches; a batch handed to `foreachBatch` is a fixed set of
+    rows by then, and the guard's plans over it are a batch query's. Put back afterwards, before the stream plans
+    its next batch."""
+    session = batch.sparkSession
+    if is_connect(session):
+        yield str(session.conf.get(_ADAPTIVE, "true")).lower() == "true"
+        return
+    from pyspark.sql import SparkSession
+
+    before = session.conf.get(_ADAPTIVE, "true")
+    wanted = SparkSession.builder.getOrCreate().conf.get(_ADAPTIVE, "true")
+    if wanted != before:
+        session.conf.set(_ADAPTIVE, wanted)
+    try:
+        yield str(wanted).lower() == "true"
+    finally:
+        if wanted != before:
+            session.conf.set(_ADAPTIVE, before)
 
 
 def _refuse_clash(outputs: list[Place], inputs: list[Place] = ()) -> None:
