@@ -110,8 +110,10 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
 
     def judge_batch(batch, batch_id: int, in_pass: bool) -> None:
         # a key's repeats counted inside the pass (`in_pass`): its window's shuffle writes a file per shuffle
-        # partition unless adaptive execution coalesces them, so not without it
-        result = split(contract, model, batch, frames=frames, engines=engines, prepared=prepared, keys_in_pass=in_pass)
+        # partition unless adaptive execution coalesces them, so not without it. A batch of one partition (read
+        # from one file) is said to be one: the window then needs no shuffle, and each pass is one stage
+        rows = batch.coalesce(1) if in_pass and _one_partition(batch) else batch
+        result = split(contract, model, rows, frames=frames, engines=engines, prepared=prepared, keys_in_pass=in_pass)
         try:
             if on_failure != "stop":
                 # the sink's write is the pass that judges and counts every row (`Split.write_first`), the quarantined
@@ -158,6 +160,11 @@ def _adaptive(batch) -> Iterator[bool]:
     finally:
         if wanted != before:
             session.conf.set(_ADAPTIVE, before)
+
+
+def _one_partition(batch) -> bool:
+    """Whether the batch's rows are one partition (not asked of Spark Connect, which does not say)."""
+    return not is_connect(batch.sparkSession) and batch._jdf.rdd().getNumPartitions() == 1
 
 
 def _refuse_clash(outputs: list[Place], inputs: list[Place] = ()) -> None:
