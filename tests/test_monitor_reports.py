@@ -92,6 +92,18 @@ def test_console_lists_anomalies_then_learning_then_counts_the_normal_ones():
     assert _console(_plain()).count("monitors") == 0
 
 
+def test_console_says_why_a_contract_whose_checks_passed_failed():
+    """A strict anomaly fails a contract whose checks all passed: the console says so beside the verdict, in the
+    verdict's own reason (the JSON's `reason`)."""
+    from dc_bridge.verdict import with_monitors
+
+    verdict = with_monitors(_plain(), MONITORS)
+    assert verdict.outcome == "failed" and verdict.reason
+    squeezed = re.sub(r"\s+", " ", _console(verdict))
+    assert f"failed because {verdict.reason} contract verdict: failed" in squeezed, squeezed
+    assert "because" not in _console(with_monitors(_plain(), [NORMAL, WARN]))  # a warn anomaly changes nothing
+
+
 def test_console_fits_a_narrow_console_and_names_each_anomaly_whole():
     text = _console(_monitored(), width=60)
     assert max(len(line) for line in text.splitlines()) <= 60, text

@@ -297,6 +297,8 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
         console.print(Text.assemble((f"{engine} failed", "bold red"), ": ", console_text(error)))
     if verdict.error:
         console.print(Text.assemble(("not checked", "bold red"), ": ", console_text(verdict.error)))
+    if verdict.reason:  # the outcome is worse than the checks and SLOs above make it (a monitor at strict)
+        console.print(Text.assemble((f"{verdict.outcome} because", _STYLE[verdict.outcome]), " ", console_text(verdict.reason)))
     timing = ", ".join(f"{engine} {seconds:.1f}s" for engine, seconds in verdict.engine_seconds.items())
     console.print(Text.assemble("contract verdict: ", (verdict.outcome, _STYLE[verdict.outcome]),
                                 f" ({console_text(timing)})" if timing else ""))
