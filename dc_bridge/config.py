@@ -52,6 +52,8 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, before it joined th
 
 LEVELS = ("off", "warn", "strict")
 VALIDATORS = ("schema", "inheritance", "version-bump", "drift", "registration", "monitors")
+# those `--enforce` sets (lint, the evolution commands, register): the monitors' level is read by `run` alone, from the file
+OPTION_VALIDATORS = ("schema", "inheritance", "version-bump", "drift", "registration")
 ENGINES = ("gx", "soda", "spark")
 # what a validator is set to when nothing says otherwise: today's behaviour, where every validator's errors
 # fail its command; registration warns, as the seed asks (an unreachable catalog is a soft failure); monitors
@@ -256,8 +258,12 @@ def parse_level_option(text: str) -> tuple[str, str]:
     validator, level = validator.strip(), level.strip()
     if not eq:
         raise ValueError(f"{text!r} is not VALIDATOR=LEVEL, e.g. drift=warn")
-    if validator not in VALIDATORS:
-        raise ValueError(f"unknown validator {validator!r}{_did_you_mean(validator, VALIDATORS)}")
+    if validator == "monitors":
+        raise ValueError("the monitors' level is not set by --enforce (no command that takes it runs monitors): "
+                         "set `monitors` under [tool.dc-bridge.enforcement] (pyproject.toml) or [enforcement] (dc-bridge.toml), "
+                         "which `dc-bridge run` reads")
+    if validator not in OPTION_VALIDATORS:
+        raise ValueError(f"unknown validator {validator!r}{_did_you_mean(validator, OPTION_VALIDATORS)}")
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}{_did_you_mean(level, LEVELS)}")
     return validator, level

@@ -201,6 +201,14 @@ def test_unknown_enforce_option_is_a_usage_error(tmp_path, monkeypatch):
     assert "unknown validator 'drfit'; did you mean `drift`?" in result.output
 
 
+def test_the_monitors_level_is_no_enforce_option(tmp_path, monkeypatch):
+    """No command that takes --enforce runs monitors: `monitors=strict` there would be accepted and do nothing."""
+    monkeypatch.chdir(tmp_path)
+    result = invoke(_schema(tmp_path) + ["--enforce", "monitors=strict"])
+    assert result.exit_code == 2
+    assert "the monitors' level is not set by --enforce" in result.output and "[tool.dc-bridge.enforcement]" in result.output
+
+
 def test_extra_columns_error_from_the_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "orders.json").write_text('{"order_id": "A1", "note": "x"}\n', encoding="utf-8")

@@ -70,7 +70,7 @@ def with_settings(command):
     command, with `--enforce VALIDATOR=LEVEL` (repeatable) on top. A configuration with an unknown key or
     value stops the command (exit 2) before it reads anything."""
     @click.option("--enforce", "enforce_levels", multiple=True, type=_Level(), metavar="VALIDATOR=LEVEL",
-                  help=f"Enforcement level of a validator ({', '.join(config.VALIDATORS)}): off, warn or strict "
+                  help=f"Enforcement level of a validator ({', '.join(config.OPTION_VALIDATORS)}): off, warn or strict "
                        f"(repeatable); wins over the project's configuration.")
     @functools.wraps(command)
     def with_settings(*args, enforce_levels=(), **kwargs):
