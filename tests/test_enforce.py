@@ -249,6 +249,10 @@ def test_quarantine_sends_bad_rows_aside_and_a_restart_writes_nothing_twice(spar
     quarantined = spark.read.parquet(str(tmp_path / "q")).collect()
     assert [r["order_id"] for r in quarantined] == [4] and {v["kind"] for v in quarantined[0][VIOLATIONS_COLUMN]} == {"regex", "foreign_key"}
     assert len((tmp_path / "log.jsonl").read_text().splitlines()) == 2
+    # the clean batch 0 left no empty file among the quarantined rows, and no staging folder is left anywhere
+    assert {p.name.split("-")[2] for p in (tmp_path / "q").glob("part-*")} == {"1"}
+    assert {p.name.split("-")[2] for p in (tmp_path / "sink").glob("part-*")} == {"0", "1"}
+    assert not list(tmp_path.rglob("_dc_bridge_staging"))
     # the last batch is delivered again: its commit is forgotten, as after a crash before the commit
     for name in ("1", ".1.crc"):
         (tmp_path / "checkpoint" / "commits" / name).unlink(missing_ok=True)

@@ -22,7 +22,7 @@ caller's session has it (`_adaptive`); off there, the keys are cached first as f
 
 Exactly once per batch id: a batch's files are written to a staging folder and then moved into the
 output under names carrying the batch id (`part-batch-<id>-...`), after any files of the same batch id
-are removed; once the log records the batch as written, a re-delivered batch (the same id after a
+are removed (the quarantined rows' only when the pass counted any: Spark writes an empty file for none); once the log records the batch as written, a re-delivered batch (the same id after a
 restart from the checkpoint) is skipped. A crash between the move and the log line therefore
 re-writes that batch's files in place, never beside them. Paths go through Hadoop's FileSystem, so
 any file system Spark writes to is served.
@@ -118,9 +118,11 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
             if on_failure != "stop":
                 # the sink's write is the pass that judges and counts every row (`Split.write_first`), the quarantined
                 # rows written beside it; the violations column is dropped by name (`select` would parse `e.mail`)
-                aside = (lambda rows: _write_batch(rows, quarantine, batch_id, format)) if on_failure == "quarantine" else None
+                aside = (lambda rows: _stage(rows, quarantine, batch_id, format)) if on_failure == "quarantine" else None
                 result.write_first(lambda rows: _write_batch(rows.drop(VIOLATIONS_COLUMN), sink, batch_id, format),
                                    rows="valid" if on_failure == "quarantine" else "all", quarantined=aside)
+                if aside is not None:  # a clean batch leaves no empty file among the quarantined rows
+                    _move_in(batch.sparkSession, quarantine, batch_id, keep=result.quarantined_rows > 0)
             failing = [c.check_id for c in result.verdict.checks() if c.outcome in FAILING]
             record = {"batch_id": int(batch_id), "outcome": result.verdict.outcome, "failing": failing, "rows": result.rows,
                       "verdict": result.verdict.model_dump(mode="json")}
@@ -204,21 +206,40 @@ def _append(log: str, record: dict) -> None:
 def _write_batch(df, path: str, batch_id: int, format: str) -> None:
     """The batch's rows into folder `path`, as files named by the batch id: staged, then moved in
     after the files of an earlier delivery of the same batch id are removed."""
-    spark = df.sparkSession
-    hadoop = spark._jvm.org.apache.hadoop.fs
-    target = hadoop.Path(path)
-    fs = target.getFileSystem(spark._jsc.hadoopConfiguration())
-    staging = hadoop.Path(f"{path.rstrip('/')}/{_STAGING}/batch-{int(batch_id)}")
+    _stage(df, path, batch_id, format)
+    _move_in(df.sparkSession, path, batch_id)
+
+
+def _stage(df, path: str, batch_id: int, format: str) -> None:
+    """The batch's rows written to its staging folder under `path` (an earlier staging of the batch removed first)."""
+    fs, _, _, staging = _places(df.sparkSession, path, batch_id)
     fs.delete(staging, True)
     df.write.format(format).save(staging.toString())
+
+
+def _move_in(spark, path: str, batch_id: int, keep: bool = True) -> None:
+    """The staged files of the batch moved into `path` as `part-batch-<id>-...`, after the files of an earlier delivery
+    of the same batch id are removed; `keep=False`: none moved in (the staged files are dropped), the earlier ones
+    still removed."""
+    fs, hadoop, target, staging = _places(spark, path, batch_id)
     fs.mkdirs(target)
     prefix = f"part-batch-{int(batch_id)}-"
     for status in fs.listStatus(target) or []:
         if status.getPath().getName().startswith(prefix):
             fs.delete(status.getPath(), False)
-    for status in fs.listStatus(staging) or []:
+    for status in (fs.listStatus(staging) or []) if keep else []:
         name = status.getPath().getName()
         if name.startswith("part-"):
             if not fs.rename(status.getPath(), hadoop.Path(target, prefix + name[len("part-"):])):
                 raise OSError(f"could not move {status.getPath().toString()} into {path}")
     fs.delete(staging, True)
+    if not list(fs.listStatus(staging.getParent()) or []):  # no other batch staged: no empty folder left behind
+        fs.delete(staging.getParent(), False)
+
+
+def _places(spark, path: str, batch_id: int):
+    """(the file system, Hadoop's fs package, the output folder, the batch's staging folder) of `path`."""
+    hadoop = spark._jvm.org.apache.hadoop.fs
+    target = hadoop.Path(path)
+    fs = target.getFileSystem(spark._jsc.hadoopConfiguration())
+    return fs, hadoop, target, hadoop.Path(f"{path.rstrip('/')}/{_STAGING}/batch-{int(batch_id)}")
