@@ -281,6 +281,9 @@ def test_a_key_repeated_inside_a_batch_is_quarantined_and_the_streams_setting_is
     query.awaitTermination()
     assert _ids(spark, tmp_path / "sink") == [1, 2]
     assert _ids(spark, tmp_path / "q") == [5, 5]
+    # each output has files of the batches that sent it rows: none is an empty file
+    assert {p.name.split("-")[2] for p in (tmp_path / "sink").glob("part-*")} == {"0"}
+    assert {p.name.split("-")[2] for p in (tmp_path / "q").glob("part-*")} == {"1"}
     lines = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert [(r["batch_id"], r["outcome"]) for r in lines] == [(0, "passed"), (1, "failed")]
     # around a batch of a stream's session: the caller's setting inside, the stream's own before and after

@@ -22,7 +22,7 @@ caller's session has it (`_adaptive`); off there, the keys are cached first as f
 
 Exactly once per batch id: a batch's files are written to a staging folder and then moved into the
 output under names carrying the batch id (`part-batch-<id>-...`), after any files of the same batch id
-are removed (the quarantined rows' only when the pass counted any: Spark writes an empty file for none); once the log records the batch as written, a re-delivered batch (the same id after a
+are removed (files only for an output that gets rows of the batch: Spark writes an empty file for none); once the log records the batch as written, a re-delivered batch (the same id after a
 restart from the checkpoint) is skipped. A crash between the move and the log line therefore
 re-writes that batch's files in place, never beside them. Paths go through Hadoop's FileSystem, so
 any file system Spark writes to is served.
@@ -119,10 +119,14 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
                 # the sink's write is the pass that judges and counts every row (`Split.write_first`), the quarantined
                 # rows written beside it; the violations column is dropped by name (`select` would parse `e.mail`)
                 aside = (lambda rows: _stage(rows, quarantine, batch_id, format)) if on_failure == "quarantine" else None
-                result.write_first(lambda rows: _write_batch(rows.drop(VIOLATIONS_COLUMN), sink, batch_id, format),
+                result.write_first(lambda rows: _stage(rows.drop(VIOLATIONS_COLUMN), sink, batch_id, format),
                                    rows="valid" if on_failure == "quarantine" else "all", quarantined=aside)
-                if aside is not None:  # a clean batch leaves no empty file among the quarantined rows
-                    _move_in(batch.sparkSession, quarantine, batch_id, keep=result.quarantined_rows > 0)
+                # moved in once the pass has counted them: an output that gets no row of the batch gets no file
+                # (Spark writes an empty one), as a clean batch's quarantined rows in a mostly clean stream
+                quarantined = result.quarantined_rows if aside is not None else 0
+                _move_in(batch.sparkSession, sink, batch_id, keep=result.rows["table"] > quarantined)
+                if aside is not None:
+                    _move_in(batch.sparkSession, quarantine, batch_id, keep=quarantined > 0)
             failing = [c.check_id for c in result.verdict.checks() if c.outcome in FAILING]
             record = {"batch_id": int(batch_id), "outcome": result.verdict.outcome, "failing": failing, "rows": result.rows,
                       "verdict": result.verdict.model_dump(mode="json")}
@@ -132,7 +136,9 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
                 if failing:
                     append({**record, "action": "stopped"})
                     raise GuardStopped(_stopped_message(batch_id, failing))
-                _write_batch(batch, sink, batch_id, format)  # every row as it came: no flags to compute again
+                if result.rows["table"]:  # every row as it came: no flags to compute again
+                    _stage(batch, sink, batch_id, format)
+                _move_in(batch.sparkSession, sink, batch_id, keep=result.rows["table"] > 0)
             append({**record, "action": "written"})
         finally:
             result.release()
@@ -203,13 +209,6 @@ def _append(log: str, record: dict) -> None:
         out.write(json.dumps(record, sort_keys=True) + "\n")
 
 
-def _write_batch(df, path: str, batch_id: int, format: str) -> None:
-    """The batch's rows into folder `path`, as files named by the batch id: staged, then moved in
-    after the files of an earlier delivery of the same batch id are removed."""
-    _stage(df, path, batch_id, format)
-    _move_in(df.sparkSession, path, batch_id)
-
-
 def _stage(df, path: str, batch_id: int, format: str) -> None:
     """The batch's rows written to its staging folder under `path` (an earlier staging of the batch removed first)."""
     fs, _, _, staging = _places(df.sparkSession, path, batch_id)
@@ -233,8 +232,9 @@ def _move_in(spark, path: str, batch_id: int, keep: bool = True) -> None:
             if not fs.rename(status.getPath(), hadoop.Path(target, prefix + name[len("part-"):])):
                 raise OSError(f"could not move {status.getPath().toString()} into {path}")
     fs.delete(staging, True)
-    if not list(fs.listStatus(staging.getParent()) or []):  # no other batch staged: no empty folder left behind
-        fs.delete(staging.getParent(), False)
+    parent = staging.getParent()
+    if fs.exists(parent) and not list(fs.listStatus(parent) or []):  # no other batch staged: no empty folder left behind
+        fs.delete(parent, False)
 
 
 def _places(spark, path: str, batch_id: int):
