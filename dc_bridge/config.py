@@ -53,7 +53,7 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, before it joined th
 LEVELS = ("off", "warn", "strict")
 VALIDATORS = ("schema", "inheritance", "version-bump", "drift", "registration", "monitors")
 # those `--enforce` sets (lint, the evolution commands, register): the monitors' level is read by `run` alone, from the file
-OPTION_VALIDATORS = ("schema", "inheritance", "version-bump", "drift", "registration")
+OPTION_VALIDATORS = tuple(validator for validator in VALIDATORS if validator != "monitors")
 ENGINES = ("gx", "soda", "spark")
 # what a validator is set to when nothing says otherwise: today's behaviour, where every validator's errors
 # fail its command; registration warns, as the seed asks (an unreachable catalog is a soft failure); monitors

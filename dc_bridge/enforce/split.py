@@ -271,7 +271,7 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
             if others:
                 # translated again, as a run translates once the data is known: a check the data keeps from running gets no artifact
                 translated = compile_contract(loaded, invalid={**invalid, **absent}, plan=exact_ranges(plan, frames))
-                session = _engine_session(spark)
+                session = process_session(spark)
                 rebound = {name: _in_session(frame, session) for name, frame in frames.items()}
                 with temp_views(session, {view_name(loaded.id, name): frame for name, frame in rebound.items() if name in plan.models}):
                     for engine in others:
@@ -307,9 +307,9 @@ def prepared_from(loaded: Contract, local_errors: list) -> Prepared:
     return Prepared(loaded, plan, compile_contract(loaded, invalid=invalid, plan=plan))
 
 
-def _engine_session(spark):
-    """The session GX and Soda query: GX's Spark data source takes the process's session
-    (`SparkSession.builder.getOrCreate()`), which is not a streaming micro-batch's own."""
+def process_session(spark):
+    """The process's session (`SparkSession.builder.getOrCreate()`), the caller's, which is not a streaming
+    micro-batch's own: the one GX and Soda query (GX's Spark data source takes it); under Spark Connect, `spark`."""
     if is_connect(spark):
         return spark
     from pyspark.sql import SparkSession

@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from dc_bridge.contract.model import Contract
 from dc_bridge.enforce.outputs import read_paths
-from dc_bridge.enforce.split import ENGINE_NAME, VIOLATIONS_COLUMN, chosen_engines, prepare, split
+from dc_bridge.enforce.split import ENGINE_NAME, VIOLATIONS_COLUMN, chosen_engines, prepare, process_session, split
 from dc_bridge.paths import Place, clash
 from dc_bridge.report.prometheus import Targets, publish, warn_unpublished
 from dc_bridge.runner.data import is_connect
@@ -154,13 +154,8 @@ def _adaptive(batch) -> Iterator[bool]:
     rows by then, and the guard's plans over it are a batch query's. Put back afterwards, before the stream plans
     its next batch."""
     session = batch.sparkSession
-    if is_connect(session):
-        yield str(session.conf.get(_ADAPTIVE, "true")).lower() == "true"
-        return
-    from pyspark.sql import SparkSession
-
     before = session.conf.get(_ADAPTIVE, "true")
-    wanted = SparkSession.builder.getOrCreate().conf.get(_ADAPTIVE, "true")
+    wanted = process_session(session).conf.get(_ADAPTIVE, "true")  # Spark Connect: the batch's own, left as it is
     if wanted != before:
         session.conf.set(_ADAPTIVE, wanted)
     try:
@@ -233,8 +228,11 @@ def _move_in(spark, path: str, batch_id: int, keep: bool = True) -> None:
                 raise OSError(f"could not move {status.getPath().toString()} into {path}")
     fs.delete(staging, True)
     parent = staging.getParent()
-    if fs.exists(parent) and not list(fs.listStatus(parent) or []):  # no other batch staged: no empty folder left behind
-        fs.delete(parent, False)
+    try:  # no empty folder left behind; only tidying: another writer's staging meanwhile keeps it
+        if fs.exists(parent) and not list(fs.listStatus(parent) or []):
+            fs.delete(parent, False)
+    except Exception:
+        pass
 
 
 def _places(spark, path: str, batch_id: int):

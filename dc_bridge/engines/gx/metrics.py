@@ -243,9 +243,10 @@ def in_compiled_passes(engine: SparkDFExecutionEngine) -> None:
 def batch_view() -> Iterator[str]:
     """Within the block, this thread's `{batch}` queries read the batch as a temp view of a name of its own,
     yielded for the caller to drop: two validations side by side never read each other's batch."""
-    token = _BATCH.set(f"dc_bridge_batch_{uuid.uuid4().hex}")
+    name = f"dc_bridge_batch_{uuid.uuid4().hex}"
+    token = _BATCH.set(name)
     try:
-        yield _BATCH.get()
+        yield name
     finally:
         _BATCH.reset(token)
 
