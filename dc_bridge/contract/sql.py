@@ -544,3 +544,62 @@ def count_query(query: str) -> CountQuery | None:
     if not all(isinstance(node, _COUNTABLE) for node in nodes) or any(node.table for node in nodes if isinstance(node, exp.Column)):
         return None
     return CountQuery(where.this.sql(dialect="spark"))
+
+
+# ---------------------------------------------------------------------------------------------
+# a query that aggregates its model's rows into one number
+
+# the aggregates such a query may take, each of one plain column (`COUNT` of `*` too), and what may surround
+# them: numbers and arithmetic, which without ANSI mode never raise (a division by zero is NULL). Nothing that
+# can raise on a row, read other rows or differ between two runs (DISTINCT, FILTER, a function, a cast, `rand`)
+_AGGREGATES = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Stddev, exp.StddevPop, exp.StddevSamp, exp.Variance,
+               exp.VariancePop, exp.ApproxQuantile)
+_AROUND_AGGREGATES = (exp.Literal, exp.Paren, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg)
+
+
+@functools.lru_cache(maxsize=4096)
+def aggregate_query(query: str) -> str | None:
+    """`query` (placeholders filled, its model's table TABLE_MARKER) as its one aggregate expression in Spark SQL,
+    when it is `SELECT <aggregate> FROM <its model>`: an aggregate of `_AGGREGATES` over one unqualified column
+    (a percentile at a number), or numbers and arithmetic over such aggregates. None for any other query (a
+    `count_query` included, which counts without an expression): the native engine computes its value inside its
+    one aggregation, where one row's error would fail every check of the model, not this one alone."""
+    analysis = _analyse(query, False)
+    tree = analysis.tree
+    if analysis.problem is not None or not isinstance(tree, exp.Select) or len(tree.expressions) != 1 or count_query(query):
+        return None
+    source = tree.args.get("from_") or tree.args.get("from")
+    if source is None or any(value for key, value in tree.args.items() if key not in ("expressions", "from_", "from")):
+        return None
+    table = source.this
+    if not (isinstance(table, exp.Table) and table.name == TABLE_MARKER and len(table.parts) == 1 and not table.alias):
+        return None
+    value = tree.expressions[0].unalias()
+    return value.sql(dialect="spark") if not isinstance(value, exp.Literal) and _aggregated(value) else None
+
+
+def _aggregated(node) -> bool:
+    """Whether `node` is an allowed aggregate, or numbers and arithmetic over them with at least one aggregate."""
+    if isinstance(node, _AGGREGATES):
+        return _aggregate_arguments(node)
+    if isinstance(node, exp.Literal):
+        return not node.is_string
+    if not isinstance(node, _AROUND_AGGREGATES):
+        return False
+    children = [child for child in node.iter_expressions()]
+    return all(_aggregated(child) or (isinstance(child, exp.Literal) and not child.is_string) for child in children) \
+        and any(not isinstance(child, exp.Literal) for child in children)
+
+
+def _aggregate_arguments(node) -> bool:
+    """An aggregate's arguments: one unqualified column (or `*`, counted), and a percentile's numbers."""
+    arguments = {key: value for key, value in node.args.items() if value not in (None, []) and key != "big_int"}
+    column = arguments.pop("this", None)
+    plain = isinstance(column, exp.Column) and not column.table and isinstance(column.this, exp.Identifier)
+    if isinstance(node, exp.Count) and isinstance(column, exp.Star) and not column.args.get("except") and not arguments:
+        return True
+    if isinstance(node, exp.ApproxQuantile):
+        numbers = [arguments.pop(key, None) for key in ("quantile", "accuracy")]
+        if numbers[0] is None or any(n is not None and not (isinstance(n, exp.Literal) and not n.is_string) for n in numbers):
+            return False
+    return plain and not arguments

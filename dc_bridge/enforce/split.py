@@ -13,8 +13,9 @@ valid and quarantined rows, with the verdict of the same call (docs/enforcing.md
   outputs; and judged exactly as the native engine judges its own (`judge_rows`). The judged rows
   are never cached whole: the valid rows are recomputed from the source when written. Table-level
   checks (row count, SQL metrics, freshness, column presence and type) cannot send a row anywhere:
-  the native engine judges them on the whole table, through its door, given the pass's count of the
-  rows (`run_counted`) unless the pass judged a slice: the rows are not counted again.
+  the native engine judges them on the whole table, through its door (`counted_pass`): unless the pass
+  judged a slice, the aggregates they need (the rows' count, a freshness's latest time, an aggregate SQL
+  metric's value) are observed by the same pass, and the rows are not read again for them.
 - With `where`, the rows judged are the slice the expression selects; uniqueness and foreign keys
   still compare against the whole table and the whole referenced model (scope.py); every check of
   the verdict states its scope.
@@ -46,7 +47,7 @@ from dc_bridge.engines.columns import (
     unrunnable,
 )
 from dc_bridge.engines.native import ENGINE as NATIVE
-from dc_bridge.engines.native import judge_rows, run_counted
+from dc_bridge.engines.native import counted_pass, judge_rows
 from dc_bridge.engines.registry import ENGINES
 from dc_bridge.engines.results import EngineReport
 from dc_bridge.engines.views import temp_views
@@ -251,8 +252,13 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
                                 {name: view_name(loaded.id, name) for name in frames if name in plan.models})
     absent = absent_references(table_level, frames)
     invalid = {**compiled.invalid, **foreign}
+    table_compiled = replace(compiled, plan=replace(plan, checks=tuple(table_level)), invalid={**invalid, **absent})
+    # the native engine's table-level checks planned up to their one aggregation, computed in the split's own pass
+    # (its rows are the table's, unless it judges a slice): a row count, a freshness, an aggregate SQL metric
+    table_pass = counted_pass(spark, frames, table_compiled, model, now) if ENGINE_NAME in engines and where is None else None
     judged, observation, recounted, rejudged, counts, keys = _judge_rows(slice_df, df, row_level, frames, now, column,
-                                                                         keys_in_pass and where is None)
+                                                                         keys_in_pass and where is None,
+                                                                         _observable(df, table_pass.columns) if table_pass else [])
 
     def settle(observed: dict) -> tuple[Verdict, dict[str, int]]:
         """The verdict of the pass that filled `observed`: its row-level counts, and the table-level checks."""
@@ -261,10 +267,9 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
         reports = {}
         with temp_views(spark, views):
             if ENGINE_NAME in engines:
-                table_compiled = replace(compiled, plan=replace(plan, checks=tuple(table_level)), invalid={**invalid, **absent})
-                # the table's rows are the pass's rows, unless it judged a slice
-                report = (NATIVE.run(spark, frames, table_compiled, model, now) if where is not None
-                          else run_counted(spark, frames, table_compiled, model, now, rows))
+                report = (NATIVE.run(spark, frames, table_compiled, model, now) if table_pass is None
+                          else table_pass.report(totals={name: observed[name] for name in table_pass.columns if name in observed},
+                                                 rows=rows))
                 reports[ENGINE_NAME] = EngineReport(ENGINE_NAME, model, {**report.results, **results}, time.perf_counter() - began,
                                                     error=report.error)
             others = [engine for engine in engines if engine != ENGINE_NAME]
@@ -374,10 +379,26 @@ def _reason(check: Check) -> str:
     return check.description or f"{check.kind} on {columns}"
 
 
-def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetime, column: str, keys_in_pass: bool = False):
+def _observable(df, columns: dict) -> list:
+    """Of the aggregates `columns` (name -> column), those an Observation can give back, aliased: a number's (it
+    hands other values, a latest time, as the JVM's objects); the others are left to the native engine's own pass."""
+    from pyspark.sql.types import NumericType
+
+    if not columns:
+        return []
+    try:
+        types = df.agg(*[column.alias(name) for name, column in columns.items()]).schema
+    except Exception:  # an aggregate Spark refuses: its check's run says why
+        return []
+    return [columns[field.name].alias(field.name) for field in types.fields if isinstance(field.dataType, NumericType)]
+
+
+def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetime, column: str, keys_in_pass: bool = False,
+                table_columns: list = ()):
     """The slice with the violations column and the quarantine flag: (frame, a function giving the
     frame observed and its Observation, one counting the rows alone, one judging rows of the slice
-    again, [(check, its count's name)], the cached key sets)."""
+    again, [(check, its count's name)], the cached key sets). `table_columns`: aggregates of the table-level
+    checks (each aliased), observed in the same pass."""
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
@@ -393,7 +414,7 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
     listed = quote_identifier(column)
     counted = [F.count(F.lit(1)).alias("rows"), F.count(F.when(F.col(_QUARANTINED), True)).alias("quarantined"),
                *[F.expr(f"count(CASE WHEN size({listed}) > 0 AND array_contains({listed}.id, {sql_literal(check.id)}) THEN TRUE END)")
-                 .alias(name) for check, name in counts]]
+                 .alias(name) for check, name in counts], *table_columns]
 
     def observed():
         observation = Observation()

@@ -9,19 +9,20 @@ from dc_bridge.engines.engine import Engine
 from dc_bridge.engines.native.translate import translate_check
 
 
-def _run(spark, frames, compiled, model, now, rows: int | None = None):
-    from dc_bridge.engines.native.run import run_spark
+def _run(spark, frames, compiled, model, now):
+    return counted_pass(spark, frames, compiled, model, now, counted=False).report()
+
+
+def counted_pass(spark, frames, compiled, model, now, counted: bool = True):
+    """A run of `model` planned up to its one aggregation (run.py `FusedPass`), for a caller that counts the rows
+    (`counted`) and computes the aggregation's `columns` in a pass of its own (the split, while it judges the rows,
+    dc_bridge/enforce): `report(totals=..., rows=...)` gives the same results, without a pass of the run's own."""
+    from dc_bridge.engines.native.run import fused_pass
 
     # a check lint found invalid (a pattern Java rejects) would fail the fused aggregation of every check
     checks = [check for check in compiled.plan.for_model(model) if check.id not in compiled.invalid]
-    return run_spark(spark, frames[model], checks, now,
-                     view=view_name(compiled.plan.contract_id, model), frames=frames, rows=rows)
-
-
-def run_counted(spark, frames, compiled, model, now, rows: int):
-    """A run of `model` whose rows the caller counted already (the split counts them while it judges
-    them, dc_bridge/enforce): the same results, without a pass that would only count the rows again."""
-    return _run(spark, frames, compiled, model, now, rows)
+    return fused_pass(spark, frames[model], checks, now, view=view_name(compiled.plan.contract_id, model), frames=frames,
+                      counted=counted)
 
 
 def judge_rows(check, count: int, rows: int):

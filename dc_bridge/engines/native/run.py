@@ -12,12 +12,13 @@ engine is caught. Custom GX and Soda checks are not run here.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
 
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check, kind_of
-from dc_bridge.contract.sql import TABLE_MARKER, count_query
+from dc_bridge.contract.sql import TABLE_MARKER, aggregate_query, count_query
 from dc_bridge.engines.columns import column_type, missing_columns, missing_message, unrunnable
 from dc_bridge.engines.engine import Unsupported
 from dc_bridge.engines.nested_types import type_problem
@@ -27,90 +28,124 @@ from dc_bridge.engines.results import CheckResult, EngineReport, age_seconds
 from dc_bridge.engines.spark_conditions import VIOLATIONS, aggregate, column, duplicates, key_examples
 
 
-def run_spark(spark, df, checks: list[Check], now: datetime, *, view: str, frames: dict[str, Any],
-              rows: int | None = None) -> EngineReport:
-    """Evaluate `checks` on `df`. `view` is the temp view SQL metrics read; `frames` (model name ->
-    DataFrame) serve foreign keys; `rows`, `df`'s rows when the caller counted them already."""
-    started = time.perf_counter()
-    model = checks[0].model if checks else ""
-    try:
-        results, rows = _run(spark, df, [k for k in checks if not isinstance(translate_check(k, ""), Unsupported)], now, view, frames,
-                             rows)
-    except Exception as exc:  # the whole run failed: no result can be trusted
-        return EngineReport("spark", model, {}, time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
-    return EngineReport("spark", model, results, time.perf_counter() - started, rows=rows)
+@dataclass
+class FusedPass:
+    """A run of a model planned up to its one aggregation: `columns`, the pass's columns by name (with the rows'
+    count `rows` unless the caller counts them). `report()` runs them as one aggregation and judges every check;
+    `totals` (name -> value): those a pass of the caller's own computed already (the split's, dc_bridge/enforce),
+    the others still aggregated here: the same results either way."""
+    spark: Any
+    df: Any
+    now: datetime
+    view: str
+    frames: dict
+    model: str
+    known: dict[str, CheckResult]  # judged from the schema alone
+    runnable: list[Check]
+    columns: dict[str, Any]
+    queries: dict[str, bool]  # SQL metric computed in the pass -> whether its value is the rows' count
+    started: float
+    error: str | None = None  # planning failed: no result can be trusted
+
+    def report(self, *, totals: dict | None = None, rows: int | None = None) -> EngineReport:
+        if self.error is not None:
+            return self._failed(self.error)
+        try:
+            given = totals or {}
+            left = [column.alias(name) for name, column in self.columns.items() if name not in given]
+            results, rows = self._results({**aggregate(self.df, left), **given}, rows)
+        except Exception as exc:  # the whole run failed: no result can be trusted
+            return self._failed(f"{type(exc).__name__}: {exc}")
+        return EngineReport("spark", self.model, results, time.perf_counter() - self.started, rows=rows)
+
+    def _failed(self, error: str) -> EngineReport:
+        return EngineReport("spark", self.model, {}, time.perf_counter() - self.started, error=error)
+
+    def _results(self, totals: dict, rows: int | None) -> tuple[dict[str, CheckResult], int]:
+        rows = int(totals["rows"]) if rows is None else rows
+        results = dict(self.known)
+        for index, check in enumerate(self.runnable):
+            if check.id in self.queries:  # judged as its query's value would be
+                value = rows if self.queries[check.id] else totals[f"v{index}"]
+                outcome, observed, reason = judge_metric(check.threshold, value)
+                results[check.id] = CheckResult(check.id, "spark", outcome, observed=observed, native_name="sql", error=reason)
+                continue
+            results[check.id] = EVALUATIONS[TRANSLATIONS[check.kind]](
+                check, spark=self.spark, df=self.df, frames=self.frames, view=self.view, now=self.now, rows=rows,
+                fused=totals.get(f"v{index}"))
+        return results, rows
 
 
-def _run(spark, df, checks: list[Check], now: datetime, view: str, frames: dict,
-         rows: int | None) -> tuple[dict[str, CheckResult], int]:
-    """The results, and the model's row count from the fused pass (or `rows`, when given)."""
+def fused_pass(spark, df, checks: list[Check], now: datetime, *, view: str, frames: dict[str, Any],
+               counted: bool = False) -> FusedPass:
+    """`checks` of `df` planned up to their one aggregation (FusedPass). `counted`: the caller counts the rows."""
     from pyspark.sql import functions as F
 
+    started = time.perf_counter()
+    model = checks[0].model if checks else ""
     now = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
-    results: dict[str, CheckResult] = {}
-    runnable = []
-    for check in checks:
-        problem = unrunnable(df, check)
-        if kind_of(check).presence:  # evaluated, and failing, when the column is missing
-            absent = missing_columns(df, check.columns)
-            results[check.id] = CheckResult(check.id, "spark", "failed" if absent else "passed", native_name="schema")
-        elif problem is not None:  # a missing column: failed; a column of an unfit type: error (engines/columns.py)
-            results[check.id] = CheckResult(check.id, "spark", problem.outcome, native_name="schema", error=problem.reason)
-        elif TRANSLATIONS[check.kind] == "schema":  # the column's type, from the schema alone
-            results[check.id] = _column_type(df, check)
-        else:
-            runnable.append(check)
-
-    # one pass: the row count (unless the caller counted the rows: the split's pass), every violation
-    # count, every freshness max, every SQL metric that only counts the model's rows (`_counted_queries`)
-    # (failing values of row-level checks are fetched afterwards for the failed ones only, by
-    # runner/samples.py, reading just enough rows); no pass when none of them is left
-    counted = _counted_queries(spark, df, runnable)
-    fused = [F.count(F.lit(1)).alias("rows")] if rows is None else []
-    for index, check in enumerate(runnable):
-        if check.id in counted:  # the row count is the pass's own; a condition, a count in it
-            if counted[check.id] is not None:
-                fused.append(F.count(F.when(F.expr(counted[check.id]), True)).alias(f"v{index}"))
-            continue
-        in_fused_pass = FUSED.get(TRANSLATIONS[check.kind])
-        if in_fused_pass is not None:
-            fused.append(in_fused_pass(check, now).alias(f"v{index}"))
-    totals = aggregate(df, fused)
-    rows = int(totals["rows"]) if rows is None else rows
-    for index, check in enumerate(runnable):
-        if check.id in counted:  # judged as its query's value would be
-            value = rows if counted[check.id] is None else totals[f"v{index}"]
-            outcome, observed, reason = judge_metric(check.threshold, value)
-            results[check.id] = CheckResult(check.id, "spark", outcome, observed=observed, native_name="sql", error=reason)
-            continue
-        results[check.id] = EVALUATIONS[TRANSLATIONS[check.kind]](
-            check, spark=spark, df=df, frames=frames, view=view, now=now, rows=rows, fused=totals.get(f"v{index}"))
-    return results, rows
+    known: dict[str, CheckResult] = {}
+    runnable, columns, queries = [], {} if counted else {"rows": F.count(F.lit(1))}, {}
+    try:
+        for check in [k for k in checks if not isinstance(translate_check(k, ""), Unsupported)]:
+            problem = unrunnable(df, check)
+            if kind_of(check).presence:  # evaluated, and failing, when the column is missing
+                absent = missing_columns(df, check.columns)
+                known[check.id] = CheckResult(check.id, "spark", "failed" if absent else "passed", native_name="schema")
+            elif problem is not None:  # a missing column: failed; a column of an unfit type: error (engines/columns.py)
+                known[check.id] = CheckResult(check.id, "spark", problem.outcome, native_name="schema", error=problem.reason)
+            elif TRANSLATIONS[check.kind] == "schema":  # the column's type, from the schema alone
+                known[check.id] = _column_type(df, check)
+            else:
+                runnable.append(check)
+        # one pass: the row count (unless the caller counts the rows: the split's pass), every violation
+        # count, every freshness max, every SQL metric that only counts or aggregates the model's rows
+        # (`_fused_queries`) (failing values of row-level checks are fetched afterwards for the failed ones
+        # only, by runner/samples.py, reading just enough rows); no pass when none of them is left
+        fused_queries = _fused_queries(spark, df, runnable)
+        for index, check in enumerate(runnable):
+            if check.id in fused_queries:  # the row count is the pass's own; a count or an aggregate, a column of it
+                if fused_queries[check.id] is not None:
+                    columns[f"v{index}"] = fused_queries[check.id]
+                queries[check.id] = fused_queries[check.id] is None
+                continue
+            in_fused_pass = FUSED.get(TRANSLATIONS[check.kind])
+            if in_fused_pass is not None:
+                columns[f"v{index}"] = in_fused_pass(check, now)
+        error = None
+    except Exception as exc:  # the whole run failed: no result can be trusted
+        error = f"{type(exc).__name__}: {exc}"
+    return FusedPass(spark, df, now, view, frames, model, known, runnable, columns, queries, started, error)
 
 
-def _counted_queries(spark, df, checks: list[Check]) -> dict[str, str | None]:
-    """check id -> its condition (None: every row), for each SQL metric that is `SELECT COUNT(*) FROM {model} [WHERE
-    condition]` (contract/sql.py `count_query`): its value is the fused pass's row count, or a count in it, not a query of
-    its own. Not under ANSI mode, where a comparison of text with a number raises for the whole pass; not a
-    condition Spark cannot analyse as a boolean on these rows (its own query then reports why)."""
+def _fused_queries(spark, df, checks: list[Check]) -> dict[str, Any]:
+    """check id -> the column that computes its value in the pass (None: the rows' count), for each SQL metric that
+    is `SELECT COUNT(*) FROM {model} [WHERE condition]` (contract/sql.py `count_query`) or one aggregate of the
+    model's columns (`aggregate_query`): its value is the fused pass's, not a query of its own. Not under ANSI
+    mode, where a comparison of text with a number or an overflowing sum raises for the whole pass; not an
+    expression Spark cannot analyse on these rows (as a boolean condition, as an aggregate): its own query then
+    reports why."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import BooleanType
 
     if str(spark.conf.get("spark.sql.ansi.enabled", "false")).lower() == "true":
         return {}
-    counted = {}
+    fused = {}
     for check in checks:
-        form = count_query(check.params.query) if isinstance(check.params, c.SqlMetric) else None
-        if form is None:
+        if not isinstance(check.params, c.SqlMetric):
             continue
-        if form.condition is not None:
-            try:
-                if not isinstance(df.select(F.expr(form.condition)).schema.fields[0].dataType, BooleanType):
-                    continue
-            except Exception:  # a column the rows lack, a comparison Spark refuses: left to the query's own error
-                continue
-        counted[check.id] = form.condition
-    return counted
+        form, aggregated = count_query(check.params.query), aggregate_query(check.params.query)
+        try:
+            if form is not None and form.condition is None:
+                fused[check.id] = None
+            elif form is not None and isinstance(df.select(F.expr(form.condition)).schema.fields[0].dataType, BooleanType):
+                fused[check.id] = F.count(F.when(F.expr(form.condition), True))
+            elif aggregated is not None:
+                df.agg(F.expr(aggregated)).schema  # analysed: a column the rows lack, an aggregate of an unfit type
+                fused[check.id] = F.expr(aggregated)
+        except Exception:  # left to the query's own error
+            continue
+    return fused
 
 
 # how a kind is evaluated (translate.TRANSLATIONS) -> its column of the fused aggregation, when it has one
