@@ -99,12 +99,22 @@ slaProperties:
   - {id: availability, property: availability, value: 50, unit: percent}
 """
 
-# `dc-bridge run` itself, in a process of its own, on a session with the embedded Hive metastore
+# `dc-bridge run` itself, in a process of its own (no session running when the first run starts: its `--conf` makes
+# the session reach the embedded Hive metastore), once per slice, one after the other: each run stops the session it
+# started, so the next starts its own (in the same JVM) and reads the earlier runs from the table; the exit codes last
 RUN = """
-import sys
+import json, sys
 from dc_bridge.cli import main
-main(["run", "contract.yaml", "--engines", "spark", "--history", "table:quality.runs", "--where", sys.argv[1],
-      "--conf", "spark.sql.catalogImplementation=hive", "--conf", "spark.sql.warehouse.dir=warehouse"])
+codes = []
+for where in sys.argv[1:]:
+    try:
+        main(["run", "contract.yaml", "--engines", "spark", "--history", "table:quality.runs", "--where", where,
+              "--conf", "spark.sql.catalogImplementation=hive", "--conf", "spark.sql.warehouse.dir=warehouse"])
+    except SystemExit as exit:
+        codes.append(exit.code or 0)
+    else:
+        codes.append(0)
+print(json.dumps(codes))
 """
 
 RUNS_READ = SESSION.replace('spark.sql("CREATE DATABASE IF NOT EXISTS quality")\\nstore = SparkTableStore(spark, "table:quality.runs")\\n', "") + """
@@ -120,11 +130,12 @@ def test_dc_bridge_run_records_into_a_catalog_table_with_source_and_slice(tmp_pa
     (tmp_path / "events.csv").write_text("id,day\n1,mon\n2,mon\n3,tue\n")
     prepare = _in_process(SESSION, tmp_path)  # the database the table lives in
     assert prepare.returncode == 0, prepare.stderr[-3000:]
-    for where in ("day = 'mon'", "day = 'tue'", "id > 1"):
-        run = subprocess.run([sys.executable, "-c", textwrap.dedent(RUN), where], cwd=tmp_path, capture_output=True, text=True,
-                             timeout=600, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
-                                               **{k: v for k, v in __import__("os").environ.items() if k.startswith(("JAVA", "SPARK"))}})
-        assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-3000:])
+    run = subprocess.run([sys.executable, "-c", textwrap.dedent(RUN), "day = 'mon'", "day = 'tue'", "id > 1"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=600,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                              **{k: v for k, v in __import__("os").environ.items() if k.startswith(("JAVA", "SPARK"))}})
+    assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-3000:])
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == [0, 0, 0], (run.stdout[-2000:], run.stderr[-3000:])
     read = _in_process(RUNS_READ, tmp_path)
     assert read.returncode == 0, read.stderr[-3000:]
     found = json.loads(read.stdout.strip().splitlines()[-1])
