@@ -326,6 +326,57 @@ def test_a_stream_judged_by_gx_or_soda_per_batch_judges_as_the_native_engine(spa
         assert judged[engine] == judged["spark"], engine
 
 
+@pytest.mark.parametrize("format", ["parquet", "orc", "json"])
+def test_the_guards_one_write_gives_each_quarantined_row_every_violation(spark, tmp_path, contract, frames, format):
+    """Under `quarantine`, a batch in parquet or ORC is written once, partitioned by each row's mark, and its
+    quarantined part read back and judged again on its values, the keys' violations read from the mark (JSON, which
+    keeps a time to the millisecond only, is written by two passes): every quarantined row lists the same violations
+    as the split's own quarantined rows, and nothing is lost or doubled."""
+    from dc_bridge.enforce.split import VIOLATION_TYPE
+
+    orders, customers = frames
+    outputs = {name: str(tmp_path / name) for name in ("sink", "q")}
+    guard = dc_bridge.streaming.guard(contract, "orders", on_failure="quarantine", sink=outputs["sink"], quarantine=outputs["q"],
+                                      log=str(tmp_path / "log.jsonl"), frames={"customers": customers}, format=format)
+    guard(orders, 0)
+    read = spark.read.format(format)
+    sink = read.schema(orders.schema).load(outputs["sink"])
+    quarantined = read.schema(f"{SCHEMA}, {VIOLATIONS_COLUMN} {VIOLATION_TYPE}").load(outputs["q"])
+    listed = {(r["order_id"], r["email"]): {(v["id"], v["kind"], v["severity"], v["reason"]) for v in r[VIOLATIONS_COLUMN]}
+              for r in quarantined.collect()}
+    _, expected_rows, _ = dc_bridge.split(contract, "orders", orders, frames={"customers": customers})
+    expected = {(r["order_id"], r["email"]): {(v["id"], v["kind"], v["severity"], v["reason"]) for v in r[VIOLATIONS_COLUMN]}
+                for r in expected_rows.collect()}
+    assert listed == expected
+    assert {kind for _, kind, _, _ in listed[(8, "hal@x")]} == {"value_between", "foreign_key", "unique"}
+    assert {kind for _, kind, _, _ in listed[(10, "jan@x")]} == {"unique_combination"}
+    assert {r["order_id"] for r in sink.collect()} == {1, 2, 6, 12, 13}
+    assert sink.columns == orders.columns
+    both = sink.unionByName(quarantined.drop(VIOLATIONS_COLUMN))
+    assert sorted(map(_key, both.collect())) == sorted(map(_key, orders.collect()))
+    assert _checksum(both, orders.columns) == _checksum(orders, orders.columns)
+    assert not list(tmp_path.rglob("_dc_bridge_staging")) and not list(tmp_path.rglob("dc_bridge_mark=*"))
+
+
+def test_a_batch_with_a_mark_column_of_its_own_is_written_by_two_passes(spark, tmp_path, contract, frames):
+    """`rows="marked"` refuses a DataFrame that has a column `dc_bridge_mark` in any case; the guard then writes the
+    batch's quarantined rows by a pass of their own, the user's column kept as it came."""
+    from pyspark.sql import functions as F
+
+    orders, customers = frames
+    batch = orders.withColumn("DC_Bridge_Mark", F.lit("mine"))
+    result = dc_bridge.split(contract, "orders", batch, frames={"customers": customers})
+    with pytest.raises(SplitError, match="already has a column `dc_bridge_mark`"):
+        result.write_first(lambda rows: None, rows="marked")
+    guard = dc_bridge.streaming.guard(contract, "orders", on_failure="quarantine", sink=str(tmp_path / "sink"),
+                                      quarantine=str(tmp_path / "q"), log=str(tmp_path / "log.jsonl"), frames={"customers": customers})
+    guard(batch, 0)
+    quarantined = spark.read.parquet(str(tmp_path / "q"))
+    assert {r["order_id"] for r in quarantined.collect()} == QUARANTINED
+    assert {r["DC_Bridge_Mark"] for r in quarantined.collect()} == {"mine"}
+    assert spark.read.parquet(str(tmp_path / "sink")).columns == batch.columns
+
+
 # --- `dc-bridge run --quarantine PATH --valid-output PATH`: the split written out, by the real command in process
 
 
