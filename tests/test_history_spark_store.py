@@ -101,7 +101,7 @@ slaProperties:
 
 # `dc-bridge run` itself, in a process of its own (no session running when the first run starts: its `--conf` makes
 # the session reach the embedded Hive metastore), once per slice, one after the other: each run stops the session it
-# started, so the next starts its own (in the same JVM) and reads the earlier runs from the table; the exit codes last
+# started, so the next starts its own (in the same JVM) and reads the earlier runs from the table; then their exit codes
 RUN = """
 import json, sys
 from dc_bridge.cli import main
@@ -130,15 +130,15 @@ def test_dc_bridge_run_records_into_a_catalog_table_with_source_and_slice(tmp_pa
     (tmp_path / "events.csv").write_text("id,day\n1,mon\n2,mon\n3,tue\n")
     prepare = _in_process(SESSION, tmp_path)  # the database the table lives in
     assert prepare.returncode == 0, prepare.stderr[-3000:]
-    run = subprocess.run([sys.executable, "-c", textwrap.dedent(RUN), "day = 'mon'", "day = 'tue'", "id > 1"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=600,
+    # the runs, then (their sessions stopped) a new session of the same process reads the table back from the metastore
+    run = subprocess.run([sys.executable, "-c", textwrap.dedent(RUN) + textwrap.dedent(RUNS_READ), "day = 'mon'", "day = 'tue'",
+                          "id > 1"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
                               **{k: v for k, v in __import__("os").environ.items() if k.startswith(("JAVA", "SPARK"))}})
     assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-3000:])
-    assert json.loads(run.stdout.strip().splitlines()[-1]) == [0, 0, 0], (run.stdout[-2000:], run.stderr[-3000:])
-    read = _in_process(RUNS_READ, tmp_path)
-    assert read.returncode == 0, read.stderr[-3000:]
-    found = json.loads(read.stdout.strip().splitlines()[-1])
+    codes, read = run.stdout.strip().splitlines()[-2:]
+    assert json.loads(codes) == [0, 0, 0], (run.stdout[-2000:], run.stderr[-3000:])
+    found = json.loads(read)
     source = json.dumps({"events": str(tmp_path / "events.csv")})
     assert found["runs"] == [["table-history", "passed", source, where] for where in ("day = 'mon'", "day = 'tue'", "id > 1")]
     # availability needs three runs: the third was judged over the first two, read from the table
