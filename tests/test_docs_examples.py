@@ -18,7 +18,9 @@ through click's CliRunner, so every run reuses the suite's one Spark session (ru
 `get_session` takes the active session); `python FILE` runs in-process too (its
 `SparkSession.builder.getOrCreate()` gets the same session); anything else (`grep`, `cat`, pipes,
 `echo $?`, a command with its own `NAME=VALUE` environment) runs in bash in the copy, with `$?` the exit
-code of the previous command. The console is COLUMNS wide.
+code of the previous command; but `dc-bridge ... 2>/dev/null` runs in-process (its standard output alone),
+and so does `dc-bridge` given only OpenLineage's variables, which its client reads when a run creates it.
+The console is COLUMNS wide.
 
 Refresh mode: `DCB_DOCS_UPDATE=1 pytest tests/test_docs_examples.py` writes the real output under each
 example whose output differs, keeping the placeholders of the lines that still match and each `...`
@@ -53,6 +55,11 @@ SHIPPED = ("contracts", "docs/examples", "tests/broken")
 SPARK_COMMANDS = {"run", "drift", "init"}
 _EXIT_ECHO = re.compile(r'^(?P<command>.*?);\s*echo (?P<echo>"exit \$\?"|\$\?)$')
 _SHELL = re.compile(r"[|&;<>`]|\$\(")
+# `dc-bridge ... 2>/dev/null`: in-process too, its standard output alone
+_NO_STDERR = re.compile(r"\s+2>\s*/dev/null$")
+# variables the OpenLineage client reads when a run creates it (report/openlineage.py), not at import: a
+# `dc-bridge` command given only these before it runs in-process too, with them in its environment
+_RUN_TIME_VARIABLE = re.compile(r"^OPENLINEAGE\w*=")
 
 
 class Session:
@@ -93,7 +100,14 @@ class Session:
         """The lines a command prints (stdout and stderr as a terminal shows them), trailing blanks cut."""
         echo = _EXIT_ECHO.match(command)
         main_command = echo.group("command") if echo else command
+        no_stderr = _NO_STDERR.search(main_command)
+        in_process = main_command[:no_stderr.start()] if no_stderr else main_command
         words = shlex.split(self.private(main_command), comments=True)
+        cli_words = shlex.split(self.private(in_process), comments=True)
+        variables = {}
+        while cli_words and _RUN_TIME_VARIABLE.match(cli_words[0]):
+            name, _, value = cli_words.pop(0).partition("=")
+            variables[name] = value
         if words[:1] == ["export"] and len(words) == 2:
             name, _, value = words[1].partition("=")
             self.env[name] = value
@@ -101,8 +115,8 @@ class Session:
         elif words[:1] == ["cd"] and len(words) == 2:
             os.chdir(words[1])
             output, self.status = "", 0
-        elif words[:1] == ["dc-bridge"] and not _SHELL.search(main_command):
-            output, self.status = self._cli(words[1:])
+        elif cli_words[:1] == ["dc-bridge"] and not _SHELL.search(in_process):
+            output, self.status = self._cli(cli_words[1:], variables, stderr=not no_stderr)
         elif words[:1] == ["python"] and len(words) == 2 and not _SHELL.search(main_command):
             output, self.status = self._python(words[1])
         else:
@@ -116,14 +130,15 @@ class Session:
             lines.pop()
         return lines
 
-    def _cli(self, args: list[str]) -> tuple[str, int]:
+    def _cli(self, args: list[str], variables: dict[str, str] | None = None, stderr: bool = True) -> tuple[str, int]:
         if args[:1] and args[0] in SPARK_COMMANDS:
             self.spark_fixture()
         args = [path for arg in args for path in (sorted(glob.glob(arg)) or [arg] if "*" in arg else [arg])]  # as bash expands them
         here = f"{os.getcwd()}/"
         given = [_absolute_data(arg, here) if before == "--data" else arg for before, arg in zip(["", *args], args)]
-        result = CliRunner(env=self.env).invoke(main, given, prog_name="dc-bridge")
-        output = result.output if given == args else result.output.replace(here, "")
+        result = CliRunner(env={**self.env, **(variables or {})}).invoke(main, given, prog_name="dc-bridge")
+        printed = result.output if stderr else result.stdout
+        output = printed if given == args else printed.replace(here, "")
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             output += "".join(traceback.format_exception(result.exception))
         return output, result.exit_code
