@@ -12,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 
 from dc_bridge.history.spark_store import COLUMNS
 
@@ -125,11 +126,19 @@ print(json.dumps({"runs": [[r.contract_id, r.run_outcome, r.data_source, r.slice
 """
 
 
-def test_dc_bridge_run_records_into_a_catalog_table_with_source_and_slice(tmp_path):
+@pytest.fixture(scope="module")
+def hive_folder(tmp_path_factory):
+    """A folder with an embedded metastore made by one process: the database the run test's table lives in
+    (`quality`), then the migration test's table of schema version 1, in a database of its own (`legacy`)."""
+    folder = tmp_path_factory.mktemp("hive")
+    return folder, _in_process(SESSION + MIGRATE.replace("quality", "legacy"), folder)
+
+
+def test_dc_bridge_run_records_into_a_catalog_table_with_source_and_slice(hive_folder):
+    tmp_path, prepare = hive_folder
     (tmp_path / "contract.yaml").write_text(RUN_CONTRACT)
     (tmp_path / "events.csv").write_text("id,day\n1,mon\n2,mon\n3,tue\n")
-    prepare = _in_process(SESSION, tmp_path)  # the database the table lives in
-    assert prepare.returncode == 0, prepare.stderr[-3000:]
+    assert prepare.returncode == 0, prepare.stderr[-3000:]  # the database the table lives in
     # the runs, then (their sessions stopped) a new session of the same process reads the table back from the metastore
     run = subprocess.run([sys.executable, "-c", textwrap.dedent(RUN) + textwrap.dedent(RUNS_READ), "day = 'mon'", "day = 'tue'",
                           "id > 1"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
@@ -172,8 +181,8 @@ print(json.dumps({"columns": columns, "before": before, "refused": refused, "cou
 """
 
 
-def test_a_table_of_schema_version_1_gets_the_new_column_and_keeps_its_rows(tmp_path):
-    migrated = _in_process(MIGRATE, tmp_path)
+def test_a_table_of_schema_version_1_gets_the_new_column_and_keeps_its_rows(hive_folder):
+    _, migrated = hive_folder
     assert migrated.returncode == 0, migrated.stderr[-3000:]
     found = json.loads(migrated.stdout.strip().splitlines()[-1])
     # data_docs (version 2), then the metric and monitor columns (version 3) added at the end, once
