@@ -451,6 +451,43 @@ def test_run_quarantine_refuses_before_spark_what_it_cannot_do(contract, parquet
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
 
 
+def test_a_one_pass_write_judges_read_back_rows_only_from_a_format_that_keeps_every_value(spark, tmp_path):
+    """`run --quarantine --valid-output` writes its valid rows' source columns once and judges the quarantined part
+    again as read back. JSON keeps a time to the millisecond: read back, two rows whose key repeats only in its
+    microseconds would no longer be found among the repeated keys, and their uniqueness violation would be lost.
+    Such a format is written by two passes, each quarantined row keeping every violation."""
+    from datetime import datetime as dt
+
+    from dc_bridge.enforce.outputs import Output
+    from dc_bridge.enforce.split import VIOLATION_TYPE
+
+    (tmp_path / "c.yaml").write_text(textwrap.dedent("""\
+        apiVersion: v3.0.2
+        kind: DataContract
+        id: urn:test:micros
+        version: 1.0.0
+        status: active
+        schema:
+          - name: events
+            properties:
+              - {name: at, logicalType: timestamp, unique: true}
+              - {name: code, logicalType: string, required: true}
+        """))
+    at = dt(2024, 1, 1, 0, 0, 0, 1, tzinfo=timezone.utc)
+    rows = spark.createDataFrame([(at, "a"), (at, None), (dt(2024, 1, 2, tzinfo=timezone.utc), "b")], "at timestamp, code string")
+    for format in ("parquet", "json"):
+        result = dc_bridge.split(tmp_path / "c.yaml", "events", rows)
+        folder = tmp_path / format
+        try:
+            result.write_to({False: Output("--valid-output", str(folder / "valid"), None),
+                             True: Output("--quarantine", str(folder / "q"), None)}, format, annotated_valid=False)
+        finally:
+            result.release()
+        quarantined = spark.read.format(format).schema(f"at timestamp, code string, {VIOLATIONS_COLUMN} {VIOLATION_TYPE}").load(str(folder / "q"))
+        listed = sorted(sorted(v["kind"] for v in r[VIOLATIONS_COLUMN]) for r in quarantined.collect())
+        assert listed == [["not_null", "unique"], ["unique"]], (format, listed)
+
+
 def test_a_failed_write_leaves_no_output_behind(spark, tmp_path):
     """The second output fails while Spark writes it: the first, already written, is not moved into place either."""
     from pyspark.sql import functions as F

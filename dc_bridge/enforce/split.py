@@ -143,14 +143,15 @@ class Split:
         `Output`, their rows None), as their messages name them. `annotated_valid=False`: the valid output
         keeps the source columns alone (the command line's `--valid-output`): the one write holds the
         source columns only, and its quarantined part (the few rows) is read back and judged once more,
-        against the same cached key sets, for its violations."""
+        against the same cached key sets, for its violations (only from a format of outputs.py's EXACT_FORMATS:
+        another is written by the counting pass and a second one)."""
         from dc_bridge.enforce.outputs import write_all, write_partitioned
 
         if self._judgement is None:
             observed, observation = self._observation()
             # dropped by its name: a name given to `select` as text is parsed (`e.mail` a field of `e`)
             rows, rewritten = (observed, {}) if annotated_valid else (
-                observed.drop(self._column), {True: lambda part: _rows(self._rejudged(part), quarantined=True)})
+                observed.drop(self._column), {True: lambda part: self._rejudged(part).drop(_QUARANTINED)})
             if write_partitioned(rows, _QUARANTINED, outputs, format, overwrite, rewritten):
                 self._judged_by(observation)
                 return self.verdict
@@ -184,10 +185,11 @@ class Split:
     def annotated(self, marked):
         """The quarantined rows with their violations column, from rows `write_first(rows="marked")` wrote
         (read back, with their MARK_COLUMN; valid rows among them are left out): each judged once more on its
-        own values, its keys' violations as the mark says, without reading the other rows again."""
+        own values, its keys' violations as the mark says, without reading the other rows again. Every row marked
+        quarantined stays so: judged again, it is listed, never filtered out."""
         from pyspark.sql import functions as F
 
-        return _rows(self._remarked(marked.where(F.col(MARK_COLUMN) != F.lit("v"))), quarantined=True)
+        return self._remarked(marked.where(F.col(MARK_COLUMN) != F.lit("v"))).drop(_QUARANTINED)
 
     def release(self) -> None:
         for frame in [*self._cached, *self._key_sets.values()]:

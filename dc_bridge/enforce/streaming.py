@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dc_bridge.contract.model import Contract
-from dc_bridge.enforce.outputs import read_paths
+from dc_bridge.enforce.outputs import EXACT_FORMATS, read_paths
 from dc_bridge.enforce.split import (
     ENGINE_NAME,
     MARK_COLUMN,
@@ -61,9 +61,6 @@ ON_FAILURE = ("stop", "quarantine", "continue")
 FAILING = ("failed", "error")
 _STAGING = "_dc_bridge_staging"
 _ADAPTIVE = "spark.sql.adaptive.enabled"
-# formats that give back every value exactly as written: a batch's quarantined rows, read back from its one write,
-# are judged again on their values (JSON keeps a time to the millisecond, CSV reads an empty text as NULL)
-_MARKED_FORMATS = ("parquet", "orc")
 
 
 class GuardStopped(RuntimeError):
@@ -130,7 +127,7 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         rows = batch.coalesce(1) if in_pass and _one_partition(batch) else batch
         result = split(contract, model, rows, frames=frames, engines=engines, prepared=prepared, keys_in_pass=in_pass)
         try:
-            if on_failure == "quarantine" and format in _MARKED_FORMATS and MARK_COLUMN not in [c.lower() for c in rows.columns]:
+            if on_failure == "quarantine" and format in EXACT_FORMATS and MARK_COLUMN not in [c.lower() for c in rows.columns]:
                 _write_marked(result, rows, sink, quarantine, batch_id, format)
             elif on_failure != "stop":
                 # the sink's write is the pass that judges and counts every row (`Split.write_first`), the quarantined
