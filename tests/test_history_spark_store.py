@@ -64,16 +64,25 @@ def _in_process(code: str, folder: Path) -> subprocess.CompletedProcess:
                                             **{k: v for k, v in __import__("os").environ.items() if k.startswith(("JAVA", "SPARK"))}})
 
 
-def test_runs_appended_to_a_hive_table_are_read_back_by_another_process(tmp_path):
-    written = _in_process(WRITE, tmp_path)
+@pytest.fixture(scope="module")
+def hive_folder(tmp_path_factory):
+    """A folder with an embedded metastore made by one process (one JVM start for three tests, each its own
+    database): the database the run test's table lives in (`quality`), the runs appended for the read-back
+    test (`appended`, and history.jsonl), then the migration test's table of schema version 1 (`legacy`)."""
+    folder = tmp_path_factory.mktemp("hive")
+    return folder, _in_process(SESSION + WRITE.replace("quality", "appended") + MIGRATE.replace("quality", "legacy"), folder)
+
+
+def test_runs_appended_to_a_hive_table_are_read_back_by_another_process(hive_folder):
+    tmp_path, written = hive_folder
     assert written.returncode == 0, written.stderr[-3000:]
     assert (tmp_path / "metastore_db").is_dir()
-    read = _in_process(READ, tmp_path)
+    read = _in_process(READ.replace("quality", "appended"), tmp_path)
     assert read.returncode == 0, read.stderr[-3000:]
     found = json.loads(read.stdout.strip().splitlines()[-1])
     assert found["provider"] == "hive" and found["tables"] == ["runs"]
     assert found["table"] == found["jsonl"] and len(found["table"]) == 4  # the 40-days-old run is outside the window
-    assert found["file"] == "table:quality.runs"
+    assert found["file"] == "table:appended.runs"
     assert found["checks_per_run"] == [3, 3, 3, 3]  # the unread run has no check rows
 
 
@@ -124,14 +133,6 @@ checks = spark.table("quality.runs").where("check_id = 'availability'").orderBy(
 print(json.dumps({"runs": [[r.contract_id, r.run_outcome, r.data_source, r.slice] for r in rows],
                   "availability": [[r.outcome, r.slice] for r in checks]}))
 """
-
-
-@pytest.fixture(scope="module")
-def hive_folder(tmp_path_factory):
-    """A folder with an embedded metastore made by one process: the database the run test's table lives in
-    (`quality`), then the migration test's table of schema version 1, in a database of its own (`legacy`)."""
-    folder = tmp_path_factory.mktemp("hive")
-    return folder, _in_process(SESSION + MIGRATE.replace("quality", "legacy"), folder)
 
 
 def test_dc_bridge_run_records_into_a_catalog_table_with_source_and_slice(hive_folder):
