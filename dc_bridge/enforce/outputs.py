@@ -119,8 +119,8 @@ def _move(fs, hadoop, output: Output, target, sibling, token: str) -> None:
 # without storage (bench/enforce.py times it)
 ONE_WRITE_FORMATS = {"parquet": True, "json": True, "orc": True, "avro": True, "noop": False}
 # formats that give back every value exactly as written: only rows read back from one of them are judged again
-# (`write_partitioned`'s `rewritten`, the streaming guard's quarantined part). JSON keeps a time to the
-# millisecond, so a key repeated in its microseconds would no longer repeat, and its row be lost from both outputs
+# (`write_partitioned`'s `rewritten`). JSON keeps a time to the millisecond, so a key repeated in its microseconds
+# would no longer repeat, and its row be lost from both outputs
 EXACT_FORMATS = ("parquet", "orc")
 
 

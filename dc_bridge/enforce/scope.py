@@ -74,15 +74,13 @@ KEYED: dict[str, tuple[Callable[..., Any], bool]] = {
 
 
 def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime, key_sets: dict | None = None,
-            keys_in_pass: bool = False, marks: dict | None = None) -> tuple[Any, dict]:
+            keys_in_pass: bool = False) -> tuple[Any, dict]:
     """`slice_df` with one violation flag per check of `checks` (all row-level), and the cached key sets it joins
     (check index -> key set). `key_sets`: those an earlier call with the same checks cached, joined again instead
     of computed anew (rows of the same table judged once more: the quarantined rows of a one-pass write, split.py).
     `keys_in_pass` (`slice_df` is the whole table: a micro-batch): a uniqueness key's repeats are counted by a window
     over the rows inside their own plan, with no job and no cache of their own; each pass that reads the rows counts
-    them again, which on a batch's rows costs less than the jobs that cache them (docs/benchmarks.md). `marks`
-    (check index -> a boolean column of the rows): a key check's flag as an earlier judgement of the same rows
-    recorded it (split.py's MARK_COLUMN), not looked up again."""
+    them again, which on a batch's rows costs less than the jobs that cache them (docs/benchmarks.md)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -92,9 +90,6 @@ def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime, k
     for index, check in enumerate(checks):
         if check.kind in VIOLATIONS:
             flags[index] = F.coalesce(VIOLATIONS[check.kind](check, check.params, now), F.lit(False))
-            continue
-        if marks is not None:
-            flags[index] = marks[index]
             continue
         lookup, violated_on_match = KEYED[kind_of(check).samples]
         if keys_in_pass and violated_on_match:

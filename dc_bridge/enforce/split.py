@@ -50,7 +50,6 @@ from dc_bridge.engines.native import ENGINE as NATIVE
 from dc_bridge.engines.native import counted_pass, judge_rows
 from dc_bridge.engines.registry import ENGINES
 from dc_bridge.engines.results import EngineReport
-from dc_bridge.engines.spark_conditions import VIOLATIONS
 from dc_bridge.engines.views import temp_views
 from dc_bridge.plan.checks import Check, kind_of
 from dc_bridge.runner.data import is_connect, jvm_of
@@ -67,9 +66,6 @@ VIOLATION_TYPE = "array<struct<id:string,kind:string,severity:string,reason:stri
 ENGINE_NAME = NATIVE.name
 # the judged rows' own column: whether the row is quarantined (an error-severity violation); `Split.write` partitions by it
 _QUARANTINED = "__dc_bridge_quarantined"
-# the column of `Split.write_first(rows="marked")`: "v" on a valid row; on a quarantined row "q" and, per uniqueness or
-# foreign key check, "1" when the row violates it ("0" when not): all of a row's violations the other rows decide
-MARK_COLUMN = "dc_bridge_mark"
 
 
 class SplitError(ValueError):
@@ -94,8 +90,6 @@ class Split:
     _observation: Callable[[], tuple[Any, Any]]  # -> (`judged` observed, its Observation): one per pass
     _recounted: Callable[[], dict]  # the same counts by an aggregation of their own
     _rejudged: Callable[[Any], Any]  # rows of the slice -> judged again against the same key sets
-    _marked: Callable[[Any], Any]  # the judged rows -> their source columns and MARK_COLUMN
-    _remarked: Callable[[Any], Any]  # rows with MARK_COLUMN -> judged again, their keys' violations read from it
     _column: str = VIOLATIONS_COLUMN
     _cached: list = field(default_factory=list)  # the quarantined rows once counted
     _key_sets: dict = field(default_factory=dict)  # check index -> its cached key set (scope.py `flagged`)
@@ -166,30 +160,15 @@ class Split:
         and the pass's Observation gives the verdict, returned. No counting pass and no cache (the streaming
         guard's batches). `quarantined(frame)`: the caller's write of the quarantined rows, recomputed from the
         source, run side by side with the first write in a thread of its own: a micro-batch read from one file
-        is one task, which leaves the other cores idle. `rows="marked"`: every row with the source columns and
-        MARK_COLUMN instead, for a write partitioned by it: both outputs in one pass, the quarantined rows' part
-        (read back) given its violations by `annotated`."""
-        if rows == "marked" and MARK_COLUMN in [name.lower() for name in self.judged.columns]:
-            raise SplitError(f"the DataFrame already has a column `{MARK_COLUMN}`, which rows='marked' adds: rename it")
+        is one task, which leaves the other cores idle."""
         observed, observation = (self.judged, None) if self._judgement is not None else self._observation()
-        chosen = {"valid": lambda: _rows(observed, quarantined=False), "all": lambda: observed.drop(_QUARANTINED),
-                  "marked": lambda: self._marked(observed)}
-        works = {"first": lambda: write(chosen[rows]())}
+        works = {"first": lambda: write(_rows(observed, quarantined=False) if rows == "valid" else observed.drop(_QUARANTINED))}
         if quarantined is not None:
             works["quarantined"] = lambda: quarantined(_rows(self.judged, quarantined=True))
         run_side_by_side(works, self.judged.sparkSession)
         if observation is not None:
             self._judged_by(observation)
         return self.verdict
-
-    def annotated(self, marked):
-        """The quarantined rows with their violations column, from rows `write_first(rows="marked")` wrote
-        (read back, with their MARK_COLUMN; valid rows among them are left out): each judged once more on its
-        own values, its keys' violations as the mark says, without reading the other rows again. Every row marked
-        quarantined stays so: judged again, it is listed, never filtered out."""
-        from pyspark.sql import functions as F
-
-        return self._remarked(marked.where(F.col(MARK_COLUMN) != F.lit("v"))).drop(_QUARANTINED)
 
     def release(self) -> None:
         for frame in [*self._cached, *self._key_sets.values()]:
@@ -278,7 +257,7 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
     # the native engine's table-level checks planned up to their one aggregation, computed in the split's own pass
     # (its rows are the table's, unless it judges a slice): a row count, a freshness, an aggregate SQL metric
     table_pass = counted_pass(spark, frames, table_compiled, model, now) if ENGINE_NAME in engines and where is None else None
-    judged, observation, recounted, rejudged, marked, remarked, counts, keys = _judge_rows(slice_df, df, row_level, frames, now, column,
+    judged, observation, recounted, rejudged, counts, keys = _judge_rows(slice_df, df, row_level, frames, now, column,
                                                                          keys_in_pass and where is None,
                                                                          _observable(df, table_pass.columns) if table_pass else [])
 
@@ -311,7 +290,7 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
         return verdict.model_copy(update={"seconds": round(time.perf_counter() - began, 3)}), counted
 
     return Split(judged=judged, _settle=settle, _observation=observation, _recounted=recounted, _rejudged=rejudged,
-                 _marked=marked, _remarked=remarked, _column=column, _key_sets=keys)
+                 _column=column, _key_sets=keys)
 
 
 @dataclass(frozen=True)
@@ -452,31 +431,16 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
         keys.update(cached)  # released with the others
         return again
 
-    # the checks whose violation the other rows decide, each one digit of a quarantined row's mark
-    keyed = [index for index, check in enumerate(checks) if check.kind not in VIOLATIONS]
-    mark = F.expr(f"CASE WHEN {quote_identifier(_QUARANTINED)} THEN concat('q'" + "".join(
-        f", IF(array_contains({listed}.id, {sql_literal(checks[index].id)}), '1', '0')" for index in keyed) + ") ELSE 'v' END")
-
-    def marked(rows):
-        return rows.select(*[F.col(quote_identifier(name)) for name in source], mark.alias(MARK_COLUMN))
-
-    def remarked(rows):
-        """Rows of the slice with their mark, judged once more: their own conditions on their values, their keys'
-        violations the mark's digits."""
-        marks = {index: F.substring(F.col(MARK_COLUMN), 2 + digit, 1) == F.lit("1") for digit, index in enumerate(keyed)}
-        again, _ = _judged(rows, table, checks, frames, now, column, marks=marks)
-        return again.drop(MARK_COLUMN)
-
-    return judged, observed, recounted, rejudged, marked, remarked, counts, keys
+    return judged, observed, recounted, rejudged, counts, keys
 
 
 def _judged(rows, table, checks: list[Check], frames: dict, now: datetime, column: str, key_sets: dict | None = None,
-            keys_in_pass: bool = False, marks: dict | None = None):
+            keys_in_pass: bool = False):
     """`rows` with the violations column and the quarantine flag, and the key sets joined (scope.py `flagged`)."""
     from pyspark.sql import functions as F
 
     source = list(rows.columns)
-    frame, keys = flagged(rows, table, checks, frames, now, key_sets, keys_in_pass, marks)
+    frame, keys = flagged(rows, table, checks, frames, now, key_sets, keys_in_pass)
     return frame.select(*[F.col(quote_identifier(name)) for name in source], F.expr(_violations_sql(checks)).alias(column),
                         F.expr(_quarantined_sql(checks)).alias(_QUARANTINED)), keys
 

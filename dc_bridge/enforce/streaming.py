@@ -13,12 +13,8 @@ Then, by `on_failure`:
 - `continue`: every row goes to `sink`; the verdict is only logged.
 Under `quarantine` and `continue` the sink's write is the pass that judges and counts the batch's rows
 (`Split.write_first`): a batch is read once for its verdict and its sink, where a counting pass of its
-own cost a second reading and a cache. Under `quarantine`, in parquet or ORC (formats that give every
-value back as written), that one pass writes every row, partitioned by its mark (`rows="marked"`); the
-quarantined part, the few rows, is read back and judged again on its own values, its keys' violations as
-the mark records them (`Split.annotated`), and written with its violations: one pass over the batch for
-both outputs. In another format the quarantined rows are recomputed and written beside the sink's pass,
-in a thread of their own (a batch of one file is one task: the other cores would idle). A uniqueness key's
+own cost a second reading and a cache; the quarantined rows are recomputed and written beside it, in a
+thread of their own (a batch of one file is one task: the other cores would idle). A uniqueness key's
 repeats are counted by a window inside each of those passes (`split`'s `keys_in_pass`), not cached by jobs
 of their own first: a batch's rows are few. That needs adaptive execution, which coalesces the window's
 shuffle into few files, and which a stream's session turns off: the guard judges a batch with it as the
@@ -41,16 +37,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dc_bridge.contract.model import Contract
-from dc_bridge.enforce.outputs import EXACT_FORMATS, read_paths
-from dc_bridge.enforce.split import (
-    ENGINE_NAME,
-    MARK_COLUMN,
-    VIOLATIONS_COLUMN,
-    chosen_engines,
-    prepare,
-    process_session,
-    split,
-)
+from dc_bridge.enforce.outputs import read_paths
+from dc_bridge.enforce.split import ENGINE_NAME, VIOLATIONS_COLUMN, chosen_engines, prepare, process_session, split
 from dc_bridge.paths import Place, clash
 from dc_bridge.report.prometheus import Targets, publish, warn_unpublished
 from dc_bridge.runner.data import is_connect
@@ -127,9 +115,7 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         rows = batch.coalesce(1) if in_pass and _one_partition(batch) else batch
         result = split(contract, model, rows, frames=frames, engines=engines, prepared=prepared, keys_in_pass=in_pass)
         try:
-            if on_failure == "quarantine" and format in EXACT_FORMATS and MARK_COLUMN not in [c.lower() for c in rows.columns]:
-                _write_marked(result, rows, sink, quarantine, batch_id, format)
-            elif on_failure != "stop":
+            if on_failure != "stop":
                 # the sink's write is the pass that judges and counts every row (`Split.write_first`), the quarantined
                 # rows written beside it; the violations column is dropped by name (`select` would parse `e.mail`)
                 aside = (lambda rows: _stage(rows, quarantine, batch_id, format)) if on_failure == "quarantine" else None
@@ -218,44 +204,24 @@ def _append(log: str, record: dict) -> None:
         out.write(json.dumps(record, sort_keys=True) + "\n")
 
 
-def _write_marked(result, batch, sink: str, quarantine: str, batch_id: int, format: str) -> None:
-    """Both outputs of a batch from one pass (`Split.write_first(rows="marked")`): every row staged once under the
-    sink, partitioned by its mark; the quarantined rows' part (the few) read back and staged with their violations
-    in the quarantine; then each output's files moved in."""
-    from pyspark.sql.types import StringType, StructField, StructType
-
-    spark = batch.sparkSession
-    result.write_first(lambda rows: _stage(rows, sink, batch_id, format, by=MARK_COLUMN), rows="marked")
-    quarantined = result.quarantined_rows
-    if quarantined:
-        staged = _places(spark, sink, batch_id)[3].toString()
-        schema = StructType([*batch.schema.fields, StructField(MARK_COLUMN, StringType())])
-        _stage(result.annotated(spark.read.format(format).schema(schema).load(staged)), quarantine, batch_id, format)
-    _move_in(spark, sink, batch_id, keep=result.rows["table"] > quarantined, part=f"{MARK_COLUMN}=v")
-    _move_in(spark, quarantine, batch_id, keep=quarantined > 0)
-
-
-def _stage(df, path: str, batch_id: int, format: str, by: str | None = None) -> None:
-    """The batch's rows written to its staging folder under `path` (an earlier staging of the batch removed first);
-    `by`: partitioned by that column."""
+def _stage(df, path: str, batch_id: int, format: str) -> None:
+    """The batch's rows written to its staging folder under `path` (an earlier staging of the batch removed first)."""
     fs, _, _, staging = _places(df.sparkSession, path, batch_id)
     fs.delete(staging, True)
-    writer = df.write.format(format)
-    (writer.partitionBy(by) if by else writer).save(staging.toString())
+    df.write.format(format).save(staging.toString())
 
 
-def _move_in(spark, path: str, batch_id: int, keep: bool = True, part: str | None = None) -> None:
-    """The staged files of the batch (of its partition folder `part`) moved into `path` as `part-batch-<id>-...`, after
-    the files of an earlier delivery of the same batch id are removed; `keep=False`: none moved in (the staged files
-    are dropped), the earlier ones still removed."""
+def _move_in(spark, path: str, batch_id: int, keep: bool = True) -> None:
+    """The staged files of the batch moved into `path` as `part-batch-<id>-...`, after the files of an earlier delivery
+    of the same batch id are removed; `keep=False`: none moved in (the staged files are dropped), the earlier ones
+    still removed."""
     fs, hadoop, target, staging = _places(spark, path, batch_id)
-    staged = hadoop.Path(staging, part) if part else staging
     fs.mkdirs(target)
     prefix = f"part-batch-{int(batch_id)}-"
     for status in fs.listStatus(target) or []:
         if status.getPath().getName().startswith(prefix):
             fs.delete(status.getPath(), False)
-    for status in (fs.listStatus(staged) or []) if keep else []:
+    for status in (fs.listStatus(staging) or []) if keep else []:
         name = status.getPath().getName()
         if name.startswith("part-"):
             if not fs.rename(status.getPath(), hadoop.Path(target, prefix + name[len("part-"):])):
