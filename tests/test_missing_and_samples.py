@@ -350,3 +350,29 @@ def test_verdict_exit_codes(outcome, fail_on, code):
 
     assert verdict_exit_code(outcome, fail_on) == code
 
+
+
+@pytest.mark.parametrize("case_sensitive", ["false", "true"])
+def test_a_missing_column_follows_the_sessions_case_rule(spark, case_sensitive):
+    """A name found as written is there in either mode; one equal but for case is there only where Spark resolves
+    names without case (its default), as Spark itself resolves them on the same DataFrame."""
+    from dc_bridge.engines.columns import missing_columns
+
+    frame = spark.createDataFrame([(1, (2,))], "Amount int, `e.Mail` struct<Inner: int>")
+    before = spark.conf.get("spark.sql.caseSensitive")
+    spark.conf.set("spark.sql.caseSensitive", case_sensitive)
+    try:
+        names = ["Amount", "amount", "`e.Mail`", "e.Mail", "e.Mail.Inner", "e.mail.inner", "absent"]
+        found = missing_columns(frame, names)
+        resolved = []
+        for name in ["Amount", "amount", "`e.Mail`.Inner", "`e.mail`.inner", "absent"]:
+            try:
+                frame.select(name).schema
+                resolved.append(name)
+            except Exception:
+                pass
+    finally:
+        spark.conf.set("spark.sql.caseSensitive", before)
+    assert "Amount" not in found and "absent" in found and "e.Mail.Inner" not in found
+    assert ("amount" in found) == (case_sensitive == "true") == ("amount" not in resolved)
+    assert ("e.mail.inner" in found) == (case_sensitive == "true") == ("`e.mail`.inner" not in resolved)

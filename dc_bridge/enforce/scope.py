@@ -74,27 +74,35 @@ KEYED: dict[str, tuple[Callable[..., Any], bool]] = {
 
 
 def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime, key_sets: dict | None = None,
-            keys_in_pass: bool = False) -> tuple[Any, dict]:
+            keys_in_pass: bool = False, built: dict | None = None) -> tuple[Any, dict]:
     """`slice_df` with one violation flag per check of `checks` (all row-level), and the cached key sets it joins
     (check index -> key set). `key_sets`: those an earlier call with the same checks cached, joined again instead
     of computed anew (rows of the same table judged once more: the quarantined rows of a one-pass write, split.py).
     `keys_in_pass` (`slice_df` is the whole table: a micro-batch): a uniqueness key's repeats are counted by a window
     over the rows inside their own plan, with no job and no cache of their own; each pass that reads the rows counts
-    them again, which on a batch's rows costs less than the jobs that cache them (docs/benchmarks.md)."""
+    them again, which on a batch's rows costs less than the jobs that cache them (docs/benchmarks.md). `built` (check
+    index -> its flag): the flags that depend on no row and no clock (a row's own condition, a key's repeats counted
+    in the pass) an earlier call with the same checks built, reused; those this call builds are kept there."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     flags = {}
     frame = slice_df
     cached = {}
+    built = {} if built is None else built
     for index, check in enumerate(checks):
+        if index in built:
+            flags[index] = built[index]
+            continue
+        lookup, violated_on_match = KEYED.get(kind_of(check).samples, (None, False))
         if check.kind in VIOLATIONS:
             flags[index] = F.coalesce(VIOLATIONS[check.kind](check, check.params, now), F.lit(False))
-            continue
-        lookup, violated_on_match = KEYED[kind_of(check).samples]
-        if keys_in_pass and violated_on_match:
+        elif keys_in_pass and violated_on_match:
             repeats = F.count(F.lit(1)).over(Window.partitionBy(*[column(name) for name in check.columns]))
             flags[index] = _keys_present(check.columns) & (repeats > 1)
+        if index in flags:
+            if not kind_of(check).clock:  # a condition on the clock is built for each call's `now`
+                built[index] = flags[index]
             continue
         looked_up = (key_sets or {}).get(index)
         if looked_up is None:

@@ -259,7 +259,8 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
     table_pass = counted_pass(spark, frames, table_compiled, model, now) if ENGINE_NAME in engines and where is None else None
     judged, observation, recounted, rejudged, counts, keys = _judge_rows(slice_df, df, row_level, frames, now, column,
                                                                          keys_in_pass and where is None,
-                                                                         _observable(df, table_pass.columns) if table_pass else [])
+                                                                         _observable(df, table_pass.columns) if table_pass else [],
+                                                                         prepared.built.setdefault((model, column), {}))
 
     def settle(observed: dict) -> tuple[Verdict, dict[str, int]]:
         """The verdict of the pass that filled `observed`: its row-level counts, and the table-level checks."""
@@ -296,10 +297,13 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
 @dataclass(frozen=True)
 class Prepared:
     """A contract loaded, linted (its patterns compiled in the session's JVM, as a run does) and
-    compiled: what `split` needs of it before it reads a row."""
+    compiled: what `split` needs of it before it reads a row. `built`: the columns its splits built that
+    depend on no row and no clock (the checks' conditions and counts, by model and violations column), reused
+    by every later split of the same model: a stream's batches, each a split of its own, build them once."""
     loaded: Contract
     plan: Any
     compiled: Any
+    built: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 def prepare(contract: str | Path | Contract, spark, vars: dict[str, str] | None = None) -> Prepared:
@@ -395,16 +399,18 @@ def _observable(df, columns: dict) -> list:
 
 
 def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetime, column: str, keys_in_pass: bool = False,
-                table_columns: list = ()):
+                table_columns: list = (), built: dict | None = None):
     """The slice with the violations column and the quarantine flag: (frame, a function giving the
     frame observed and its Observation, one counting the rows alone, one judging rows of the slice
     again, [(check, its count's name)], the cached key sets). `table_columns`: aggregates of the table-level
-    checks (each aliased), observed in the same pass."""
+    checks (each aliased), observed in the same pass. `built` (Prepared's): the columns that depend on no row and
+    no clock, taken from it or built and kept there."""
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
+    built = {} if built is None else built
     source = list(slice_df.columns)
-    judged, keys = _judged(slice_df, table, checks, frames, now, column, keys_in_pass=keys_in_pass)
+    judged, keys = _judged(slice_df, table, checks, frames, now, column, keys_in_pass=keys_in_pass, built=built)
     counts = [(check, f"n{i}") for i, check in enumerate(checks)]
     # counted on the judged rows as they are written, from their own columns: Spark's Observation runs
     # outside generated code, and one on the flags, below the last projection, cut the pass in two
@@ -413,9 +419,12 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
     # that lists any violation (a clean row's list is empty)
     # (written as SQL, one call into the JVM each: built per micro-batch of a stream, a column's dozen calls added up)
     listed = quote_identifier(column)
-    counted = [F.count(F.lit(1)).alias("rows"), F.count(F.when(F.col(_QUARANTINED), True)).alias("quarantined"),
-               *[F.expr(f"count(CASE WHEN size({listed}) > 0 AND array_contains({listed}.id, {sql_literal(check.id)}) THEN TRUE END)")
-                 .alias(name) for check, name in counts], *table_columns]
+    if "counted" not in built:
+        built["counted"] = [
+            F.count(F.lit(1)).alias("rows"), F.count(F.when(F.col(_QUARANTINED), True)).alias("quarantined"),
+            *[F.expr(f"count(CASE WHEN size({listed}) > 0 AND array_contains({listed}.id, {sql_literal(check.id)}) THEN TRUE END)")
+              .alias(name) for check, name in counts]]
+    counted = [*built["counted"], *table_columns]
 
     def observed():
         observation = Observation()
@@ -427,7 +436,8 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
     def rejudged(rows):
         """Rows of the slice (its columns only) judged once more, against the same cached key sets (those counted
         in the pass, `keys_in_pass`, computed from the whole table and cached now)."""
-        again, cached = _judged(rows.select(*[F.col(quote_identifier(name)) for name in source]), table, checks, frames, now, column, keys)
+        again, cached = _judged(rows.select(*[F.col(quote_identifier(name)) for name in source]), table, checks, frames, now, column, keys,
+                                built=built)
         keys.update(cached)  # released with the others
         return again
 
@@ -435,14 +445,18 @@ def _judge_rows(slice_df, table, checks: list[Check], frames: dict, now: datetim
 
 
 def _judged(rows, table, checks: list[Check], frames: dict, now: datetime, column: str, key_sets: dict | None = None,
-            keys_in_pass: bool = False):
-    """`rows` with the violations column and the quarantine flag, and the key sets joined (scope.py `flagged`)."""
+            keys_in_pass: bool = False, built: dict | None = None):
+    """`rows` with the violations column and the quarantine flag, and the key sets joined (scope.py `flagged`);
+    `built`: as `_judge_rows`'."""
     from pyspark.sql import functions as F
 
-    source = list(rows.columns)
-    frame, keys = flagged(rows, table, checks, frames, now, key_sets, keys_in_pass)
-    return frame.select(*[F.col(quote_identifier(name)) for name in source], F.expr(_violations_sql(checks)).alias(column),
-                        F.expr(_quarantined_sql(checks)).alias(_QUARANTINED)), keys
+    built = {} if built is None else built
+    source = tuple(rows.columns)
+    frame, keys = flagged(rows, table, checks, frames, now, key_sets, keys_in_pass, built.setdefault(("flags", keys_in_pass), {}))
+    if ("judged", source) not in built:
+        built[("judged", source)] = [*[F.col(quote_identifier(name)) for name in source], F.expr(_violations_sql(checks)).alias(column),
+                                     F.expr(_quarantined_sql(checks)).alias(_QUARANTINED)]
+    return frame.select(*built[("judged", source)]), keys
 
 
 def _violations_sql(checks: list[Check]) -> str:

@@ -32,8 +32,12 @@ def has_column(schema, path: str, case_sensitive: bool = False) -> bool:
 
 
 def missing_columns(df, columns: Iterable[str]) -> list[str]:
-    case_sensitive = _case_sensitive(df)
-    return [column for column in columns if not has_column(df.schema, column, case_sensitive)]
+    # a name found as written is there in either mode: the session's setting (a call into the JVM, which a split
+    # of many checks made per check) is asked only for a name that is not
+    lacking = [column for column in columns if not has_column(df.schema, column, True)]
+    if not lacking or _case_sensitive(df):
+        return lacking
+    return [column for column in lacking if not has_column(df.schema, column, False)]
 
 
 def _case_sensitive(df) -> bool:
