@@ -80,24 +80,14 @@ OWN_AGGREGATE = [
 ]
 
 
-@pytest.mark.parametrize(("query", "form"), AGGREGATE_FORMS)
-def test_a_query_that_aggregates_rows_is_recognised(query, form):
-    assert aggregate_query(query) == form
+# (recogniser, query, what it gives): each form of the two, and each query it must leave to run on its own (None)
+RECOGNISED = [*[(count_query, query, form) for query, form in FORMS], *[(aggregate_query, query, form) for query, form in AGGREGATE_FORMS],
+              *[(count_query, query, None) for query in OWN_QUERY], *[(aggregate_query, query, None) for query in OWN_AGGREGATE]]
 
 
-@pytest.mark.parametrize("query", OWN_AGGREGATE)
-def test_any_other_aggregate_is_left_to_run_on_its_own(query):
-    assert aggregate_query(query) is None
-
-
-@pytest.mark.parametrize(("query", "form"), FORMS)
-def test_a_query_that_counts_rows_is_recognised(query, form):
-    assert count_query(query) == form
-
-
-@pytest.mark.parametrize("query", OWN_QUERY)
-def test_any_other_query_is_left_to_run_on_its_own(query):
-    assert count_query(query) is None
+@pytest.mark.parametrize(("recognise", "query", "form"), RECOGNISED, ids=[f"{r.__name__}: {q}" for r, q, _ in RECOGNISED])
+def test_a_query_is_recognised_or_left_to_run_on_its_own(recognise, query, form):
+    assert recognise(query) == form
 
 
 # (check name, condition, threshold): every row-count form the native engine counts in its pass, and two it must not
