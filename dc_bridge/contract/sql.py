@@ -510,6 +510,21 @@ _COUNTABLE = (exp.Column, exp.Identifier, exp.Literal, exp.Boolean, exp.Null, ex
               exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Is, exp.In, exp.Between, exp.Neg)
 
 
+def _one_value_of_model(query: str, clauses: tuple[str, ...]):
+    """`query` parsed, when it is a SELECT of one value from its model's table alone (TABLE_MARKER, unqualified and
+    without alias) with no clause beyond `clauses` (no join, grouping, limit, ...); else None."""
+    tree = _analyse(query, False).tree
+    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1:
+        return None
+    source = tree.args.get("from_") or tree.args.get("from")
+    if source is None or any(value for key, value in tree.args.items() if key not in ("expressions", "from_", "from", *clauses)):
+        return None
+    table = source.this
+    if not (isinstance(table, exp.Table) and table.name == TABLE_MARKER and len(table.parts) == 1 and not table.alias):
+        return None
+    return tree
+
+
 @dataclass(frozen=True)
 class CountQuery:
     """A quality query that is `SELECT COUNT(*) FROM <its model> [WHERE condition]`: its value is the model's
@@ -523,15 +538,8 @@ def count_query(query: str) -> CountQuery | None:
     """`query` (placeholders filled, its model's table TABLE_MARKER) as a CountQuery, or None when it is any
     other query: more than the one count, another table, a join, a grouping, a limit, a condition beyond
     `_COUNTABLE`, a column qualified by a table name."""
-    analysis = _analyse(query, False)
-    tree = analysis.tree
-    if analysis.problem is not None or not isinstance(tree, exp.Select) or len(tree.expressions) != 1:
-        return None
-    source = tree.args.get("from_") or tree.args.get("from")
-    if source is None or any(value for key, value in tree.args.items() if key not in ("expressions", "from_", "from", "where")):
-        return None
-    table = source.this
-    if not (isinstance(table, exp.Table) and table.name == TABLE_MARKER and len(table.parts) == 1 and not table.alias):
+    tree = _one_value_of_model(query, ("where",))
+    if tree is None:
         return None
     count = tree.expressions[0].unalias()
     if not isinstance(count, exp.Count) or count.expressions or not (
@@ -564,15 +572,8 @@ def aggregate_query(query: str) -> str | None:
     (a percentile at a number), or numbers and arithmetic over such aggregates. None for any other query (a
     `count_query` included, which counts without an expression): the native engine computes its value inside its
     one aggregation, where one row's error would fail every check of the model, not this one alone."""
-    analysis = _analyse(query, False)
-    tree = analysis.tree
-    if analysis.problem is not None or not isinstance(tree, exp.Select) or len(tree.expressions) != 1 or count_query(query):
-        return None
-    source = tree.args.get("from_") or tree.args.get("from")
-    if source is None or any(value for key, value in tree.args.items() if key not in ("expressions", "from_", "from")):
-        return None
-    table = source.this
-    if not (isinstance(table, exp.Table) and table.name == TABLE_MARKER and len(table.parts) == 1 and not table.alias):
+    tree = _one_value_of_model(query, ())
+    if tree is None or count_query(query):
         return None
     value = tree.expressions[0].unalias()
     return value.sql(dialect="spark") if not isinstance(value, exp.Literal) and _aggregated(value) else None

@@ -73,6 +73,20 @@ KEYED: dict[str, tuple[Callable[..., Any], bool]] = {
 }
 
 
+def _flag_of_the_rows(check: Check, now: datetime, keys_in_pass: bool):
+    """The check's flag when the rows being judged decide it alone, with no join: the row's own condition, or (with
+    `keys_in_pass`) a key's repeats counted by a window over them; None when it needs a key set looked up."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    if check.kind in VIOLATIONS:
+        return F.coalesce(VIOLATIONS[check.kind](check, check.params, now), F.lit(False))
+    if keys_in_pass and KEYED[kind_of(check).samples][1]:
+        repeats = F.count(F.lit(1)).over(Window.partitionBy(*[column(name) for name in check.columns]))
+        return _keys_present(check.columns) & (repeats > 1)
+    return None
+
+
 def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime, key_sets: dict | None = None,
             keys_in_pass: bool = False, built: dict | None = None) -> tuple[Any, dict]:
     """`slice_df` with one violation flag per check of `checks` (all row-level), and the cached key sets it joins
@@ -83,7 +97,6 @@ def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime, k
     them again, which on a batch's rows costs less than the jobs that cache them (docs/benchmarks.md). `built` (check
     index -> its flag): the flags that depend on no row and no clock (a row's own condition, a key's repeats counted
     in the pass) an earlier call with the same checks built, reused; those this call builds are kept there."""
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     flags = {}
@@ -91,19 +104,15 @@ def flagged(slice_df, table, checks: list[Check], frames: dict, now: datetime, k
     cached = {}
     built = {} if built is None else built
     for index, check in enumerate(checks):
-        if index in built:
-            flags[index] = built[index]
+        flag = built.get(index)
+        if flag is None:
+            flag = _flag_of_the_rows(check, now, keys_in_pass)
+            if flag is not None and not kind_of(check).clock:  # a condition on the clock is built for each call's `now`
+                built[index] = flag
+        if flag is not None:
+            flags[index] = flag
             continue
-        lookup, violated_on_match = KEYED.get(kind_of(check).samples, (None, False))
-        if check.kind in VIOLATIONS:
-            flags[index] = F.coalesce(VIOLATIONS[check.kind](check, check.params, now), F.lit(False))
-        elif keys_in_pass and violated_on_match:
-            repeats = F.count(F.lit(1)).over(Window.partitionBy(*[column(name) for name in check.columns]))
-            flags[index] = _keys_present(check.columns) & (repeats > 1)
-        if index in flags:
-            if not kind_of(check).clock:  # a condition on the clock is built for each call's `now`
-                built[index] = flags[index]
-            continue
+        lookup, violated_on_match = KEYED[kind_of(check).samples]
         looked_up = (key_sets or {}).get(index)
         if looked_up is None:
             looked_up = lookup(index, check, table, frames).persist()

@@ -270,8 +270,7 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
         with temp_views(spark, views):
             if ENGINE_NAME in engines:
                 report = (NATIVE.run(spark, frames, table_compiled, model, now) if table_pass is None
-                          else table_pass.report(totals={name: observed[name] for name in table_pass.columns if name in observed},
-                                                 rows=rows))
+                          else table_pass.report(totals=observed, rows=rows))
                 reports[ENGINE_NAME] = EngineReport(ENGINE_NAME, model, {**report.results, **results}, time.perf_counter() - began,
                                                     error=report.error)
             others = [engine for engine in engines if engine != ENGINE_NAME]

@@ -32,7 +32,7 @@ from dc_bridge.engines.spark_conditions import VIOLATIONS, aggregate, column, du
 class FusedPass:
     """A run of a model planned up to its one aggregation: `columns`, the pass's columns by name (with the rows'
     count `rows` unless the caller counts them). `report()` runs them as one aggregation and judges every check;
-    `totals` (name -> value): those a pass of the caller's own computed already (the split's, dc_bridge/enforce),
+    `totals` (name -> value, other names ignored): those a pass of the caller's own computed already (the split's),
     the others still aggregated here: the same results either way."""
     spark: Any
     df: Any
