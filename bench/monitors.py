@@ -111,6 +111,12 @@ def _weekly(low: float) -> Callable[[int, datetime], float]:
     return lambda i, at: 80_000 * (low if at.weekday() >= 5 else 1.0)
 
 
+def _now_and_then_late(i: int, at: datetime) -> float:
+    """An hour's age, and in one run of six 2 to 8 minutes more (drawn from the run's own seed)."""
+    late = random.Random(i)
+    return 3600.0 + (late.uniform(120, 480) if late.random() < 1 / 6 else 0.0)
+
+
 def planted_series(draw: int = 0) -> list[Series]:
     """The planted series (names say what each holds): clean ones at several noise levels, flat, weekly,
     trending, gapped and sub-daily series, and drops, spikes, shifts and late arrivals. `draw` picks
@@ -141,6 +147,12 @@ def planted_series(draw: int = 0) -> list[Series]:
         series("clean, gaps (45 of 165 days missing)", "rows", _days(skip=gaps), level, 0.02, 11),
         series("clean, null fraction falling to 0 (harmless)", "null_fraction", days,
                 lambda i, at: 0.02 if i < 80 else 0.0, 0.1, 12),
+        # a daily load checked an hour after it lands: the age moves by seconds with when each run starts, and
+        # one run in six lands a few minutes late (nothing a day's schedule or a 25-hour SLA would call late)
+        series("clean, freshness age about 1 h (seconds of jitter, now and then minutes late)", "freshness_age", days,
+                _now_and_then_late, 10.0, 15, relative=False),
+        series("clean, freshness age about 6 h (20 minutes of jitter)", "freshness_age", days, lambda i, at: 6 * 3600.0, 1200.0, 16,
+                relative=False),
         # anomalies planted
         series("drops 30%, noise 2%", "rows", days, level, 0.02, 20, planted=drops30),
         series("drops 50%, noise 5%", "rows", days, level, 0.05, 21, planted=drops50),

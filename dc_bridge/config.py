@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import difflib
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
@@ -75,9 +76,16 @@ class Number:
         return f"{'a whole number' if self.whole else 'a number'} {'of at least' if self.inclusive else 'above'} {self.minimum:g}"
 
     def holds(self, value: Any) -> bool:
+        # finite: an infinite sensitivity or floor would make every band endless, and NaN compares as nothing
         kinds = (int,) if self.whole else (int, float)
-        return (isinstance(value, kinds) and not isinstance(value, bool)
+        return (isinstance(value, kinds) and not isinstance(value, bool) and math.isfinite(value)
                 and (value >= self.minimum if self.inclusive else value > self.minimum))
+
+
+@dataclass(frozen=True)
+class PerName:
+    """A table of names another registry checks (the metrics), each to a `Number`."""
+    number: Number
 
 
 # the keys of a monitors table, in the project's file and a contract's `x-dc-bridge-monitors` alike (the metric
@@ -89,7 +97,8 @@ MONITOR_KEYS: dict[str, Any] = {
     "warm-up": Number(whole=True, minimum=1),
     "seasonality": ("auto", "off", "weekday", "hour"),
     "min-band-relative": Number(whole=False, minimum=0),
-    "min-band-absolute": Number(whole=False, minimum=0),
+    # per metric, in the metric's own unit (rows, seconds, a ratio): one number cannot fit rows and ages alike
+    "min-band-absolute": PerName(Number(whole=False, minimum=0)),
 }
 
 # the configuration's schema: key -> allowed values (a tuple), `str` for free text, a Number, a list, or a nested table
@@ -228,6 +237,13 @@ def _validate(table: Any, schema: Mapping[str, Any], file: str, prefix: str) -> 
         elif isinstance(allowed, Number):
             if not allowed.holds(value):
                 raise ConfigError(f"{file}: `{name}` must be {allowed.describe()}, not {value!r}")
+        elif isinstance(allowed, PerName):
+            if not isinstance(value, dict) or not value:
+                raise ConfigError(f"{file}: `{name}` must be a table of metric names, each to {allowed.number.describe()} in "
+                                  f"the metric's own unit (e.g. {{rows = 1, freshness_age = 900}}), not {value!r}")
+            for item, number in value.items():
+                if not allowed.number.holds(number):
+                    raise ConfigError(f"{file}: `{name}.{item}` must be {allowed.number.describe()}, not {number!r}")
         elif isinstance(allowed, list) and allowed[0] is str:  # a list of names another registry checks
             if not isinstance(value, list) or not value or not all(isinstance(item, str) and item.strip() for item in value):
                 raise ConfigError(f"{file}: `{name}` must be a non-empty list of names, not {value!r}")

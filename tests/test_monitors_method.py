@@ -66,7 +66,7 @@ def test_warm_up_is_learning_with_the_runs_needed_never_normal():
     verdicts = backtest(ROWS, points, SETTINGS)
     assert [v.outcome for v in verdicts[:7]] == ["learning"] * 7
     assert [v.needed for v in verdicts[:7]] == [7, 6, 5, 4, 3, 2, 1]
-    assert verdicts[3].sentence == "learning: 3 of 7 runs needed before rows(orders) is judged"
+    assert verdicts[3].sentence == "learning: 4 more runs needed before rows(orders) is judged (3 of 7 so far)"
     assert all(v.outcome == "normal" and v.needed is None for v in verdicts[7:])
     # no value: not judged, and such runs do not count towards the warm-up
     gap = judge(ROWS, daily(noisy(3)), Point(MONDAY + timedelta(days=3), None), SETTINGS)
@@ -208,3 +208,44 @@ def test_the_bench_goals_hold_and_the_band_beats_each_peer():
     assert all(met for _, met in bench.goals(scores["band"]).values()), bench.goals(scores["band"])
     for name, peer in scores.items():
         assert name == "band" or scores["band"].f1 > peer.f1, (name, peer.f1, scores["band"].f1)
+
+
+def test_the_defaults_stay_quiet_on_every_clean_bench_series_with_freshness_and_still_find_an_hour_late():
+    """A daily load checked an hour after it lands, a few minutes late now and then: the default freshness
+    monitor saw a one-minute change as an anomaly (its band was 5% of an hour wide); now its floor is its own
+    (fifteen minutes, a tenth of the schedule's day). A load half a day late is still found."""
+    bench = _bench()
+    clean = [series for series in bench.planted_series() if not series.events]
+    assert any(series.metric == "freshness_age" for series in clean)
+    # the clean series the band alarmed on before the freshness floor (weekly rhythms before their seasons are learned)
+    alarms = {series.name: sum(bench.band(series)[bench.WARM_UP:]) for series in clean}
+    assert {name: n for name, n in alarms.items() if n and "weekly" not in name and "noise 3%" not in name} == {}
+    assert sum(alarms.values()) <= 4, alarms
+    hour = daily([3600.0 + 5 * (day % 3) for day in range(30)])
+    key = SeriesKey("freshness_age", "orders")
+    minute_later = judge(key, hour, Point(MONDAY + timedelta(days=30), 3600.0 + 66, "1.0.0"), SETTINGS)
+    assert minute_later.outcome == "normal", minute_later.sentence
+    assert minute_later.upper - minute_later.centre >= 0.1 * 86400  # a tenth of the day between runs
+    late = judge(key, hour, Point(MONDAY + timedelta(days=30), 13 * 3600.0, "1.0.0"), SETTINGS)
+    assert late.outcome == "anomalous", late.sentence
+
+
+def test_each_metric_has_its_own_floor_in_its_own_unit():
+    """A flat series is judged against its metric's floor: a row, fifteen minutes of age, ten minutes of the clock,
+    a tenth of a percent; `min_band_absolute` sets one metric's floor and leaves the others theirs."""
+    at = MONDAY + timedelta(days=30)
+    cases = {  # metric, flat level, what must be within, what must be beyond (of the floor in the metric's unit)
+        "rows": (5_000.0, 5_001.0, 5_000.0 * 1.06 + 2),
+        "freshness_age": (60.0, 60.0 + 0.1 * 86400 - 1, 60.0 + 0.1 * 86400 + 1),  # the schedule's tenth beats 15 minutes
+        "arrival": (7 * 3600.0, 7 * 3600.0 + 599, 7 * 3600.0 + 601),
+        "null_fraction": (0.0, 0.0009, 0.0011),
+    }
+    for metric, (level, within, beyond) in cases.items():
+        flat = daily([level] * 30)
+        key = SeriesKey(metric, "orders")
+        assert judge(key, flat, Point(at, within), SETTINGS).outcome == "normal", (metric, judge(key, flat, Point(at, within), SETTINGS).sentence)
+        assert judge(key, flat, Point(at, beyond), SETTINGS).outcome == "anomalous", metric
+    own = replace(SETTINGS, min_band_absolute={"rows": 500.0})
+    flat = daily([5_000.0] * 30)
+    assert judge(ROWS, flat, Point(at, 5_400.0), own).outcome == "normal"
+    assert judge(SeriesKey("arrival"), daily([7 * 3600.0] * 30), Point(at, 7 * 3600.0 + 601), own).outcome == "anomalous"

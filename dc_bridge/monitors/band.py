@@ -11,7 +11,8 @@ whether the current value lies in it (docs/monitoring.md, "Monitors: learned ban
   weekday or hour-of-day season where each fits clearly better than the plain median; time is the
   points' timestamps (gaps are not filled);
 - the band: the centre +- `sensitivity` spreads, widened for few points, never narrower than
-  `min_band_relative` of the centre or `min_band_absolute`;
+  `min_band_relative` of the centre nor the metric's floor in its own unit (`min_band_absolute` per metric;
+  for a data's age also a tenth of the time between runs, the schedule's own jitter);
 - the outcome: `learning` with fewer than `warm_up` baseline points (or no value), `anomalous` beyond the
   band on the side the metric's direction watches, `normal` otherwise.
 
@@ -28,7 +29,7 @@ from datetime import datetime, timezone
 from statistics import median
 from typing import Callable, Sequence
 
-from dc_bridge.monitors.metrics import METRICS, Unit, render, render_band, unit_of
+from dc_bridge.monitors.metrics import METRICS, render, render_band, unit_of
 from dc_bridge.monitors.model import Metric, MonitorSettings, MonitorVerdict, Point, SeriesKey
 
 # the MAD of normal noise times this is its standard deviation
@@ -201,8 +202,17 @@ def _season_kind(at: Sequence[datetime], settings: MonitorSettings) -> str | Non
     return "hour" if gaps and median(gaps) < SUB_DAILY_SECONDS else "weekday"
 
 
-def fit(base: Baseline, now: datetime, unit: Unit, settings: MonitorSettings, tuning: Tuning = TUNING) -> Band:
+def floor(metric: Metric, base: Baseline, settings: MonitorSettings) -> float:
+    """The band's smallest half-width in the metric's unit: its floor (or the settings' for it), and for a metric
+    that moves with the schedule a share of the median time between the baseline's runs."""
+    gaps = sorted((b - a).total_seconds() for a, b in zip(base.at, base.at[1:]))
+    schedule = metric.schedule_share * median(gaps) if metric.schedule_share and gaps else 0.0
+    return max(settings.min_band_absolute.get(metric.name, metric.floor), schedule)
+
+
+def fit(base: Baseline, now: datetime, metric: Metric, settings: MonitorSettings, tuning: Tuning = TUNING) -> Band:
     """The band for a run at `now`: level, then trend and season where they fit (module docstring)."""
+    unit = unit_of(metric.unit)
     days = [(at - now).total_seconds() / DAY_SECONDS for at in base.at]
     residuals, spread, slope = base.values, _spread(base.values, tuning), 0.0
     if len(days) >= tuning.trend_min_points:
@@ -223,7 +233,7 @@ def fit(base: Baseline, now: datetime, unit: Unit, settings: MonitorSettings, tu
     # few points estimate the centre and the spread loosely: widen the band for them, as a t-quantile would
     half = max(settings.sensitivity * spread * (1 + tuning.small_sample / used),
                settings.min_band_relative * abs(centre) if unit.relative else 0.0,
-               settings.min_band_absolute * unit.grain)
+               floor(metric, base, settings))
     return Band(centre, centre - half, centre + half, len(days), slope, kind, label, used if kind else 0)
 
 
@@ -273,7 +283,7 @@ def judge(key: SeriesKey, history: Sequence[Point], current: Point, settings: Mo
     if len(base.values) < settings.warm_up:
         return MonitorVerdict(**said, outcome="learning", points=len(base.values), needed=settings.warm_up - len(base.values),
                               sentence=_learning(key, base, current, settings))
-    band = fit(base, _utc(current.at), unit_of(metric.unit), settings, tuning)
+    band = fit(base, _utc(current.at), metric, settings, tuning)
     value = current.value
     side = "above" if value > band.upper else "below" if value < band.lower else "within"
     watched = {"above": metric.direction != "down", "below": metric.direction != "up", "within": False}[side]
@@ -283,11 +293,13 @@ def judge(key: SeriesKey, history: Sequence[Point], current: Point, settings: Mo
 
 
 def _learning(key: SeriesKey, base: Baseline, current: Point, settings: MonitorSettings) -> str:
-    """`learning: 3 of 7 runs needed before rows(orders) is judged`, saying why learning started again where it did."""
+    """`learning: 4 more runs needed before rows(orders) is judged (3 of 7 so far)`, saying why learning started again where it did."""
     why = {"version": f"learning anew for version {current.contract_version} (a new major version)",
            "moved": f"learning anew since {key.monitor_id} moved on {base.restart_at:%Y-%m-%d}" if base.restart_at else "",
            None: "learning"}[base.restart]
-    return f"{why}: {len(base.values)} of {settings.warm_up} runs needed before {key.monitor_id} is judged"
+    more = settings.warm_up - len(base.values)
+    return (f"{why}: {more} more run{'' if more == 1 else 's'} needed before {key.monitor_id} is judged "
+            f"({len(base.values)} of {settings.warm_up} so far)")
 
 
 def _judged(key: SeriesKey, metric: Metric, value: float, side: str, watched: bool, band: Band, base: Baseline) -> str:

@@ -17,17 +17,22 @@ METRICS: dict[str, Metric] = {metric.name: metric for metric in (
     Metric("rows", "rows", "both", True, "the rows a run read of a model"),
     Metric("slice_rows", "rows", "both", True, "the rows of the run's --where slice of a model (watched when a slice is given)"),
     Metric("freshness_age", "seconds", "up", True,
-           "the age of a model's newest timestamp, where the contract declares freshness: older than usual is the anomaly"),
+           "the age of a model's newest timestamp, where the contract declares freshness: older than usual is the anomaly",
+           floor=900.0, schedule_share=0.1),
     Metric("arrival", "clock", "up", False,
-           "when the data arrived: the run's time of day, seconds since midnight UTC; later than usual is the anomaly"),
+           "when the data arrived: the run's time of day, seconds since midnight UTC; later than usual is the anomaly", floor=600.0),
     Metric("check", "value", "both", False, "a check's observed number (violating rows, a percent, an age, a SQL metric's value)"),
-    Metric("null_fraction", "ratio", "up", False, "the share of a column's values that are null: more than usual is the anomaly"),
+    # the profile metrics: series a caller judges through the API (`judge`, `backtest`); no run records them
+    Metric("null_fraction", "ratio", "up", False, "the share of a column's values that are null: more than usual is the anomaly",
+           floor=0.001),
     Metric("distinct_count", "value", "both", False, "how many distinct values a column holds"),
     Metric("min", "value", "both", False, "a column's smallest value"),
     Metric("max", "value", "both", False, "a column's largest value"),
     Metric("mean", "value", "both", False, "a column's mean"),
     Metric("mean_length", "value", "both", False, "the mean length of a column's strings, in characters"),
 )}
+# the metrics a run records (history/series.py `run_metrics`): those a project or a contract may name in `metrics`
+RECORDED = ("rows", "slice_rows", "freshness_age", "arrival", "check")
 
 _SECONDS_UNITS = (("d", 86400.0), ("h", 3600.0), ("min", 60.0))
 
@@ -61,11 +66,8 @@ def _clock(value: float) -> str:
 
 @dataclass(frozen=True)
 class Unit:
-    """How a unit's values read (`form`), and the smallest band a flat series of them gets."""
+    """How a unit's values read (`form`); the smallest band is each metric's (`Metric.floor`)."""
     form: Callable[[float], str]
-    # one `min_band_absolute` in this unit: a row, a second, ten minutes of the clock (a scheduler's jitter is
-    # not late data), a tenth of a percent
-    grain: float
     # whether `min_band_relative` of the centre applies: not to a time of day, whose size is no magnitude
     relative: bool = True
     # whole values (rows): a band's bounds are never shown with fractions
@@ -75,11 +77,11 @@ class Unit:
 
 
 UNITS: dict[str, Unit] = {
-    "rows": Unit(_number, 1.0, whole=True),
-    "value": Unit(_number, 1.0),
-    "seconds": Unit(_seconds, 1.0),
-    "ratio": Unit(_ratio, 0.001),
-    "clock": Unit(_clock, 600.0, relative=False, suffix=" UTC"),
+    "rows": Unit(_number, whole=True),
+    "value": Unit(_number),
+    "seconds": Unit(_seconds),
+    "ratio": Unit(_ratio),
+    "clock": Unit(_clock, relative=False, suffix=" UTC"),
 }
 
 

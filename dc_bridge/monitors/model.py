@@ -9,9 +9,9 @@ judge), never a check outcome: it changes the contract's verdict only when the t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Literal, Mapping
 
 from pydantic import BaseModel
 
@@ -31,6 +31,12 @@ class Metric:
     direction: Direction
     on_by_default: bool
     description: str
+    # the band's smallest half-width in the metric's own unit (`min-band-absolute` sets it per metric): a row,
+    # a tenth of a percent, fifteen minutes of a data's age, ten minutes of the clock (a scheduler's jitter is no anomaly)
+    floor: float = 1.0
+    # the band's smallest half-width as a share of the time between the baseline's runs (its schedule): the age
+    # of data loaded once a day moves by minutes with when the run starts, never by a tenth of a day unless late
+    schedule_share: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -70,9 +76,10 @@ class MonitorSettings:
     # no judgement before this many earlier runs with a value: the outcome is `learning`
     warm_up: int = 7
     seasonality: Seasonality = "auto"
-    # the band is never narrower than this share of the centre, nor than this absolute amount
+    # the band is never narrower than this share of the centre, nor than each metric's floor in its own unit
+    # (metric name -> floor; a metric not named keeps its own, monitors/metrics.py METRICS)
     min_band_relative: float = 0.05
-    min_band_absolute: float = 1.0
+    min_band_absolute: Mapping[str, float] = field(default_factory=dict)
 
 
 class MonitorVerdict(BaseModel):

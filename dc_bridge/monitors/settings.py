@@ -9,7 +9,7 @@ import dataclasses
 from typing import Any, Mapping
 
 from dc_bridge.config import ConfigError, Settings
-from dc_bridge.monitors.metrics import METRICS
+from dc_bridge.monitors.metrics import METRICS, RECORDED
 from dc_bridge.monitors.model import MonitorSettings
 
 # a monitors table's key -> the MonitorSettings field it sets
@@ -33,11 +33,22 @@ def contract_monitor_settings(base: MonitorSettings, table: Mapping[str, Any] | 
 
 
 def _applied(base: MonitorSettings, table: Mapping[str, Any], file: str, prefix: str) -> MonitorSettings:
-    for name in table.get("metrics", ()):
-        if name not in METRICS:
-            raise ConfigError(f"{file}: `{prefix}metrics` cannot hold {name!r}: the metrics are {', '.join(METRICS)}")
-    settings = dataclasses.replace(base, **{FIELDS[key]: tuple(value) if key == "metrics" else value for key, value in table.items()})
+    # `metrics` names what runs record; a floor may be set for any metric a band is learned for (the API's too)
+    for key, known in (("metrics", RECORDED), ("min-band-absolute", tuple(METRICS))):
+        for name in table.get(key, ()):
+            if name not in known:
+                raise ConfigError(f"{file}: `{prefix}{key}` cannot hold {name!r}: the metrics are {', '.join(known)}")
+    settings = dataclasses.replace(base, **{FIELDS[key]: _value(base, key, value) for key, value in table.items()})
     if settings.lookback < settings.warm_up:
         raise ConfigError(f"{file}: `{prefix}lookback` ({settings.lookback}) is shorter than `{prefix}warm-up` ({settings.warm_up}): "
                           f"no band could ever be learned; set a lookback of at least the warm-up")
     return settings
+
+
+def _value(base: MonitorSettings, key: str, value: Any) -> Any:
+    """A key's value as MonitorSettings holds it: the metrics a tuple, the floors over those set before, metric by metric."""
+    if key == "metrics":
+        return tuple(value)
+    if key == "min-band-absolute":
+        return {**base.min_band_absolute, **{name: float(number) for name, number in value.items()}}
+    return value
