@@ -84,21 +84,29 @@ class Number:
 
 @dataclass(frozen=True)
 class PerName:
-    """A table of names another registry checks (the metrics), each to a `Number`."""
+    """A table of names among `names`, each to a `Number`."""
+    names: tuple[str, ...]
     number: Number
 
 
-# the keys of a monitors table, in the project's file and a contract's `x-dc-bridge-monitors` alike (the metric
-# names are checked against the monitors' registry where the settings are built: dc_bridge/monitors/settings.py)
+# the metrics a run records (history/series.py), which a monitors table may name: the monitors' registry
+# (monitors/metrics.py METRICS) defines each, and the contract's lint, below the monitors, checks names against this
+MONITOR_METRICS = ("rows", "slice_rows", "freshness_age", "arrival", "check")
+
+
+# the window keys' defaults (monitors/model.py MonitorSettings takes them from here): the contract's lint checks
+# the pair as a run will have it, whichever of its project and its own table sets each
+MONITOR_WINDOW = {"lookback": 60, "warm-up": 7}
+# the keys of a monitors table, in the project's file and a contract's `x-dc-bridge-monitors` alike
 MONITOR_KEYS: dict[str, Any] = {
-    "metrics": [str],
+    "metrics": [MONITOR_METRICS],
     "sensitivity": Number(whole=False, minimum=0, inclusive=False),
     "lookback": Number(whole=True, minimum=1),
     "warm-up": Number(whole=True, minimum=1),
     "seasonality": ("auto", "off", "weekday", "hour"),
     "min-band-relative": Number(whole=False, minimum=0),
     # per metric, in the metric's own unit (rows, seconds, a ratio): one number cannot fit rows and ages alike
-    "min-band-absolute": PerName(Number(whole=False, minimum=0)),
+    "min-band-absolute": PerName(MONITOR_METRICS, Number(whole=False, minimum=0)),
 }
 
 # the configuration's schema: key -> allowed values (a tuple), `str` for free text, a Number, a list, or a nested table
@@ -242,11 +250,10 @@ def _validate(table: Any, schema: Mapping[str, Any], file: str, prefix: str) -> 
                 raise ConfigError(f"{file}: `{name}` must be a table of metric names, each to {allowed.number.describe()} in "
                                   f"the metric's own unit (e.g. {{rows = 1, freshness_age = 900}}), not {value!r}")
             for item, number in value.items():
+                if item not in allowed.names:
+                    raise ConfigError(f"{file}: `{name}` cannot hold {item!r}{_did_you_mean(str(item), allowed.names)}")
                 if not allowed.number.holds(number):
                     raise ConfigError(f"{file}: `{name}.{item}` must be {allowed.number.describe()}, not {number!r}")
-        elif isinstance(allowed, list) and allowed[0] is str:  # a list of names another registry checks
-            if not isinstance(value, list) or not value or not all(isinstance(item, str) and item.strip() for item in value):
-                raise ConfigError(f"{file}: `{name}` must be a non-empty list of names, not {value!r}")
         elif isinstance(allowed, list):  # a list whose items are one of allowed[0]
             if not isinstance(value, list) or not value:
                 raise ConfigError(f"{file}: `{name}` must be a non-empty list of {', '.join(allowed[0])}")

@@ -173,6 +173,14 @@ UNKNOWN = [
     ('[drift]\nextra-columns = "errors"\n', ["`drift.extra-columns` cannot be 'errors'", "did you mean `error`?"]),
     ('engines = ["gx", "sodaa"]\n', ["`engines` cannot be 'sodaa'", "did you mean `soda`?"]),
     ('[inheritance]\nmode = "parent"\n', ["`inheritance.mode` cannot be 'parent'", "did you mean `parents`?"]),
+    # a monitor setting is refused as any other: infinite (NaN cannot be written in TOML), a metric no run records,
+    # one floor for every unit, a floor of a metric no run records
+    ('[monitors]\nsensitivity = inf\n', ["`monitors.sensitivity` must be a number above 0, not inf"]),
+    ('[monitors]\nmin-band-relative = inf\n', ["`monitors.min-band-relative` must be a number of at least 0, not inf"]),
+    ('[monitors]\nmetrics = ["rows", "null_fraction"]\n', ["`monitors.metrics` cannot be 'null_fraction'", "rows, slice_rows, freshness_age"]),
+    ('[monitors]\nmin-band-absolute = 1.0\n', ["`monitors.min-band-absolute` must be a table of metric names", "freshness_age = 900"]),
+    ('[monitors]\nmin-band-absolute = {rowz = 1}\n', ["`monitors.min-band-absolute` cannot hold 'rowz'", "did you mean `rows`?"]),
+    ('[monitors]\nmin-band-absolute = {rows = -1}\n', ["`monitors.min-band-absolute.rows` must be a number of at least 0, not -1"]),
 ]
 
 

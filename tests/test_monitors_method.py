@@ -249,3 +249,20 @@ def test_each_metric_has_its_own_floor_in_its_own_unit():
     flat = daily([5_000.0] * 30)
     assert judge(ROWS, flat, Point(at, 5_400.0), own).outcome == "normal"
     assert judge(SeriesKey("arrival"), daily([7 * 3600.0] * 30), Point(at, 7 * 3600.0 + 601), own).outcome == "anomalous"
+
+
+def test_two_majors_run_side_by_side_each_learn_from_their_own():
+    """A fleet runs version 1 and 2 of a contract while its consumers move: each run's baseline is its own major's
+    runs. Before, the first run of the other major ended the baseline, so both learned for ever."""
+    rng = random.Random(3)
+    history = []
+    for day in range(40):
+        history.append(Point(MONDAY + timedelta(days=day), 80_000 * (1 + rng.gauss(0, 0.01)), "1.4.0"))
+        history.append(Point(MONDAY + timedelta(days=day, hours=1), 20_000 * (1 + rng.gauss(0, 0.01)), "2.0.0"))
+    at = MONDAY + timedelta(days=40)
+    one = judge(ROWS, history, Point(at, 80_500.0, "1.4.1"), SETTINGS)
+    two = judge(ROWS, history, Point(at + timedelta(hours=1), 20_100.0, "2.0.0"), SETTINGS)
+    assert (one.outcome, two.outcome) == ("normal", "normal"), (one.sentence, two.sentence)
+    assert judge(ROWS, history, Point(at, 20_100.0, "1.4.1"), SETTINGS).outcome == "anomalous"  # v2's level is not v1's
+    fresh = judge(ROWS, history, Point(at, 5_000.0, "3.0.0"), SETTINGS)  # a new major still learns anew
+    assert fresh.outcome == "learning" and fresh.sentence.startswith("learning anew for version 3.0.0")

@@ -251,3 +251,66 @@ def test_what_a_run_adds_to_its_series_is_read_from_its_verdict():
     unfiltered = verdict.model_copy(update={"where_not_applied": {"events": "checked unfiltered"}})
     assert run_metrics(unfiltered, at)[SeriesKey("rows", "events")] == 120.0
     assert run_metrics(None, at) == {}
+
+
+def test_lint_reads_a_contracts_monitor_settings_as_a_run_will_have_them(tmp_path, monkeypatch):
+    """What a run would refuse or never apply, lint says: an infinite sensitivity, a metric no run records, a floor
+    for a metric with no name, a lookback shorter than the warm-up (this table's over the project's), and a second
+    `x-dc-bridge-monitors` that silently replaced the first."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dc-bridge.toml").write_text("[monitors]\nwarm-up = 20\n", encoding="utf-8")
+    contract = tmp_path / "contract.yaml"
+    contract.write_text(CONTRACT.replace("{metrics: [rows, arrival], lookback: 40}",
+                                         "{metrics: [rows, null_fraction], sensitivity: .inf, lookback: 10, "
+                                         "min-band-absolute: {rowz: 3}}\n  - property: x-dc-bridge-monitors\n"
+                                         "    value: {lookback: 12, sensitivity: .nan}"))
+    from dc_bridge import config
+    with config.using(config.load(tmp_path)):
+        found = {(f.code, f.path): f.message for f in lint_file(str(contract)).findings}
+    assert ("DCB103", "customProperties[0].value") in found  # given twice: the first is not applied
+    assert "shorter than the warm-up of 20" in found[("DCB101", "customProperties[1].value.lookback")]  # the project's warm-up
+    assert "not nan" in found[("DCB101", "customProperties[1].value.sensitivity")]
+    contract.write_text(CONTRACT.replace("{metrics: [rows, arrival], lookback: 40}",
+                                         "{metrics: [rows, null_fraction], sensitivity: .inf, min-band-absolute: {rowz: 3}}"))
+    found = {(f.code, f.path): f.message for f in lint_file(str(contract)).findings}
+    assert "cannot be 'null_fraction'" in found[("DCB101", "customProperties[0].value.metrics")]
+    assert "not inf" in found[("DCB101", "customProperties[0].value.sensitivity")]
+    assert "cannot hold 'rowz'" in found[("DCB101", "customProperties[0].value.min-band-absolute")]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-1"])
+def test_backtest_refuses_a_sensitivity_the_file_refuses(tmp_path, value):
+    seed(HistoryStore(tmp_path / "history.db"))
+    result = CliRunner().invoke(main, ["monitor", "backtest", "--history", str(tmp_path / "history.db"), f"--sensitivity={value}"])
+    assert result.exit_code == 2, result.output
+    assert "`--sensitivity` must be a number above 0" in result.output
+
+
+def test_backtest_replays_the_contracts_own_settings_the_warm_up_and_slices_apart(tmp_path, monkeypatch):
+    """The live runs judged with the contract's own `x-dc-bridge-monitors` (here warm-up 14): so does the replay, from
+    the file the runs recorded; `--warm-up` over it; the runs of a `--where` slice are a series of their own."""
+    monkeypatch.chdir(tmp_path)
+    store = HistoryStore(tmp_path / "history.db")
+    seed(store)
+    contract = tmp_path / "contract.yaml"
+    contract.write_text(CONTRACT.replace("{metrics: [rows, arrival], lookback: 40}", "{metrics: [rows], warm-up: 14}"))
+    with sqlite3.connect(tmp_path / "history.db") as db:
+        db.execute("UPDATE runs SET contract_file = ?", (str(contract),))
+        # the newest 10 runs were of a slice: their rows of `events` are another series than the whole table's
+        db.execute("UPDATE runs SET slice = 'day = today' WHERE run_id IN (SELECT run_id FROM runs ORDER BY run_at_us DESC LIMIT 10)")
+
+    def summary(*options):
+        result = CliRunner().invoke(main, ["monitor", "backtest", "--history", "history.db", "--output", "json", *options])
+        assert result.exit_code == 0, result.output
+        return {(s["monitor_id"], s["sliced"]): s for s in json.loads(result.stdout)["summary"]}
+
+    own = summary()
+    assert {key for key in own} == {("rows(events)", False), ("rows(events)", True), ("rows(lines)", True)}  # arrival: not the contract's
+    assert own[("rows(events)", False)]["runs"] == DAYS - 10 and own[("rows(events)", False)]["learning"] == 14
+    assert own[("rows(events)", True)]["runs"] == 10 and own[("rows(events)", True)]["learning"] == 10
+    assert summary("--warm-up", "3")[("rows(events)", False)]["learning"] == 3
+    refused = CliRunner().invoke(main, ["monitor", "backtest", "--history", "history.db", "--warm-up", "0"])
+    assert refused.exit_code == 2 and "`--warm-up` must be a whole number of at least 1" in refused.output
+    contract.unlink()  # gone: the project's settings, and a note that says so
+    gone = CliRunner().invoke(main, ["monitor", "backtest", "--history", "history.db"])
+    assert gone.exit_code == 0 and "not applied" in gone.stderr

@@ -118,13 +118,15 @@ class SparkTableStore:
 
 
     def series(self, contract_id: str, keys: Iterable[SeriesKey] | None = None, limit: int | None = None,
-               before: datetime | None = None) -> dict[SeriesKey, list[Point]]:
+               before: datetime | None = None, sliced: bool | None = None) -> dict[SeriesKey, list[Point]]:
         """As the SQLite store's `series`: the contract's metric rows (only `keys`' when given), each series
-        oldest first, over the contract's newest `limit` runs strictly before `before`; two Spark jobs (the runs, their rows)."""
+        oldest first, over the contract's newest `limit` runs strictly before `before` (of a slice, or of whole
+        tables, where `sliced` says); two Spark jobs (the runs, their rows)."""
         from pyspark.sql.functions import col, lit
 
         table = self.spark.table(self.name)
-        mine = (col("contract_id") == contract_id) & ((col("run_at_us") < epoch_micros(before)) if before is not None else lit(True))
+        mine = ((col("contract_id") == contract_id) & ((col("run_at_us") < epoch_micros(before)) if before is not None else lit(True))
+                & {None: lit(True), True: col("slice").isNotNull(), False: col("slice").isNull()}[sliced])
         rows = table.where(col("metric").isNotNull() & mine)
         wanted = list(keys) if keys is not None else None
         if wanted is not None:

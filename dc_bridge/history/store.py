@@ -265,14 +265,17 @@ class HistoryStore:
         return run_id
 
     def series(self, contract_id: str, keys: Iterable[SeriesKey] | None = None, limit: int | None = None,
-               before: datetime | None = None) -> dict[SeriesKey, list[Point]]:
+               before: datetime | None = None, sliced: bool | None = None) -> dict[SeriesKey, list[Point]]:
         """The contract's series (only `keys` when given, else every one stored), each oldest first, over the
         contract's newest `limit` runs strictly before `before` (all of them when None): a monitor's lookback counts
         runs, so a series with a gap there has fewer points. A point is anomalous when its run's monitor said so.
+        `sliced`: only the runs of a `--where` slice (True) or of whole tables (False): a check over a slice counts
+        the slice, so the two are series apart (None: every run).
         One query: the newest runs through the runs' index on (contract, time), then each named series' row of each
         through the metrics' key, so what a run's monitors cost does not grow with the history."""
         cutoff = epoch_micros(before) if before is not None else None
-        condition = "contract_id = ?" + (" AND run_at_us < ?" if cutoff is not None else "")
+        condition = ("contract_id = ?" + (" AND run_at_us < ?" if cutoff is not None else "")
+                     + {None: "", True: " AND slice IS NOT NULL", False: " AND slice IS NULL"}[sliced])
         bounds = (contract_id,) + ((cutoff,) if cutoff is not None else ())
         wanted = None if keys is None else set(keys)
         if wanted == set():

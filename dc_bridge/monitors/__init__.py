@@ -5,9 +5,9 @@ The door: what the verdict, the runner, the reports and the site import from her
 
 from dc_bridge.monitors.backtest import Summary, backtest, summarize
 from dc_bridge.monitors.band import judge
-from dc_bridge.monitors.metrics import METRICS, render, render_band
+from dc_bridge.monitors.metrics import METRICS, RECORDED, render, render_band
 from dc_bridge.monitors.model import Direction, Level, Metric, MonitorOutcome, MonitorSettings, MonitorVerdict, Point, Seasonality, SeriesKey
-from dc_bridge.monitors.settings import DEFAULT_METRICS, contract_monitor_settings, monitor_settings
+from dc_bridge.monitors.settings import DEFAULT_METRICS, contract_monitor_settings, monitor_settings, option_settings
 
-__all__ = ["DEFAULT_METRICS", "METRICS", "Direction", "Level", "Metric", "MonitorOutcome", "MonitorSettings", "MonitorVerdict", "Point", "Seasonality",
-           "SeriesKey", "Summary", "backtest", "judge", "render", "render_band", "summarize", "contract_monitor_settings", "monitor_settings"]
+__all__ = ["DEFAULT_METRICS", "METRICS", "RECORDED", "Direction", "Level", "Metric", "MonitorOutcome", "MonitorSettings", "MonitorVerdict", "Point", "Seasonality",
+           "SeriesKey", "Summary", "backtest", "judge", "render", "render_band", "summarize", "contract_monitor_settings", "monitor_settings", "option_settings"]

@@ -4,7 +4,8 @@
 whether the current value lies in it (docs/monitoring.md, "Monitors: learned bands"):
 
 - the baseline: the newest `lookback` earlier points that have a value, were not anomalous themselves
-  and belong to the current contract version's MAJOR (a new major version restarts learning); where the
+  and belong to the current contract version's MAJOR (a new major version restarts learning; two majors
+  run side by side each learn from their own); where the
   series moved (more than half of 7 runs in a row anomalous), only the points since the move;
 - the centre and spread: the median, and the MAD (scaled by 1.4826, a standard deviation for normal
   noise) refined as the root mean square of the deviations within 3 MADs, after a Theil-Sen trend and a
@@ -128,7 +129,7 @@ def baseline(history: Sequence[Point], current: Point, settings: MonitorSettings
     """The newest `lookback` usable points before `current` (history in time order, oldest first).
 
     Usable: a finite value, earlier than `current`, of the current MAJOR version (an empty version
-    matches any; an older major ends the baseline). Not anomalous, but where more than half of
+    matches any; another major's points are passed over, whether older or run beside it). Not anomalous, but where more than half of
     `move_window` usable points in a row were anomalous, the series moved there: the baseline is every
     usable point from the oldest of those on, anomalous ones included, since they are the new level
     (without this a lasting change would stay anomalous for ever).
@@ -138,13 +139,14 @@ def baseline(history: Sequence[Point], current: Point, settings: MonitorSettings
     scanned: list[Point] = []  # usable, newest first
     kept: list[Point] = []  # usable and not anomalous, newest first
     flags: deque[bool] = deque(maxlen=window)  # whether each of the newest `window` scanned points was anomalous
-    restart, restart_at = None, None
+    restart, restart_at, other_major = None, None, False
     for point in reversed(history):
         if point.value is None or not math.isfinite(point.value) or _utc(point.at) >= now:
             continue
         if major and point.contract_version and _major(point.contract_version) != major:
-            restart = "version"
-            break
+            # another major's run (older, or run beside this one while its consumers move): never this one's baseline
+            other_major = True
+            continue
         scanned.append(point)
         flags.append(point.anomalous)
         if point.anomalous and sum(flags) * 2 > window:
@@ -154,6 +156,7 @@ def baseline(history: Sequence[Point], current: Point, settings: MonitorSettings
             kept.append(point)
             if len(kept) >= settings.lookback:
                 break
+    restart = restart or ("version" if other_major else None)
     flagged = [p for p in reversed(scanned) if p.anomalous] if restart != "moved" else []
     kept.reverse()
     return Baseline([_utc(p.at) for p in kept], [float(p.value) for p in kept],

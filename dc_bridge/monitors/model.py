@@ -15,6 +15,8 @@ from typing import Literal, Mapping
 
 from pydantic import BaseModel
 
+from dc_bridge.config import MONITOR_WINDOW
+
 MonitorOutcome = Literal["normal", "anomalous", "learning"]
 # which way a value may move before it is an anomaly: rows may drop or spike, a null fraction only rises
 Direction = Literal["both", "up", "down"]
@@ -72,9 +74,9 @@ class MonitorSettings:
     # how many robust spreads from the centre a value may lie before it is anomalous
     sensitivity: float = 4.0
     # the earlier runs a band is learned from, newest first
-    lookback: int = 60
+    lookback: int = MONITOR_WINDOW["lookback"]
     # no judgement before this many earlier runs with a value: the outcome is `learning`
-    warm_up: int = 7
+    warm_up: int = MONITOR_WINDOW["warm-up"]
     seasonality: Seasonality = "auto"
     # the band is never narrower than this share of the centre, nor than each metric's floor in its own unit
     # (metric name -> floor; a metric not named keeps its own, monitors/metrics.py METRICS)

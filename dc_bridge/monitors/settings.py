@@ -1,15 +1,16 @@
 """The settings monitors judge with (docs/monitoring.md, "Monitors: configuration"): the project's
 `[tool.dc-bridge.monitors]` table, then the contract's own `x-dc-bridge-monitors`, key by key; the level
 from `[tool.dc-bridge.enforcement] monitors` (`warn` unless set). config.py checks each key's shape (and the
-contract's lint the contract's table); the metric names are checked here, against the registry that defines them."""
+contract's lint the contract's table, a command its options: `option_settings`), the metric names among them
+(config.MONITOR_METRICS, the metrics a run records); here the keys are applied, and the pair lookback and warm-up checked."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, Mapping
 
-from dc_bridge.config import ConfigError, Settings
-from dc_bridge.monitors.metrics import METRICS, RECORDED
+from dc_bridge.config import MONITOR_KEYS, ConfigError, Settings, validate_table
+from dc_bridge.monitors.metrics import METRICS
 from dc_bridge.monitors.model import MonitorSettings
 
 # a monitors table's key -> the MonitorSettings field it sets
@@ -21,7 +22,7 @@ CONTRACT_KEY = "x-dc-bridge-monitors"
 
 
 def monitor_settings(project: Settings) -> MonitorSettings:
-    """The project's settings; ConfigError for a metric no monitor knows or a lookback shorter than the warm-up."""
+    """The project's settings; ConfigError for a lookback shorter than the warm-up."""
     prefix = "tool.dc-bridge.monitors." if (project.file or "").endswith("pyproject.toml") else "monitors."
     return _applied(MonitorSettings(level=project.level("monitors"), metrics=DEFAULT_METRICS), project.monitors,
                     project.file or "the project configuration", prefix)
@@ -32,12 +33,15 @@ def contract_monitor_settings(base: MonitorSettings, table: Mapping[str, Any] | 
     return _applied(base, table or {}, contract_file, f"{CONTRACT_KEY}.")
 
 
+def option_settings(base: MonitorSettings, options: Mapping[str, Any]) -> MonitorSettings:
+    """`base` with a command's options on top (`--sensitivity`, `--warm-up`: the keys' own names), checked as the
+    file's keys are: a NaN or infinite sensitivity is refused here as it is in the file (ConfigError)."""
+    given = {key: value for key, value in options.items() if value is not None}
+    validate_table(given, MONITOR_KEYS, "the command line", "--")
+    return _applied(base, given, "the command line", "--")
+
+
 def _applied(base: MonitorSettings, table: Mapping[str, Any], file: str, prefix: str) -> MonitorSettings:
-    # `metrics` names what runs record; a floor may be set for any metric a band is learned for (the API's too)
-    for key, known in (("metrics", RECORDED), ("min-band-absolute", tuple(METRICS))):
-        for name in table.get(key, ()):
-            if name not in known:
-                raise ConfigError(f"{file}: `{prefix}{key}` cannot hold {name!r}: the metrics are {', '.join(known)}")
     settings = dataclasses.replace(base, **{FIELDS[key]: _value(base, key, value) for key, value in table.items()})
     if settings.lookback < settings.warm_up:
         raise ConfigError(f"{file}: `{prefix}lookback` ({settings.lookback}) is shorter than `{prefix}warm-up` ({settings.warm_up}): "

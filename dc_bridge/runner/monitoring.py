@@ -34,7 +34,8 @@ def judge_monitors(store: Any, verdict: Verdict, at: datetime, settings: Monitor
     values = {key: value for key, value in run_metrics(verdict, at).items() if key.metric in settings.metrics}
     if not values:
         return []
-    earlier = store.series(verdict.contract_id, list(values), limit=settings.lookback, before=at)
+    # the runs sliced as this one is (a check over a `--where` slice counts the slice, not the table)
+    earlier = store.series(verdict.contract_id, list(values), limit=settings.lookback, before=at, sliced=verdict.where is not None)
     return [judge(key, earlier.get(key, []), Point(at, value, verdict.contract_version), settings) for key, value in values.items()]
 
 

@@ -34,6 +34,9 @@ def read_monitors(reader: Reader, data: Any) -> dict[str, Any] | None:
     if not entries:
         return None
     path, table = entries[-1]
+    for earlier, _ in entries[:-1]:
+        reader.report("DCB103", earlier, f"`{MONITORS}` is given more than once: only the last one is applied",
+                      expected=f"one `{MONITORS}`", found=f"{len(entries)} of them")
     if not isinstance(table, dict):
         reader.report("DCB101", path, f"`{MONITORS}` must be a mapping of monitor settings", expected="a mapping such as "
                       "{metrics: [rows, freshness_age], sensitivity: 4}", found=describe(table))
@@ -50,4 +53,18 @@ def read_monitors(reader: Reader, data: Any) -> dict[str, Any] | None:
             reader.report("DCB101", path + (key,), str(exc).removeprefix(f"{reader.file}: "), found=describe(value))
             continue
         kept[key] = value
+    _window(reader, path, kept)
     return kept
+
+
+def _window(reader: Reader, path: tuple, kept: dict[str, Any]) -> None:
+    """A lookback shorter than the warm-up, as a run will have the pair (this table's keys over the project's, over the
+    defaults): no band could ever be learned, and the run refuses it; said here, at the key this table sets."""
+    project = config.current().monitors
+    window = {key: kept.get(key, project.get(key, default)) for key, default in config.MONITOR_WINDOW.items()}
+    if window["lookback"] < window["warm-up"]:
+        key = "lookback" if "lookback" in kept else "warm-up"
+        reader.report("DCB101", path + (key,), f"`{MONITORS}`: a lookback of {window['lookback']} runs is shorter than the "
+                      f"warm-up of {window['warm-up']}: no band could ever be learned, and a run refuses it",
+                      expected="a lookback of at least the warm-up", found=f"lookback {window['lookback']}, warm-up {window['warm-up']}")
+        kept.pop(key)
