@@ -46,6 +46,7 @@ from dc_bridge.verdict import CheckVerdict, ModelVerdict, ObjectiveVerdict, Verd
 ROOT = Path(__file__).resolve().parent.parent
 ALERTS = ROOT / "docs" / "examples" / "monitoring" / "dc-bridge-alerts.yml"
 ROUTE = ROOT / "docs" / "examples" / "monitoring" / "alertmanager.yml"
+PROMETHEUS = ROOT / "docs" / "examples" / "monitoring" / "prometheus.yml"
 DOC = ROOT / "docs" / "monitoring.md"
 
 HOSTILE = ['urn:x:"quoted"', "back\\slash\\", "new\nline", "ünïcødé 名前 🚀", "a/b c", "}{,=", 'x="y",z="w"', "", "L" * 5000]
@@ -322,6 +323,15 @@ def test_the_doc_shows_the_rule_and_route_files_whole():
     blocks = re.findall(r"```yaml\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
     assert ALERTS.read_text(encoding="utf-8") in blocks
     assert ROUTE.read_text(encoding="utf-8") in blocks
+    assert PROMETHEUS.read_text(encoding="utf-8") in blocks
+
+
+def test_promtool_accepts_the_shipped_prometheus_configuration_with_its_rules():
+    """The shipped prometheus.yml as it is, in its folder: promtool reads it and the rules file it names there."""
+    need("promtool")
+    done = subprocess.run(["promtool", "check", "config", PROMETHEUS.name], cwd=PROMETHEUS.parent, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "SUCCESS: 1 rule files found" in done.stdout and "SUCCESS: 6 rules found" in done.stdout
 
 
 def test_hostile_ids_through_a_real_pushgateway(tmp_path):
@@ -395,8 +405,18 @@ class Webhook:
 class Stack:
     """Pushgateway, node_exporter's textfile collector, Alertmanager and Prometheus, each on a loopback port."""
 
-    def __init__(self, gateway: str, textfile: Path, prometheus: str, webhook: Webhook):
+    def __init__(self, gateway: str, textfile: Path, prometheus: str, webhook: Webhook, alertmanager: str):
         self.gateway, self.textfile, self.prometheus, self.webhook = gateway, textfile, prometheus, webhook
+        self.alertmanager = alertmanager
+
+    def suppressed(self, alertname: str, contract_id: str) -> list[dict]:
+        """Alertmanager's alerts of that name for the contract that an inhibit rule silences (its API, inhibited ones included)."""
+        found = json.loads(get(f"{self.alertmanager}/api/v2/alerts?inhibited=true&silenced=true"))
+        return [a for a in found if a["labels"].get("alertname") == alertname and a["labels"].get("contract") == contract_id
+                and a["status"]["state"] == "suppressed" and a["status"]["inhibitedBy"]]
+
+    def notified(self, alertname: str, contract_id: str) -> list[dict]:
+        return [a for a in self.webhook.alerts("firing") if a["labels"].get("alertname") == alertname and a["labels"].get("contract") == contract_id]
 
     def query(self, promql: str) -> list[dict]:
         found = json.loads(get(f"{self.prometheus}/api/v1/query?{urllib.parse.urlencode({'query': promql})}"))
@@ -416,13 +436,17 @@ def alerting_stack(folder: Path):
         route["route"]["routes"][0].update(group_wait="1s", group_interval="1s", repeat_interval="1h")
         next(r for r in route["receivers"] if r.get("webhook_configs"))["webhook_configs"][0]["url"] = webhook.url
         (folder / "alertmanager.yml").write_text(yaml.safe_dump(route))
-        config = {"global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
-                  "rule_files": [str(ALERTS)],  # the documented rules, as they are
-                  "alerting": {"alertmanagers": [{"static_configs": [{"targets": [f"127.0.0.1:{ports['alertmanager']}"]}]}]},
-                  "scrape_configs": [
-                      {"job_name": "pushgateway", "honor_labels": True, "static_configs": [{"targets": [gateway.split("//")[1]]}]},
-                      {"job_name": "textfile", "static_configs": [{"targets": [f"127.0.0.1:{ports['exporter']}"]}]}]}
+        # the documented Prometheus configuration, as shipped but for second-long intervals and this test's ports, beside
+        # a copy of the documented rules (its `rule_files` entry is read from its own folder)
+        config = yaml.safe_load(PROMETHEUS.read_text(encoding="utf-8"))
+        config["global"].update(scrape_interval="1s", evaluation_interval="1s")
+        config["alerting"]["alertmanagers"][0]["static_configs"][0]["targets"] = [f"127.0.0.1:{ports['alertmanager']}"]
+        targets = {"pushgateway": gateway.split("//")[1], "textfile": f"127.0.0.1:{ports['exporter']}"}
+        assert [job["job_name"] for job in config["scrape_configs"]] == list(targets)
+        for job in config["scrape_configs"]:
+            job["static_configs"][0]["targets"] = [targets[job["job_name"]]]
         (folder / "prometheus.yml").write_text(yaml.safe_dump(config))
+        shutil.copy(ALERTS, folder / ALERTS.name)
         exporter = ["--collector.disable-defaults", "--collector.textfile", f"--collector.textfile.directory={textfile}",
                     f"--web.listen-address=127.0.0.1:{ports['exporter']}"]
         manager = [f"--config.file={folder / 'alertmanager.yml'}", f"--storage.path={folder / 'am'}",
@@ -432,7 +456,7 @@ def alerting_stack(folder: Path):
         with server("prometheus-node-exporter", exporter, ports["exporter"], folder), \
                 server("prometheus-alertmanager", manager, ports["alertmanager"], folder), \
                 server("prometheus", prom, ports["prometheus"], folder) as prometheus_url:
-            yield Stack(gateway, textfile, prometheus_url, webhook)
+            yield Stack(gateway, textfile, prometheus_url, webhook, f"http://127.0.0.1:{ports['alertmanager']}")
 
 
 def check_alerts(stack: Stack, contract_id: str, check_id: str, status: str) -> list[dict]:
@@ -478,6 +502,10 @@ def test_a_failing_run_alerts_through_alertmanager_and_a_passing_run_resolves_it
         failing_now = stack.query('dc_bridge_contract_outcome{outcome=~"failed|error"} == 1')
         assert {(r["metric"]["contract"], r["metric"]["job"]) for r in failing_now} == {(contract_id, "dc-bridge"), (contract_id, "textfile")}
         assert [r["value"][1] for r in stack.query("node_textfile_scrape_error")] == ["0"]
+        # one failing check pages once: Prometheus fires DataContractFailed too, and the route's inhibit rule silences it
+        assert {r["metric"]["alertname"] for r in stack.query('ALERTS{alertstate="firing"}')} >= {"DataContractCheckFailed", "DataContractFailed"}
+        wait_for("DataContractFailed inhibited by the failed check", lambda: stack.suppressed("DataContractFailed", contract_id), 30)
+        assert stack.notified("DataContractFailed", contract_id) == []
 
         passing = run(good, 0)
         assert passing.outcome == "passed"
@@ -521,3 +549,44 @@ def test_the_split_and_each_stream_batch_publish_their_verdict(spark, tmp_path):
     checks = {s.labels["check"] for s in samples(metrics.read_text()) if s.name == "dc_bridge_check_outcome"
               and s.labels["outcome"] == "failed" and s.value == 1}
     assert checks == {c.check_id for c in result.verdict.checks() if c.outcome == "failed"}
+
+
+def _monitored(contract_id: str, level: str) -> Verdict:
+    """A verdict whose checks passed and whose `rows` monitor found an anomaly at `level` (strict: the contract failed)."""
+    from dc_bridge.monitors import MonitorVerdict
+
+    check = CheckVerdict(check_id="orders.id.required", model="orders", kind="not_null", columns=["id"], outcome="passed",
+                         severity="error", observed=0, unit="rows", source={"file": "c.yaml", "line": 9})
+    counts = {o: int(o == "passed") for o in ALL}
+    monitor = MonitorVerdict(monitor_id="rows(orders)", metric="rows", model="orders", outcome="anomalous", severity=level, unit="rows",
+                             direction="both", observed=41002.0, centre=81800.0, lower=79500.0, upper=84100.0, points=12,
+                             sentence="rows 41,002 are below the expected 79,500-84,100 (12 earlier runs)")
+    return Verdict(contract_id=contract_id, contract_version="1.0.0", contract_file="c.yaml", outcome="failed" if level == "strict" else "passed",
+                   counts=counts, models=[ModelVerdict(name="orders", outcome="passed", counts=counts, checks=[check])], engines=["spark"],
+                   started_at="2026-03-02T06:00:00+00:00", seconds=2.0, monitors=[monitor],
+                   reason="monitors at strict found an anomaly: rows(orders): ..." if level == "strict" else None)
+
+
+def test_a_strict_monitor_pages_naming_the_monitor_and_a_warn_one_opens_a_ticket(tmp_path):
+    """Through the documented rules, route and Prometheus configuration: a contract failed by a strict monitor pages once,
+    as DataContractMonitorFailed naming the monitor (DataContractFailed inhibited); an anomaly at warn is a ticket."""
+    import dc_bridge
+
+    strict, warn = "urn:e2e:strict", "urn:e2e:warn"
+    with alerting_stack(tmp_path) as stack:
+        for verdict in (_monitored(strict, "strict"), _monitored(warn, "warn")):
+            assert dc_bridge.metrics(verdict, push=stack.gateway) == []
+
+        def monitor_alerts():
+            found = {(a["labels"]["alertname"], a["labels"]["contract"]): a for a in stack.webhook.alerts("firing")}
+            wanted = {("DataContractMonitorFailed", strict), ("DataContractMonitorAnomalous", warn)}
+            return found if wanted <= set(found) else None
+        found = wait_for("the monitors' alerts", monitor_alerts, 90)
+        paged = found[("DataContractMonitorFailed", strict)]
+        assert paged["labels"]["priority"] == "page" and paged["labels"]["metric"] == "rows"
+        assert paged["annotations"]["summary"] == f"Data contract {strict} failed: monitor rows of orders found an anomaly"
+        ticket = found[("DataContractMonitorAnomalous", warn)]
+        assert ticket["labels"]["priority"] == "ticket"
+        assert ticket["annotations"]["summary"] == f"Data contract {warn}: monitor rows of orders is anomalous"
+        wait_for("DataContractFailed inhibited by the strict monitor", lambda: stack.suppressed("DataContractFailed", strict), 30)
+        assert stack.notified("DataContractFailed", strict) == [] and ("DataContractMonitorFailed", warn) not in found

@@ -301,7 +301,9 @@ def test_prometheus_monitor_families_read_back_by_prometheus_client():
     for monitor in MONITORS:
         labels = {**base, "metric": monitor.metric, "subject": monitor.subject}
         states = {s.labels["outcome"]: s.value for s in mine if s.name == "dc_bridge_monitor_outcome"
-                  and {k: v for k, v in s.labels.items() if k != "outcome"} == labels}
+                  and {k: v for k, v in s.labels.items() if k not in ("outcome", "level")} == labels}
+        assert {s.labels["level"] for s in mine if s.name == "dc_bridge_monitor_outcome" and s.labels["subject"] == monitor.subject
+                and s.labels["metric"] == monitor.metric} == {monitor.severity}
         assert states == {o: float(o == monitor.outcome) for o in ("normal", "anomalous", "learning")}, monitor.monitor_id
         numbers = {s.name: s.value for s in mine if s.labels == labels}
         expected = {"dc_bridge_monitor_observed": monitor.observed, "dc_bridge_monitor_lower": monitor.lower,

@@ -179,8 +179,10 @@ def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
     slo_target = gauge("dc_bridge_slo_target_ratio", "An ODCS dataQuality SLO's target, 0 to 1.", (*CONTRACT, "slo"))
 
     if any(v.monitors for v in verdicts):
+        # `level` (warn, strict): what an anomaly does, so an alert tells the anomaly that failed the contract from one reported
         monitor_outcome = gauge("dc_bridge_monitor_outcome", "1 for what the monitor said of the contract's last run "
-                                "(normal, anomalous, learning), 0 for the others.", (*MONITOR, "outcome"))
+                                "(normal, anomalous, learning), 0 for the others; level: warn reports it, strict failed the contract.",
+                                (*MONITOR, "level", "outcome"))
         monitor_numbers = {field: gauge(name, help, MONITOR) for name, help, field in MONITOR_NUMBERS}
 
     for verdict in verdicts:
@@ -223,7 +225,7 @@ def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
         for monitor in verdict.monitors:
             labels = {**contract, "model": monitor.model, "metric": monitor.metric, "subject": monitor.subject}
             for outcome in MONITOR_OUTCOMES:
-                monitor_outcome.labels(**labels, outcome=outcome).set(int(monitor.outcome == outcome))
+                monitor_outcome.labels(**labels, level=monitor.severity, outcome=outcome).set(int(monitor.outcome == outcome))
             for field, family in monitor_numbers.items():
                 value = getattr(monitor, field)
                 if _finite(value):
