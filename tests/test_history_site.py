@@ -235,7 +235,7 @@ def test_a_contract_page_leads_with_what_fails_charts_threshold_and_band_and_col
     assert {"band", "line", "runs", "threshold"} <= set(layers)
     assert [v["y"] for v in layers["threshold"]["data"]["values"]] == [800.0]
     assert layers["threshold"]["data"]["values"][0]["label"] == "limit >= 800"
-    assert {l["name"]: l for l in charted["orders.loaded.age"]["layer"]}["threshold"]["data"]["values"][0]["label"] == "limit <= 172800 (48 hours)"
+    assert {l["name"]: l for l in charted["orders.loaded.age"]["layer"]}["threshold"]["data"]["values"][0]["label"] == "limit <= 2d (48 hours)"
     values = failing["data"]["values"]
     assert len(values) == 20 and values[-1]["o"] == "failed" and (values[-1]["lo"], values[-1]["hi"]) == (990.0, 1050.0)
     # hovering a run's point shows its date, value and outcome
@@ -261,8 +261,11 @@ def test_a_contract_page_leads_with_what_fails_charts_threshold_and_band_and_col
     # an all-passing contract says nothing is wrong
     assert 'id="all-clear"' in (out / "contracts" / "calm.html").read_text(encoding="utf-8")
     assert 'id="data-docs"' not in text
-    # where the newest run's data came from, and its slice
-    assert "{&#34;orders&#34;: &#34;/lake/orders.parquet&#34;}" in text and "region = &#39;EU&#39;" in text
+    # where the newest run's data came from, as a list of model and source (not the stored JSON), and its slice
+    assert '<ul class="sources" id="sources"><li><span class="model">orders</span>: <code>/lake/orders.parquet</code></li></ul>' in text
+    assert "&#34;orders&#34;" not in text and "region = &#39;EU&#39;" in text
+    # a threshold in seconds as the contract writes a duration, on the card and the chart's line alike
+    assert 'threshold <strong class="threshold">&lt;= 2d</strong>' in text and "172800" not in text
 
 
 def test_a_rebuild_after_one_new_run_rewrites_that_contract_and_the_overview_only(store, tmp_path):
@@ -378,3 +381,105 @@ def test_a_run_that_built_data_docs_links_to_them_from_its_contract_page(spark, 
         assert not re.match(r"[a-z][a-z0-9+.-]*:|/", link), link
     assert {(page.parent / unquote(link)).resolve() for link in links} == {(docs / "index.html").resolve(), validations[0].resolve()}
     assert all((page.parent / unquote(link)).is_file() for link in links)
+
+
+def _strict(verdict: Verdict) -> Verdict:
+    """The verdict as a run at monitors = "strict" makes it: its rows' anomaly failed the contract, its checks all passed."""
+    monitors = [m.model_copy(update={"severity": "strict"}) for m in verdict.monitors]
+    return verdict.model_copy(update={"monitors": monitors, "outcome": "failed",
+                                      "reason": "monitors at strict found an anomaly: rows(orders): rows 2,529 are below ..."})
+
+
+def test_a_contract_a_strict_monitor_failed_says_so_and_days_without_runs_show(tmp_path):
+    """A run whose checks passed and whose strict monitor failed it: the overview and the page name the monitor
+    (before, the page said `failing` with nothing failing on it). A contract that ran on some days only: each other
+    day of its strip is marked as a day without a run, not a blank."""
+    store = HistoryStore(tmp_path / "history.db")
+    file = contract_file(tmp_path, "gappy")
+    for number in (0, 3, 4, 9, ANOMALY):  # five runs over thirty days
+        made = demo_verdict(file, "gappy", number, failing=False)
+        record(store, _strict(made) if number == ANOMALY else made, START + timedelta(days=number))
+    out = tmp_path / "site"
+    build(store, out)
+    overview = (out / "index.html").read_text(encoding="utf-8")
+    assert '<span class="note strict">failed by a strict monitor: rows(orders)</span>' in overview
+    page = (out / "contracts" / "gappy.html").read_text(encoding="utf-8")
+    assert ('<p class="strict" id="strict">The newest run failed because monitors at strict found an anomaly: rows(orders) '
+            '(its checks did not fail).</p>') in page
+    strip = re.search(r'<td class="strip">(.*?)</td>', overview).group(1)
+    days = re.findall(r'<span class="day o-([a-z_]+)" title="([0-9-]+): ([a-z_ ]+)">(.*?)</span>', strip)
+    assert len(days) == 14 and [d[0] for d in days].count("none") == 13 and days[-1][0] == "failed"
+    assert all(letter == "○" and said == "no run" for kind, _, said, letter in days if kind == "none")
+
+
+def test_a_prune_that_cuts_into_the_window_rebuilds_and_a_pruned_contract_leaves_no_page(store, tmp_path):
+    """The pages are kept while their inputs are unchanged; a prune changes the window's oldest run, so the pages are
+    rebuilt without the pruned runs (before, they kept showing them until the contract's next run), and a contract
+    pruned whole loses its pages (before, they stayed in contracts/, reachable and stale)."""
+    out = tmp_path / "site"
+    build(store, out, "--runs", "40")
+    assert len(Page((out / "contracts" / "demo.html").read_text(encoding="utf-8")).columns) == RUNS
+    old = contract_file(tmp_path, "old")
+    record(store, demo_verdict(old, "old", 0, failing=False), START - timedelta(days=400))
+    build(store, out, "--runs", "40")
+    assert (out / "contracts" / "old.html").is_file()
+    # the prune of `history prune --older-than 20d`, on the day after the newest run: the first ten days go, and `old`
+    assert store.prune(timedelta(days=20), now=START + timedelta(days=30)) == 3 * 10 + 1
+    again = build(store, out, "--runs", "40")
+    assert "unchanged" not in again.output, again.output
+    assert len(Page((out / "contracts" / "demo.html").read_text(encoding="utf-8")).columns) == RUNS - 10
+    assert not (out / "contracts" / "old.html").exists() and "old" not in json.loads((out / "assets" / "site.json").read_text())["contracts"]
+
+
+def test_the_site_finds_a_contract_file_recorded_from_another_folder(tmp_path, monkeypatch):
+    """A run from the project's folder records `contracts/shop.yaml`; the site built from anywhere else still finds it
+    (the store keeps the path whole), so the page shows the contract's title, owner and text."""
+    project = tmp_path / "project"
+    (project / "contracts").mkdir(parents=True)
+    contract_file(project / "contracts", "shop")
+    store = HistoryStore(project / "history.db")
+    monkeypatch.chdir(project)
+    record(store, demo_verdict(Path("contracts/shop.yaml"), "shop", 0, failing=False), START)
+    monkeypatch.chdir(tmp_path)
+    build(store, tmp_path / "site")
+    page = (tmp_path / "site" / "contracts" / "shop.html").read_text(encoding="utf-8")
+    assert "<h1>shop title</h1>" in page and "<dt>owner</dt><dd>checkout</dd>" in page and "is not where the runs read it" not in page
+
+
+FLEET_CONTRACT = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: fleet-shop
+name: fleet-shop title
+version: 1.0.0
+status: active
+domain: sales
+tags: [bronze]
+team:
+  name: growth
+schema:
+  - name: orders
+    properties:
+      - {name: id, logicalType: integer, required: true}
+"""
+
+
+def test_a_fleet_contracts_page_takes_its_words_from_the_registered_text_it_ran(tmp_path, monkeypatch):
+    """`run --registered` records `NS/ID@VERSION`, not a file: the site fetches that registered text from the project's
+    embedded catalog (verified against its record) and takes the title, owner, tags and text from it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dc-bridge.toml").write_text('catalog = "iceberg"\nnamespace = "sales"\n', encoding="utf-8")
+    file = tmp_path / "fleet-shop.yaml"
+    file.write_text(FLEET_CONTRACT, encoding="utf-8")
+    registered = CliRunner().invoke(main, ["register", str(file)])
+    assert registered.exit_code == 0, registered.output
+    file.unlink()  # only the catalog has it now, as in a fleet
+    store = HistoryStore(tmp_path / "history.db")
+    made = demo_verdict(file, "fleet-shop", 0, failing=False)
+    record(store, made.model_copy(update={"contract_file": "sales/fleet-shop@1.0.0"}), START)
+    build(store, tmp_path / "site")
+    page = (tmp_path / "site" / "contracts" / "fleet-shop.html").read_text(encoding="utf-8")
+    assert "<h1>fleet-shop title</h1>" in page and "<dt>owner</dt><dd>growth</dd>" in page and "<dd>bronze</dd>" in page
+    assert "sales/fleet-shop@1.0.0, the registered text the runs read" in page and "is not where the runs read it" not in page
+    overview = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "fleet-shop title" in overview and "<td>growth</td>" in overview

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import re
 import sys
+import tempfile
 from pathlib import Path
 
 import click
@@ -114,7 +116,9 @@ def site_command(target: str, out_dir: str, runs: int) -> None:
                        f"`dc-bridge run CONTRACT --history {target}`, then build the site again.")
             sys.exit(EXIT_OK)
         outputs.check_folder("--out", out_dir, [], owned=OWNED)
-        built = build_site(store, out_dir, runs)
+        with tempfile.TemporaryDirectory(prefix="dc-bridge-registered-") as scratch:
+            registered = _registered_texts(store, Path(scratch))
+            built = build_site(store, out_dir, runs, registered)
     except (HistoryError, OSError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -122,3 +126,51 @@ def site_command(target: str, out_dir: str, runs: int) -> None:
     kept = f", {built.unchanged} contract{'' if built.unchanged == 1 else 's'} unchanged" if built.unchanged else ""
     click.echo(f"wrote {len(pages)} page{'' if len(pages) == 1 else 's'} to {out_dir}{kept} (open {Path(out_dir) / 'index.html'})")
     sys.exit(EXIT_OK)
+
+
+# how a run of `run --registered` names its contract in the store, in place of a file: `NS/ID@VERSION`
+_LABEL = re.compile(r"^(?P<namespace>[^/]+)/(?P<id>.+)@(?P<version>[^@/]+)$")
+
+
+def _registered_texts(store, folder: Path) -> dict[str, Path]:
+    """`NS/ID@VERSION` -> a file in `folder` holding that registered text, verified against its record, for each
+    contract whose runs came from `run --registered` (they recorded the label, not a file): fetched from the project's
+    catalog as the run fetched them, so the site shows the title, owner, tags and text of what ran. A text that cannot
+    be had is said on stderr, and the page says its text is not shown."""
+    from dc_bridge import config
+    from dc_bridge.catalog import CatalogUnavailable, open_store, parse
+    from dc_bridge.catalog.iceberg import embedded_folder
+    from dc_bridge.catalog.records import DigestMismatch, verified_text
+    from dc_bridge.catalog.registry import BadRecord, history
+    from dc_bridge.compiler import safe_name
+
+    recorded = (store.contract_file(contract_id) for contract_id in store.contracts())
+    labels = sorted({file for file in recorded if file and not Path(file).exists() and _LABEL.match(file)})
+    if not labels:
+        return {}
+    settings = config.load()
+    spec = settings.catalog or "iceberg"
+    if parse(spec)[0] != "iceberg":
+        click.echo(f"site: note: the registered texts of {', '.join(labels)} are in a Spark catalog, which the site does not "
+                   f"start a session for: their pages show no text", err=True)
+        return {}
+    found: dict[str, Path] = {}
+    try:
+        catalog = open_store(spec, embedded_folder(settings.project, Path.cwd())[0])
+    except CatalogUnavailable as exc:
+        click.echo(f"site: note: the registered texts of {', '.join(labels)} cannot be read: {exc}", err=True)
+        return {}
+    for label in labels:
+        named = _LABEL.match(label)
+        try:
+            properties = catalog.properties(named["namespace"]) or {}
+            record = next((r for r in history(properties, named["id"]) if r.version == named["version"]), None)
+            if record is None:
+                raise BadRecord(f"{named['id']} {named['version']} is not registered in namespace {named['namespace']}")
+            text = verified_text(record, catalog.read_text(record.location, properties))
+        except (CatalogUnavailable, BadRecord, DigestMismatch, OSError) as exc:
+            click.echo(f"site: note: the registered text of {label} cannot be read: {exc}", err=True)
+            continue
+        found[label] = folder / f"{safe_name(label, 'contract')}.yaml"
+        found[label].write_bytes(text)
+    return found

@@ -166,6 +166,13 @@ def data_source_text(verdict: Verdict | None, given: str | None = None) -> str |
     return json.dumps(verdict.data_sources, sort_keys=True, ensure_ascii=False)
 
 
+def contract_file_text(verdict: Verdict | None) -> str | None:
+    """The `contract_file` a run records: a file as an absolute path (a relative one means nothing to the site or to
+    `monitor backtest` run from another folder), anything else as the run named it (a fleet run's `NS/ID@VERSION`)."""
+    file = verdict.contract_file if verdict else None
+    return str(Path(file).resolve()) if file and Path(file).is_file() else file
+
+
 def data_docs_text(data_docs: dict | None) -> str | None:
     """The `data_docs` a run records: `{"index": ..., "validations": {model: ...}}` as JSON (absolute paths), or NULL."""
     return json.dumps(data_docs, sort_keys=True, ensure_ascii=False) if data_docs else None
@@ -438,7 +445,7 @@ def _insert(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict 
     db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
         run_id, record["contract_id"], record["contract_version"], record["run_at"], epoch_micros(at), record["outcome"],
         all(record["read"].values()), record["evaluated"], record["in_error"],
-        verdict.contract_file if verdict else None, data_source_text(verdict, data_source), verdict.where if verdict else None,
+        contract_file_text(verdict), data_source_text(verdict, data_source), verdict.where if verdict else None,
         record.get("reason"),
         verdict.seconds if verdict else None, json.dumps([p.model_dump(exclude_none=True) for p in verdict.phases]) if verdict and verdict.phases else None,
         origin, data_docs_text(data_docs)))

@@ -28,12 +28,13 @@ from datetime import date, datetime, timedelta, timezone
 from functools import cache, lru_cache
 from importlib.resources import files
 from pathlib import Path
+from typing import Mapping
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from dc_bridge.compiler import safe_name
-from dc_bridge.history.site.charts import MARKS, Run, is_flat, scale_for, shown, spec, spec_text
+from dc_bridge.history.site.charts import MARKS, Run, is_flat, scale_for, shown, spec, spec_text, threshold_words
 from dc_bridge.history.site.meta import ContractMeta, check_descriptions, contract_meta
 from dc_bridge.history.store import HistoryStore, StoredRun
 from dc_bridge.monitors import MonitorVerdict, SeriesKey
@@ -54,6 +55,8 @@ CELL_BYTES = 80
 CARD_BYTES = 700
 # outcome -> the letter a cell shows beside its colour, so an outcome reads without colour too
 LETTERS = {"passed": "✓", "warning": "!", "failed": "✗", "error": "E", "not_executable": "–", "skipped": "·"}
+# a day of the strip without a run: a mark of its own in a dashed box, so a gap reads as one and not as blank page
+NO_RUN = "○"
 # a contract's or a check's state, most urgent first: the order the overview and a page list them in
 STATES = ("failing", "anomalous", "warning", "passing", "not judged")
 # the latest outcome -> the state it makes (an anomaly outranks a pass or a warning, not a failure)
@@ -139,6 +142,10 @@ class Overview:
     anomalies: int
     strip: list[tuple[str, str | None]]
     href: str
+    # the monitors at `strict` whose anomaly failed the newest run (its checks may all have passed)
+    strict: tuple[str, ...] = ()
+    # where the contract's text was read from: its file, or the registered text of a fleet run (None: not found)
+    source: str | None = None
 
 
 @dataclass
@@ -158,7 +165,7 @@ def when(at: str, form: str = "%Y-%m-%d %H:%M") -> str:
 def _templates() -> Environment:
     environment = Environment(loader=PackageLoader("dc_bridge.history.site", "templates"), autoescape=True,
                               undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    environment.globals.update(LETTERS=LETTERS, ALL=ALL, STATES=STATES, MARKS=MARKS)
+    environment.globals.update(LETTERS=LETTERS, ALL=ALL, STATES=STATES, MARKS=MARKS, NO_RUN=NO_RUN)
     environment.filters["when"] = when
     return environment
 
@@ -184,9 +191,11 @@ def site_files(out: str | Path) -> list[tuple[Path, str]]:
     return [(page, SITE_MARK) for page in pages if page.is_file()] + [(asset, ASSET_MARK) for asset in assets if asset.is_file()]
 
 
-def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -> Built:
+def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS, registered: Mapping[str, Path] | None = None) -> Built:
     """Write index.html, contracts/<contract>.html and assets/ under `out`; contract pages whose inputs have
-    not changed since the last build are kept, with their overview row (read again only when they change)."""
+    not changed since the last build are kept, with their overview row (read again only when they change).
+    `registered`: `NS/ID@VERSION` -> a file holding that registered text, for the runs of `run --registered`,
+    which recorded the label rather than a file (the command fetches them from the project's catalog)."""
     out = Path(out)
     for folder in ("contracts", "assets"):
         (out / folder).mkdir(parents=True, exist_ok=True)
@@ -196,13 +205,21 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -
     manifest: dict[str, dict] = {}
     contracts = store.contracts()
     names = page_names(contracts)
-    newest = {contract_id: store.runs(contract_id, limit=1)[0] for contract_id in contracts}
+    # the window's runs, newest first: its newest and its oldest key the pages (a prune that cuts into it rebuilds them)
+    windows = {contract_id: store.runs(contract_id, limit=runs) for contract_id in contracts}
+    newest = {contract_id: window[0] for contract_id, window in windows.items()}
     newest_day = max(_day(run.run_at) for run in newest.values())
+    for gone in set(before) - set(contracts):  # a contract pruned from the store whole: its pages go with it
+        for page in before[gone].get("pages", ()):
+            _remove_page(out / "contracts" / page)
     rows = []
     for contract_id in contracts:
-        file = store.contract_file(contract_id)
+        recorded = store.contract_file(contract_id)
+        file = contract_source(recorded, store.path.parent, registered or {})
         first = f"{names[contract_id]}.html"
-        digest = _digest(contract_id, newest[contract_id].run_id, file, runs)
+        fetched = recorded in (registered or {})
+        digest = _digest(contract_id, newest[contract_id].run_id, windows[contract_id][-1].run_id, recorded if fetched else file,
+                         fetched, runs)
         kept = before.get(contract_id, {})
         if kept.get("digest") == digest and all((out / "contracts" / name).is_file() for name in kept.get("pages", ())):
             rows.append(_overview(contract_id, newest[contract_id], kept["overview"], newest_day, first))
@@ -215,10 +232,11 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS) -
         latest_monitors = [said for (run_id, _), said in monitors.items() if run_id == window[-1].run_id]
         cached = {"meta": asdict(contract_meta(file)), "state": _state(window[-1].outcome, latest_monitors),
                   "since": _failing_since(window), "anomalies": sum(m.outcome == "anomalous" for m in latest_monitors),
-                  "days": _days(recent)}
+                  "days": _days(recent), "source": file,
+                  "strict": sorted(m.monitor_id for m in latest_monitors if m.outcome == "anomalous" and m.severity == "strict")}
         overview = _overview(contract_id, window[-1], cached, newest_day, first)
         rows.append(overview)
-        pages = _contract_pages(store, overview, window, monitors, file, first, out / "contracts")
+        pages = _contract_pages(store, overview, window, monitors, file, recorded, fetched, first, out / "contracts")
         for name, text in pages:
             (out / "contracts" / name).write_text(text, encoding="utf-8")
             built.written.append(out / "contracts" / name)
@@ -241,7 +259,22 @@ def _overview(contract_id: str, latest: StoredRun, cached: dict, newest_day: dat
     meta = ContractMeta(**{**cached["meta"], "tags": tuple(cached["meta"]["tags"])})
     days = [(newest_day - timedelta(days=back)).isoformat() for back in range(STRIP_DAYS - 1, -1, -1)]
     return Overview(contract_id, meta, cached["state"], latest, cached["since"], cached["anomalies"],
-                    [(day, cached["days"].get(day)) for day in days], f"contracts/{first}")
+                    [(day, cached["days"].get(day)) for day in days], f"contracts/{first}", tuple(cached.get("strict", ())),
+                    cached.get("source"))
+
+
+def contract_source(recorded: str | None, store_folder: Path, registered: Mapping[str, Path]) -> str | None:
+    """Where the contract's text is read from: the file its newest run recorded (a relative path, as older stores
+    kept it, from the working folder or else the store's folder), or the registered text of a fleet run's label."""
+    if recorded is None:
+        return None
+    if recorded in registered:
+        return str(registered[recorded])
+    path = Path(recorded)
+    if path.is_absolute() or path.is_file():
+        return recorded
+    beside = store_folder / path
+    return str(beside) if beside.is_file() else recorded
 
 
 def _day(at: str) -> date:
@@ -295,11 +328,12 @@ def _choices(values) -> list[str]:
     return sorted({v for v in values if v}, key=str.casefold)
 
 
-def _digest(contract_id: str, newest: str, file: str | None, runs: int) -> str:
-    """What a contract's pages are built from: its newest run, its contract file (size and time), the window and
-    this code; pages whose digest is unchanged are kept. (A prune that cuts into a window shows with the next run.)"""
-    stat = Path(file).stat() if file and Path(file).is_file() else None
-    inputs = [_code_digest(), contract_id, runs, newest, file, (stat.st_size, stat.st_mtime_ns) if stat else None]
+def _digest(contract_id: str, newest: str, oldest: str, file: str | None, fetched: bool, runs: int) -> str:
+    """What a contract's pages are built from: the window's newest and oldest run (a prune that cuts into the window
+    changes the oldest), its contract text (its file's size and time; a registered text, `fetched`, is fixed by its
+    label), the window and this code; pages whose digest is unchanged are kept."""
+    stat = Path(file).stat() if file and not fetched and Path(file).is_file() else None
+    inputs = [_code_digest(), contract_id, runs, newest, oldest, file, fetched, (stat.st_size, stat.st_mtime_ns) if stat else None]
     return hashlib.sha256(json.dumps(inputs).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -343,8 +377,8 @@ def _write_if_changed(path: Path, text: str, built: Built) -> None:
 
 
 def _contract_pages(store: HistoryStore, overview: Overview, window: list[StoredRun],
-                    monitors: dict[tuple[str, SeriesKey], MonitorVerdict], file: str | None, first: str,
-                    out_dir: Path) -> list[tuple[str, str]]:
+                    monitors: dict[tuple[str, SeriesKey], MonitorVerdict], file: str | None, recorded: str | None, fetched: bool,
+                    first: str, out_dir: Path) -> list[tuple[str, str]]:
     """(file name, page) of the contract's pages, `first` the first: its checks, most urgent first, each with
     its outcome per run of the window and its chart; its monitors; compliance, the runs' Data Docs and the
     contract text on the first page (in `out_dir`)."""
@@ -368,7 +402,8 @@ def _contract_pages(store: HistoryStore, overview: Overview, window: list[Stored
     template = _templates().get_template("contract.html.j2")
     return [(name, template.render(c=overview, runs=window, rows=group, compliance=compliance if number == 1 else None,
                                    monitors=own if number == 1 else None, docs=docs if number == 1 else None,
-                                   lines=text if number == 1 else None, file=file, first=first, page=number, pages=names,
+                                   lines=text if number == 1 else None, file=recorded, registered=fetched,
+                                   first=first, page=number, pages=names, sources=_sources(overview.latest.data_source),
                                    has_text=text is not None, checks=len(rows), attention=[r for r in rows if r.state != "passing"
                                                                                           and r.state != "not judged"],
                                    newest_checks=len(newest_checks)))
@@ -397,7 +432,8 @@ def _check_row(check_id: str, known: dict, description: str | None, window: list
     elif points:
         chart = Chart(f"chart-{hashlib.sha256(check_id.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}",
                       spec_text(spec(check_id, points, known.get("unit"), known.get("expected"))))
-    return CheckRow(check_id, model, known.get("kind"), description, known.get("expected"), known.get("source_line"),
+    return CheckRow(check_id, model, known.get("kind"), description, threshold_words(known.get("expected"), known.get("unit")),
+                    known.get("source_line"),
                     state, since, streak, cells, _grid(cells), chart, flat, judged[-1] if judged else None)
 
 
@@ -467,3 +503,15 @@ def _contract_text(file: str | None) -> list[str] | None:
     if file is None or not Path(file).is_file():
         return None
     return Path(file).read_text(encoding="utf-8", errors="replace").splitlines()
+
+
+def _sources(data_source: str | None) -> list[tuple[str, str]] | None:
+    """The run's data sources as (model, source) pairs, as the page lists them; the text as one pair where it is no
+    JSON object (a store written before sources were kept per model); None where none was recorded."""
+    if not data_source:
+        return None
+    try:
+        found = json.loads(data_source)
+    except ValueError:
+        return [("", data_source)]
+    return [(str(model), str(source)) for model, source in found.items()] if isinstance(found, dict) else [("", data_source)]

@@ -58,6 +58,31 @@ def scale_for(unit: str | None, values: list[float]) -> Scale:
     return Scale(label, 1.0, step, form)
 
 
+# a duration in the contract's words: the largest unit it is a whole number of (`25h`, `2d`, `90min`); under two days
+# a whole number of hours stays in hours (a contract writes `25h` and `24h`, rarely `1d 1h`)
+DURATION_WORDS = (("d", 86_400.0), ("h", 3_600.0), ("min", 60.0), ("s", 1.0))
+# the x axis's labels at each tick size, the hours in 24-hour time (Vega's default, `%I:%M`, writes 18:56 as "06:56")
+TIME_LABELS = {"year": "%Y", "quarter": "%b %Y", "month": "%b %Y", "week": "%b %d", "date": "%b %d", "hours": "%H:%M",
+               "minutes": "%H:%M", "seconds": "%H:%M:%S", "milliseconds": "%H:%M:%S.%L"}
+
+
+def duration_words(seconds: float) -> str:
+    """Seconds as a contract writes a duration: `25h`, `2d`, `90min`, `45s` (`1.5s` where no unit divides it)."""
+    for unit, size in DURATION_WORDS:
+        whole = seconds / size
+        if seconds and whole == int(whole) and not (unit == "d" and seconds < 2 * 86_400.0 and seconds % 3_600.0 == 0):
+            return f"{int(whole)}{unit}"
+    return f"{seconds:g}s"
+
+
+def threshold_words(expected: str | None, unit: str | None) -> str | None:
+    """A check's `expected` text as its contract says it: an age or a gap in seconds (`<= 90000.0`) as a duration
+    (`<= 25h`); any other unit's text as the fold wrote it (`>= 800`, `<= 3%`)."""
+    if expected is None or unit != "seconds":
+        return expected
+    return _NUMBER.sub(lambda number: duration_words(float(number.group())), expected)
+
+
 def thresholds(expected: str | None) -> list[float]:
     """The numbers of a check's `expected` text, the lines its chart draws (`between [1, 5)` draws two)."""
     return [float(n) for n in _NUMBER.findall(expected or "")]
@@ -103,7 +128,8 @@ def spec(title: str, runs: list[Run], unit: str | None, expected: str | None = N
         y_axis["tickMinStep"] = scale.step
     y = {"field": "v", "type": "quantitative", "scale": {"domain": _domain(y_numbers, scale.step), "zero": False, "nice": False},
          "axis": y_axis}
-    x = {"field": "t", "type": "temporal", "title": None, "axis": {"labelOverlap": True, "tickCount": 5, "labelAngle": 0}}
+    x = {"field": "t", "type": "temporal", "title": None,
+         "axis": {"labelOverlap": True, "tickCount": 5, "labelAngle": 0, "format": TIME_LABELS, "formatType": "time"}}
     tooltip = [{"field": "t", "type": "temporal", "title": "run", "format": "%a %Y-%m-%d %H:%M"},
                {"field": "v", "type": "quantitative", "title": scale.label or "value", "format": scale.format},
                {"field": "o", "type": "nominal", "title": "outcome"}]
@@ -129,7 +155,7 @@ def spec(title: str, runs: list[Run], unit: str | None, expected: str | None = N
                        "encoding": {"x": x, "y": y, "tooltip": tooltip}})
     if limits:
         # the contract's words, and the line's value in the chart's unit when the chart converted it (an age in hours)
-        words = [f"limit {expected}" + (f" ({n:,.4g} {scale.label})" if factor != 1 else "") for n in limits]
+        words = [f"limit {threshold_words(expected, unit)}" + (f" ({n:,.4g} {scale.label})" if factor != 1 else "") for n in limits]
         layers.append({"name": "threshold", "data": {"values": [{"y": n, "label": text} for n, text in zip(limits, words)]},
                        "layer": [{"mark": {"type": "rule", "color": "#c62828", "strokeDash": [5, 3], "strokeWidth": 1.5},
                                   "encoding": {"y": {"field": "y", "type": "quantitative"}}},
