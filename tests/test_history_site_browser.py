@@ -209,3 +209,29 @@ def test_every_page_stays_small_for_a_long_history_of_a_large_contract(tmp_path)
         assert sorted(re.findall(r'<tr data-check="([^"]+)"', text)) == sorted(
             [f"events.c{i:03d}.nulls" for i in range(100)] + ["events.schema", "availability"])
         assert text.count('data-outcome="') == 102 * int(window)
+
+
+def test_chart_axes_read_in_24_hour_time_and_days_without_runs_show(tmp_path, proxy, monkeypatch):
+    """Runs every ten minutes from 18:06 to 19:56 UTC, read in UTC: the x axis's ticks fall on the half hours, which
+    Vega's default labels wrote `06:30` (12-hour time without AM/PM: 18:30 read as morning); now each reads as
+    `18:30`. The overview's strip marks the thirteen days without a run, each visible (a dashed box and a mark)."""
+    monkeypatch.setenv("TZ", "UTC")
+    store = HistoryStore(tmp_path / "history.db")
+    file = contract_file(tmp_path, "evening")
+    evening = datetime(2026, 3, 20, 18, 6, tzinfo=timezone.utc)
+    for number in range(12):
+        record(store, demo_verdict(file, "evening", number, failing=False, anomalous=False), evening + timedelta(minutes=10 * number))
+    site = tmp_path / "site"
+    assert CliRunner().invoke(main, ["site", "--history", str(store.path), "--out", str(site)]).exit_code == 0
+    with _browser(proxy, tmp_path / "profile") as browser:
+        browser.open(site / "contracts" / "evening.html", settle=1.0)
+        labels = browser.evaluate('Array.from(document.querySelectorAll(\'figure[data-check="orders.loaded.age"] '
+                                  'g.role-axis-label text\')).map(t => t.textContent)')
+        times = [label for label in labels if re.fullmatch(r"\d\d:\d\d", label)]
+        assert times and all(label.startswith(("18:", "19:", "20:")) for label in times), labels
+        browser.open(site / "index.html")
+        days = browser.evaluate('Array.from(document.querySelectorAll("#contracts td.strip span.day")).map(d => '
+                                '[d.className, d.textContent, getComputedStyle(d).borderTopStyle, d.getBoundingClientRect().width])')
+        empty = [day for day in days if "o-none" in day[0]]
+        assert len(days) == 14 and len(empty) == 13, days
+        assert all(text == "○" and border == "dashed" and width > 5 for _, text, border, width in empty), empty
