@@ -266,3 +266,27 @@ def test_two_majors_run_side_by_side_each_learn_from_their_own():
     assert judge(ROWS, history, Point(at, 20_100.0, "1.4.1"), SETTINGS).outcome == "anomalous"  # v2's level is not v1's
     fresh = judge(ROWS, history, Point(at, 5_000.0, "3.0.0"), SETTINGS)  # a new major still learns anew
     assert fresh.outcome == "learning" and fresh.sentence.startswith("learning anew for version 3.0.0")
+
+
+def test_a_freshness_band_respects_the_contracts_sla():
+    """Hourly runs of data about an hour old: the schedule's tenth is six minutes, the floor fifteen; under a 25-hour
+    SLA a band is never narrower than a tenth of it, so half an hour more is no anomaly there, and the live runs and the
+    replay take the SLA from the contract's freshness check (the tightest of a model's)."""
+    from dc_bridge.contract.model import Threshold
+    from dc_bridge.history.series import series_limits
+    from dc_bridge.verdict import CheckVerdict
+
+    key = SeriesKey("freshness_age", "orders")
+    hourly = [Point(MONDAY + timedelta(hours=hour), 3600.0 + 10 * (hour % 3), "1.0.0") for hour in range(48)]
+    later = Point(MONDAY + timedelta(hours=48), 3600.0 + 1800, "1.0.0")
+    assert judge(key, hourly, later, SETTINGS).outcome == "anomalous"
+    judged = judge(key, hourly, later, SETTINGS, limit=90_000.0)
+    assert judged.outcome == "normal" and judged.upper - judged.centre >= 9_000.0, judged.sentence
+    assert judge(key, hourly, Point(later.at, 3600.0 + 4 * 3600, "1.0.0"), SETTINGS, limit=90_000.0).outcome == "anomalous"
+    assert backtest(key, [*hourly, later], SETTINGS, limit=90_000.0)[-1].outcome == "normal"
+
+    def freshness(check_id, operator, value):
+        return CheckVerdict(check_id=check_id, model="orders", kind="freshness", columns=["loaded"], outcome="passed",
+                            severity="error", threshold=Threshold(operator=operator, value=value), source={})
+    checks = [freshness("a", "<=", 90_000.0), freshness("b", "<", 172_800.0), freshness("c", ">=", 5.0)]
+    assert series_limits(checks) == {key: 90_000.0}

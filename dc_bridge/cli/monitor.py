@@ -56,8 +56,8 @@ def backtest_command(target: str, contract_id: str | None, metrics: tuple[str, .
         contracts = [contract_id] if contract_id else store.contracts()
         replays = []
         for contract in contracts:
-            settings = option_settings(_contract_settings(store, contract, project), options)
-            replays += _replayed(store, contract, settings)
+            settings, limits = _contract_settings(store, contract, project)
+            replays += _replayed(store, contract, option_settings(settings, options), limits)
     except (StoreError, ValueError) as exc:  # a ConfigError too
         click.echo(f"dc-bridge monitor backtest: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -69,26 +69,29 @@ def backtest_command(target: str, contract_id: str | None, metrics: tuple[str, .
 
 
 def _contract_settings(store, contract: str, project):
-    """The project's settings with the contract's own `x-dc-bridge-monitors` on top, as its live runs have them; the
-    contract's file is the one its newest run recorded. A file that is gone (or a registered contract's text, which
-    the store does not keep) leaves the project's, and stderr says so: the replay may differ from the live runs."""
+    """The project's settings with the contract's own `x-dc-bridge-monitors` on top, as its live runs have them, and
+    the contract's limits on its series (its freshness SLAs); the contract's file is the one its newest run recorded.
+    A file that is gone (or a registered contract's text, which the store does not keep) leaves the project's settings
+    and no limits, and stderr says so: the replay may differ from the live runs."""
     from dc_bridge.contract.reading.load import load_contract
+    from dc_bridge.history.series import series_limits
     from dc_bridge.monitors import contract_monitor_settings
+    from dc_bridge.plan.build import build_plan
 
     file = store.contract_file(contract)
     if file is None:
-        return project
+        return project, {}
     if not Path(file).is_file():
         click.echo(f"dc-bridge monitor backtest: note: contract {contract!r}: its file {file} (as its newest run recorded it) "
-                   f"is not here, so its own x-dc-bridge-monitors, if any, are not applied; run from where its runs ran", err=True)
-        return project
+                   f"is not here, so its own x-dc-bridge-monitors and its freshness SLAs are not applied", err=True)
+        return project, {}
     loaded = load_contract(file)
     if loaded.contract is None:
         raise ValueError(f"contract {contract!r}: its file {file} cannot be read as a contract; run `dc-bridge lint {file}`")
-    return contract_monitor_settings(project, loaded.contract.monitors, file)
+    return contract_monitor_settings(project, loaded.contract.monitors, file), series_limits(build_plan(loaded.contract).checks)
 
 
-def _replayed(store, contract: str, settings) -> list:
+def _replayed(store, contract: str, settings, limits) -> list:
     """Each watched series of the contract replayed: the whole-table runs' series and the sliced runs' apart, as a live
     run reads only the runs sliced as it is (`--where`: a check over a slice counts the slice)."""
     from dc_bridge.monitors import backtest, summarize
@@ -98,7 +101,7 @@ def _replayed(store, contract: str, settings) -> list:
         found = store.series(contract, sliced=sliced)
         for key, points in sorted(found.items(), key=lambda item: item[0].monitor_id):
             if key.metric in settings.metrics and points:
-                verdicts = backtest(key, points, settings)
+                verdicts = backtest(key, points, settings, limit=limits.get(key))
                 replays.append((contract, sliced, key, points, verdicts, summarize(key, points, verdicts)))
     return replays
 

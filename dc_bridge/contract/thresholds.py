@@ -41,6 +41,11 @@ def render(t: Threshold, syntax: Syntax, unit: Unit = "rows", subject: str = "")
     return syntax.compare.format(op=syntax.operators.get(t.operator, t.operator), value=syntax.number(t.value), **fields)
 
 
+def upper_bound(t: Threshold | None) -> float | None:
+    """The bound of a `<` or `<=` threshold (a freshness SLA's age), None for any other."""
+    return float(t.value) if t is not None and t.operator in ("<", "<=") and t.value is not None else None
+
+
 # each operator and the one that holds exactly where it does not
 NEGATED: dict[ThresholdOperator, ThresholdOperator] = {
     "=": "!=", "!=": "=", ">": "<=", ">=": "<", "<": ">=", "<=": ">", "between": "not_between", "not_between": "between",

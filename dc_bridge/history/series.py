@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from datetime import datetime, timezone
 
+from dc_bridge.contract.thresholds import upper_bound
 from dc_bridge.monitors import SeriesKey
 from dc_bridge.plan.checks import KINDS
 from dc_bridge.verdict import Verdict
@@ -26,6 +27,19 @@ def arrival_seconds(at: datetime) -> float:
     """Seconds since midnight UTC of `at` (naive: UTC)."""
     at = at.astimezone(timezone.utc) if at.tzinfo is not None else at
     return at.hour * 3600 + at.minute * 60 + at.second + at.microsecond / 1e6
+
+
+def series_limits(checks) -> dict[SeriesKey, float]:
+    """The contract's own limit on a series, from its checks (a verdict's or a plan's, each with `kind`, `model` and
+    `threshold`): a model's freshness SLA for its `freshness_age` (of several, the tightest), which the band's width
+    respects (monitors/band.py `floor`)."""
+    found: dict[SeriesKey, float] = {}
+    for check in checks:
+        kind, limit = KINDS.get(check.kind), upper_bound(check.threshold)
+        if kind is not None and kind.data_age and limit is not None and check.model:
+            key = SeriesKey(FRESHNESS_AGE, check.model)
+            found[key] = min(found.get(key, limit), limit)
+    return found
 
 
 def run_metrics(verdict: Verdict | None, at: datetime) -> dict[SeriesKey, float | None]:

@@ -16,12 +16,14 @@ from dc_bridge.monitors.band import TUNING, Tuning, judge
 from dc_bridge.monitors.model import MonitorSettings, MonitorVerdict, Point, SeriesKey
 
 
-def backtest(key: SeriesKey, points: Sequence[Point], settings: MonitorSettings, tuning: Tuning = TUNING) -> list[MonitorVerdict]:
-    """One verdict per point, in the points' time order; the `anomalous` the points carry is replaced by the replay's own."""
+def backtest(key: SeriesKey, points: Sequence[Point], settings: MonitorSettings, tuning: Tuning = TUNING,
+             limit: float | None = None) -> list[MonitorVerdict]:
+    """One verdict per point, in the points' time order; the `anomalous` the points carry is replaced by the replay's own.
+    `limit`: the contract's limit on the series (a freshness SLA's age), as the live runs judged with it."""
     replayed: list[Point] = []
     verdicts: list[MonitorVerdict] = []
     for point in sorted(points, key=lambda p: p.at):
-        verdict = judge(key, replayed, point, settings, tuning)
+        verdict = judge(key, replayed, point, settings, tuning, limit)
         verdicts.append(verdict)
         replayed.append(dataclasses.replace(point, anomalous=verdict.outcome == "anomalous"))
     return verdicts

@@ -13,7 +13,7 @@ whether the current value lies in it (docs/monitoring.md, "Monitors: learned ban
   points' timestamps (gaps are not filled);
 - the band: the centre +- `sensitivity` spreads, widened for few points, never narrower than
   `min_band_relative` of the centre nor the metric's floor in its own unit (`min_band_absolute` per metric;
-  for a data's age also a tenth of the time between runs, the schedule's own jitter);
+  for a data's age also a tenth of the time between runs, the schedule's own jitter, and of its SLA);
 - the outcome: `learning` with fewer than `warm_up` baseline points (or no value), `anomalous` beyond the
   band on the side the metric's direction watches, `normal` otherwise.
 
@@ -205,15 +205,18 @@ def _season_kind(at: Sequence[datetime], settings: MonitorSettings) -> str | Non
     return "hour" if gaps and median(gaps) < SUB_DAILY_SECONDS else "weekday"
 
 
-def floor(metric: Metric, base: Baseline, settings: MonitorSettings) -> float:
-    """The band's smallest half-width in the metric's unit: its floor (or the settings' for it), and for a metric
-    that moves with the schedule a share of the median time between the baseline's runs."""
+def floor(metric: Metric, base: Baseline, settings: MonitorSettings, limit: float | None = None) -> float:
+    """The band's smallest half-width in the metric's unit: its floor (or the settings' for it), for a metric that
+    moves with the schedule a share of the median time between the baseline's runs, and a share of the limit the
+    contract sets on it (`limit`: a freshness SLA's age)."""
     gaps = sorted((b - a).total_seconds() for a, b in zip(base.at, base.at[1:]))
     schedule = metric.schedule_share * median(gaps) if metric.schedule_share and gaps else 0.0
-    return max(settings.min_band_absolute.get(metric.name, metric.floor), schedule)
+    sla = metric.limit_share * limit if limit is not None and math.isfinite(limit) else 0.0
+    return max(settings.min_band_absolute.get(metric.name, metric.floor), schedule, sla)
 
 
-def fit(base: Baseline, now: datetime, metric: Metric, settings: MonitorSettings, tuning: Tuning = TUNING) -> Band:
+def fit(base: Baseline, now: datetime, metric: Metric, settings: MonitorSettings, tuning: Tuning = TUNING,
+        limit: float | None = None) -> Band:
     """The band for a run at `now`: level, then trend and season where they fit (module docstring)."""
     unit = unit_of(metric.unit)
     days = [(at - now).total_seconds() / DAY_SECONDS for at in base.at]
@@ -236,7 +239,7 @@ def fit(base: Baseline, now: datetime, metric: Metric, settings: MonitorSettings
     # few points estimate the centre and the spread loosely: widen the band for them, as a t-quantile would
     half = max(settings.sensitivity * spread * (1 + tuning.small_sample / used),
                settings.min_band_relative * abs(centre) if unit.relative else 0.0,
-               floor(metric, base, settings))
+               floor(metric, base, settings, limit))
     return Band(centre, centre - half, centre + half, len(days), slope, kind, label, used if kind else 0)
 
 
@@ -275,8 +278,9 @@ def metric_of(key: SeriesKey) -> Metric:
 
 
 def judge(key: SeriesKey, history: Sequence[Point], current: Point, settings: MonitorSettings,
-          tuning: Tuning = TUNING) -> MonitorVerdict:
-    """What the monitor of `key` says of `current`, its band learned from `history` (time order, oldest first)."""
+          tuning: Tuning = TUNING, limit: float | None = None) -> MonitorVerdict:
+    """What the monitor of `key` says of `current`, its band learned from `history` (time order, oldest first);
+    `limit`: the contract's own limit on the series (a freshness SLA's age), a floor of the band's width."""
     metric = metric_of(key)
     said = {"monitor_id": key.monitor_id, "metric": key.metric, "model": key.model, "subject": key.subject,
             "severity": settings.level, "unit": metric.unit, "direction": metric.direction, "observed": current.value}
@@ -286,7 +290,7 @@ def judge(key: SeriesKey, history: Sequence[Point], current: Point, settings: Mo
     if len(base.values) < settings.warm_up:
         return MonitorVerdict(**said, outcome="learning", points=len(base.values), needed=settings.warm_up - len(base.values),
                               sentence=_learning(key, base, current, settings))
-    band = fit(base, _utc(current.at), metric, settings, tuning)
+    band = fit(base, _utc(current.at), metric, settings, tuning, limit)
     value = current.value
     side = "above" if value > band.upper else "below" if value < band.lower else "within"
     watched = {"above": metric.direction != "down", "below": metric.direction != "up", "within": False}[side]

@@ -19,7 +19,7 @@ METRICS: dict[str, Metric] = {metric.name: metric for metric in (
     Metric("slice_rows", "rows", "both", True, "the rows of the run's --where slice of a model (watched when a slice is given)"),
     Metric("freshness_age", "seconds", "up", True,
            "the age of a model's newest timestamp, where the contract declares freshness: older than usual is the anomaly",
-           floor=900.0, schedule_share=0.1),
+           floor=900.0, schedule_share=0.1, limit_share=0.1),
     Metric("arrival", "clock", "up", False,
            "when the data arrived: the run's time of day, seconds since midnight UTC; later than usual is the anomaly", floor=600.0),
     Metric("check", "value", "both", False, "a check's observed number (violating rows, a percent, an age, a SQL metric's value)"),

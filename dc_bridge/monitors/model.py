@@ -39,6 +39,9 @@ class Metric:
     # the band's smallest half-width as a share of the time between the baseline's runs (its schedule): the age
     # of data loaded once a day moves by minutes with when the run starts, never by a tenth of a day unless late
     schedule_share: float = 0.0
+    # the band's smallest half-width as a share of the limit the contract sets on it (a freshness SLA): an age that
+    # moved by a minute under a 25-hour SLA is no anomaly
+    limit_share: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterable, get_args
 from urllib.parse import urlsplit
 
+from dc_bridge.contract.thresholds import upper_bound
 from dc_bridge.monitors import MonitorOutcome
 from dc_bridge.outcomes import ALL
 from dc_bridge.paths import may_write_in, nearest_existing
@@ -143,12 +144,6 @@ def _finite(value: float | None) -> bool:
     return value is not None and math.isfinite(value)
 
 
-def _freshness_limit(check: CheckVerdict) -> float | None:
-    """A freshness check's limit in seconds: the bound of its `<=` or `<` threshold."""
-    threshold = check.threshold
-    return float(threshold.value) if threshold is not None and threshold.operator in ("<", "<=") and threshold.value is not None else None
-
-
 def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
     """The metrics of `verdicts` in one prometheus-client registry; TooManySeries when one contract's exceed `limit`."""
     from prometheus_client import CollectorRegistry, Gauge
@@ -214,7 +209,7 @@ def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
                 model_rows.labels(**contract, model=check.model).set(check.observed)
             if kind is not None and kind.data_age:
                 age.labels(**contract, model=check.model, check=check.check_id).set(check.observed)
-                limit_seconds = _freshness_limit(check)
+                limit_seconds = upper_bound(check.threshold)  # the freshness SLA's age
                 if limit_seconds is not None:
                     age_limit.labels(**contract, model=check.model, check=check.check_id).set(limit_seconds)
         for slo in verdict.objectives:

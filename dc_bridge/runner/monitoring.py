@@ -11,7 +11,7 @@ import warnings
 from datetime import datetime
 from typing import Any
 
-from dc_bridge.history.series import run_metrics
+from dc_bridge.history.series import run_metrics, series_limits
 from dc_bridge.monitors import MonitorSettings, MonitorVerdict, Point, judge
 from dc_bridge.verdict import Verdict
 
@@ -36,7 +36,9 @@ def judge_monitors(store: Any, verdict: Verdict, at: datetime, settings: Monitor
         return []
     # the runs sliced as this one is (a check over a `--where` slice counts the slice, not the table)
     earlier = store.series(verdict.contract_id, list(values), limit=settings.lookback, before=at, sliced=verdict.where is not None)
-    return [judge(key, earlier.get(key, []), Point(at, value, verdict.contract_version), settings) for key, value in values.items()]
+    limits = series_limits(verdict.checks())
+    return [judge(key, earlier.get(key, []), Point(at, value, verdict.contract_version), settings, limit=limits.get(key))
+            for key, value in values.items()]
 
 
 def warn_jsonl(history: Any) -> None:
