@@ -50,8 +50,9 @@ def backtest_command(target: str, contract_id: str | None, metrics: tuple[str, .
             if metric not in RECORDED:
                 raise ValueError(f"--metric {metric!r}: no such metric; the metrics are {', '.join(RECORDED)}")
         project = monitor_settings(config.load())
+        # `--metric` checked above (named as the option is); the rest as the file's keys, before the store is read
         options = {"sensitivity": sensitivity, "warm-up": warm_up, "metrics": list(metrics) or None}
-        option_settings(project, options)  # the options alone, checked before the store is read
+        option_settings(project, options)
         store = HistoryStore(_existing_store(target))
         contracts = [contract_id] if contract_id else store.contracts()
         replays = []
