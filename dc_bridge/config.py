@@ -97,6 +97,14 @@ MONITOR_METRICS = ("rows", "slice_rows", "freshness_age", "arrival", "check")
 # the window keys' defaults (monitors/model.py MonitorSettings takes them from here): the contract's lint checks
 # the pair as a run will have it, whichever of its project and its own table sets each
 MONITOR_WINDOW = {"lookback": 60, "warm-up": 7}
+
+
+def monitor_window(*tables: Mapping[str, Any]) -> tuple[int, int]:
+    """(lookback, warm-up) as monitors tables set them over the defaults, the later table's keys over the earlier's."""
+    merged = {**MONITOR_WINDOW, **{key: table[key] for table in tables for key in MONITOR_WINDOW if key in table}}
+    return merged["lookback"], merged["warm-up"]
+
+
 # the keys of a monitors table, in the project's file and a contract's `x-dc-bridge-monitors` alike
 MONITOR_KEYS: dict[str, Any] = {
     "metrics": [MONITOR_METRICS],
@@ -211,6 +219,10 @@ def load(start: str | Path | None = None) -> Settings:
     path, table = found
     prefix = "tool.dc-bridge." if path.name == "pyproject.toml" else ""
     _validate(table, _SCHEMA, str(path), prefix)
+    lookback, warm_up = monitor_window(table.get("monitors", {}))
+    if lookback < warm_up:  # said here, as lint says it of a contract's own table: not first when a run needs the band
+        raise ConfigError(f"{path}: `{prefix}monitors.lookback` ({lookback}) is shorter than `{prefix}monitors.warm-up` ({warm_up}): "
+                          f"no band could ever be learned; set a lookback of at least the warm-up")
     enforcement = table.get("enforcement", {})
     return Settings(
         levels={**DEFAULT_LEVELS, **enforcement},

@@ -181,6 +181,8 @@ UNKNOWN = [
     ('[monitors]\nmin-band-absolute = 1.0\n', ["`monitors.min-band-absolute` must be a table of metric names", "freshness_age = 900"]),
     ('[monitors]\nmin-band-absolute = {rowz = 1}\n', ["`monitors.min-band-absolute` cannot hold 'rowz'", "did you mean `rows`?"]),
     ('[monitors]\nmin-band-absolute = {rows = -1}\n', ["`monitors.min-band-absolute.rows` must be a number of at least 0, not -1"]),
+    # refused when the file is read (by lint too), not first by the run that needs the band
+    ('[monitors]\nwarm-up = 90\n', ["`monitors.lookback` (60) is shorter than `monitors.warm-up` (90)"]),
 ]
 
 

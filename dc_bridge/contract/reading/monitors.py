@@ -60,11 +60,10 @@ def read_monitors(reader: Reader, data: Any) -> dict[str, Any] | None:
 def _window(reader: Reader, path: tuple, kept: dict[str, Any]) -> None:
     """A lookback shorter than the warm-up, as a run will have the pair (this table's keys over the project's, over the
     defaults): no band could ever be learned, and the run refuses it; said here, at the key this table sets."""
-    project = config.current().monitors
-    window = {key: kept.get(key, project.get(key, default)) for key, default in config.MONITOR_WINDOW.items()}
-    if window["lookback"] < window["warm-up"]:
+    lookback, warm_up = config.monitor_window(config.current().monitors, kept)
+    if lookback < warm_up:
         key = "lookback" if "lookback" in kept else "warm-up"
-        reader.report("DCB101", path + (key,), f"`{MONITORS}`: a lookback of {window['lookback']} runs is shorter than the "
-                      f"warm-up of {window['warm-up']}: no band could ever be learned, and a run refuses it",
-                      expected="a lookback of at least the warm-up", found=f"lookback {window['lookback']}, warm-up {window['warm-up']}")
+        reader.report("DCB101", path + (key,), f"`{MONITORS}`: a lookback of {lookback} runs is shorter than the "
+                      f"warm-up of {warm_up}: no band could ever be learned, and a run refuses it",
+                      expected="a lookback of at least the warm-up", found=f"lookback {lookback}, warm-up {warm_up}")
         kept.pop(key)
