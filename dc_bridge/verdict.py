@@ -190,11 +190,15 @@ class Verdict(BaseModel):
     reason: str | None = None
 
     @classmethod
-    def unchecked(cls, contract_file: str, engines: list[str], reason: str) -> "Verdict":
-        """The verdict of a contract a run could not check (its file has errors, its data cannot be read):
-        counted as one `error`, so every report's totals agree with its outcome (JUnit's `errors`)."""
-        return cls(contract_id=contract_file, contract_version="", contract_file=contract_file, outcome="error",
-                   counts={outcome: int(outcome == "error") for outcome in ALL}, models=[], engines=list(engines), error=reason)
+    def unchecked(cls, contract_file: str, engines: list[str], reason: str, contract_id: str | None = None,
+                  contract_version: str = "", started_at: str | None = None) -> "Verdict":
+        """The verdict of a contract a run could not check (refused, its file has errors, its data cannot be read):
+        counted as one `error`, so every report's totals agree with its outcome (JUnit's `errors`). Named by the
+        contract's id and version where they were read (every channel then replaces what its last good run said),
+        by its file where even the id could not be read; `started_at` the run's clock, as a checked run's."""
+        return cls(contract_id=contract_id or contract_file, contract_version=contract_version, contract_file=contract_file,
+                   outcome="error", counts={outcome: int(outcome == "error") for outcome in ALL}, models=[], engines=list(engines),
+                   error=reason, started_at=started_at)
 
     def exit_code(self, fail_on: str = "failed") -> int:
         """0 passed (and warnings unless fail_on is warning), 1 failed, 2 error or nothing evaluated

@@ -261,7 +261,10 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     Exit 0 passed (warnings allowed unless --fail-on warning), 1 failed, 2 error, bad input, or
     nothing evaluated at all.
     """
+    import dataclasses
+    import functools
     import time
+    from datetime import datetime, timezone
     from pathlib import Path
 
     from rich.text import Text  # contract text (model names) is never markup
@@ -269,10 +272,11 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     from dc_bridge.report import verdict_formats
     from dc_bridge.compiler import ContractError
     from dc_bridge.runner.fleet import run_all
-    from dc_bridge.runner.pipeline import SessionOnFirstNeed, check, read_contract
+    from dc_bridge.runner.pipeline import Refused, SessionOnFirstNeed, check, read_contract, shared_ids, unchecked
     from dc_bridge.runner.data import DataError, parse_data_option
     from dc_bridge.history import is_jsonl, is_table, open_history
     from dc_bridge.runner.options import RunOptions
+    from dc_bridge.runner.spark_start import SparkUnavailable
     from dc_bridge.report.prometheus import Targets
     from dc_bridge.verdict import Verdict
 
@@ -315,15 +319,15 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             reads = [read_contract(file, variables) for file in files]
         # a quality-rule library has no data of its own: its rules run where a contract imports them
         for file, read in zip(files, reads):
-            if not isinstance(read, str) and read.result.kind == "library":
+            if not isinstance(read, Refused) and read.result.kind == "library":
                 click.echo(f"{file}: a shared quality-rule library; its rules run where a contract imports them", err=True)
-        kept = [(file, read) for file, read in zip(files, reads) if isinstance(read, str) or read.result.kind != "library"]
+        kept = [(file, read) for file, read in zip(files, reads) if isinstance(read, Refused) or read.result.kind != "library"]
         if not kept:
             raise ValueError("nothing to run: every file given is a quality-rule library; run a contract that imports it")
-        files, reads = [file for file, _ in kept], [read for _, read in kept]
+        files, reads = [file for file, _ in kept], shared_ids([read for _, read in kept])  # two of one id: refused, each
         several = len(files) > 1 or registered
         for file, read in zip(files, reads):
-            if not isinstance(read, str):
+            if not isinstance(read, Refused):
                 _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs,
                                    history, metrics_file)
         split = quarantine.requested(files, reads[0], quarantine=quarantine_path, valid_output=valid_output, model=split_model,
@@ -347,6 +351,10 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         # first half) and stopped at the end; one contract's run starts (and stops) its own
         if not registered:
             session = SessionOnFirstNeed(master, conf, selected) if several else None
+        # the options every contract shares, checked once (a --where that is no expression is the command's bad input)
+        shared = RunOptions(engines=tuple(selected), server=server, data=data, where=where, master=None if several else master,
+                            conf=None if several else conf, samples=samples, data_docs=data_docs, timeout=timeout,
+                            side_by_side=side_by_side, cache=cache, vars=variables, history=history, monitors=monitoring)
     except (DataError, ValueError) as exc:
         click.echo(f"dc-bridge run: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -358,31 +366,26 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             status.update(Text(" · ".join(part for part in (tally, f"{file}: {message}" if several else message) if part)))
 
     def one(file: str, read) -> Verdict:
-        """One contract's verdict; a contract that cannot be checked is a verdict of its own, or (alone) the command's exit 2."""
-        try:
-            if isinstance(read, str):  # a registered text refused before it could run
-                raise DataError(read)
-            options = RunOptions(engines=tuple(selected), server=server, data=data, where=where,
-                                 master=None if several else master, conf=None if several else conf, samples=samples,
-                                 data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
-                                 vars=variables, history=history, progress=lambda message: say(file, message), monitors=monitoring)
-            if file in from_tables:
-                from dc_bridge.catalog.fleet import check_iceberg_session
+        """One contract's verdict; a contract that cannot be checked is a verdict of its own (`error`, exit 2), said
+        in every channel under the contract's id: `check` records it in the history and hands it over (`ended`)."""
+        ended: list[Verdict] = []
+        options = dataclasses.replace(shared, progress=lambda message: say(file, message), now=datetime.now(timezone.utc))
+        preflight = None
+        if file in from_tables:
+            from dc_bridge.catalog.fleet import check_iceberg_session
 
-                check_iceberg_session(session.get()[0], spec)
-            return (check(read, options, spark=session, history=recorded) if split is None
-                    else quarantine.split_and_write(read, split, options))
-        except ContractError as exc:
-            click.echo(FORMATTERS["text"](exc.findings, [file]), err=True)
-            verdict = Verdict.unchecked(file, selected, f"the contract has errors ({len(exc.findings)} finding(s), "
-                                                        f"listed by dc-bridge lint {file})")
-        except (DataError, ValueError) as exc:
-            click.echo(f"dc-bridge run: {file}: {exc}" if several else f"dc-bridge run: {exc}", err=True)
-            verdict = Verdict.unchecked(file, selected, str(exc))
-        if not several:
-            _send_metrics([verdict], metrics, files, reads)
-            sys.exit(EXIT_UNREADABLE)
-        return verdict
+            preflight = functools.partial(check_iceberg_session, spec=spec)
+        try:
+            if split is not None:
+                return quarantine.split_and_write(read, split, options)
+            return check(read, options, spark=session, history=recorded, preflight=preflight, on_unchecked=ended.append)
+        except SparkUnavailable:
+            raise
+        except Exception as exc:  # an error no run expects too: this contract's error, the others go on
+            click.echo(FORMATTERS["text"](exc.findings, [file]) if isinstance(exc, ContractError) else
+                       f"dc-bridge run: {file + ': ' if several else ''}{exc}" if isinstance(exc, (DataError, ValueError)) else
+                       f"dc-bridge run: {file}: {type(exc).__name__}: {exc}", err=True)
+            return ended[0] if ended else unchecked(read, exc, options)
 
     def done(progress) -> None:
         nonlocal tally
@@ -391,12 +394,12 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             if status is not None:
                 status.update(Text(tally))
 
-    def crashed(index: int, exc: BaseException) -> Verdict:  # an error no run expects: the other contracts go on
+    def crashed(index: int, exc: BaseException) -> Verdict:  # an error outside any run (its progress line): the others go on
         click.echo(f"dc-bridge run: {files[index]}: {type(exc).__name__}: {exc}", err=True)
-        return Verdict.unchecked(files[index], selected, f"{type(exc).__name__}: {exc}")
+        return unchecked(reads[index], exc, shared)
 
-    # two contracts of one id (in two namespaces) share their views' names: never run at once
-    works = [(file if isinstance(read, str) or read.result.contract is None else read.result.contract.id,
+    # two contracts of one id share their views' names: never run at once (shared_ids refuses them anyway)
+    works = [(file if isinstance(read, Refused) or read.result.contract is None else read.result.contract.id,
               lambda file=file, read=read: one(file, read)) for file, read in zip(files, reads)]
     try:
         with _progress(console).status("checking") as status:
@@ -410,7 +413,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     shown = verdicts if several else verdicts[0]
     began = time.perf_counter()
     if output_format == "console":
-        _print_console(shown, console, fail_on)
+        if several or not shown.error:  # one contract that could not be checked: its line on standard error said it
+            _print_console(shown, console, fail_on)
     else:
         from dc_bridge.report import html
 
@@ -424,11 +428,11 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             outputs.write_text("--output-file", output_file, text + "\n")
         else:
             click.echo(text)
-    if output_file and output_format != "console":
+    if output_file and output_format != "console" and (several or not shown.error):
         _print_console(shown, report_console(stderr=True), fail_on)
     if openlineage:
         _send_lineage(verdicts)
-    _send_metrics(verdicts, metrics, files, reads)
+    _send_metrics(verdicts, metrics)
     if explain:  # where the console report went; beside a JSON, JUnit or HTML report on stdout, to stderr
         verdict_formats.print_phases(verdicts, console if output_format == "console" else report_console(stderr=True),
                                      report_seconds=time.perf_counter() - began)
@@ -438,7 +442,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 def _model_lines(reads) -> dict[str, dict[str, int | None]]:
     """Contract file -> model -> the line it is written at: where SARIF puts a model's monitors."""
     return {read.result.file: {model.name: model.source.line for model in read.result.contract.models}
-            for read in reads if not isinstance(read, str) and read.result.contract is not None}
+            for read in reads if not isinstance(read, Refused) and read.result.contract is not None}
 
 
 def _progress(console):
@@ -462,19 +466,15 @@ def _send_lineage(verdicts) -> None:
         click.echo(f"openlineage: the event could not be sent: {type(exc).__name__}: {exc}", err=True)
 
 
-def _send_metrics(verdicts, targets, files, reads) -> None:
+def _send_metrics(verdicts, targets) -> None:
     """`--metrics-push`, `--metrics-file`: what could not be published, as warnings on standard error; never the exit code.
-    A contract that could not be checked (its data unreadable, lint errors) is published under its id where its file
-    was read, so its group says `error` instead of keeping the outcome of its last good run."""
+    A contract that could not be checked is named by its id (pipeline.py `unchecked`), so its group says `error`
+    instead of keeping the outcome of its last good run."""
     from dc_bridge.report.prometheus import publish
 
     if not targets:
         return
-    contracts = {file: read.result.contract for file, read in zip(files, reads)
-                 if not isinstance(read, str) and read.result.contract is not None}
-    named = [v.model_copy(update={"contract_id": contracts[v.contract_file].id, "contract_version": contracts[v.contract_file].version})
-             if v.error and v.contract_file in contracts else v for v in verdicts]
-    for problem in publish(named, targets):
+    for problem in publish(verdicts, targets):
         click.echo(f"metrics: warning: {problem}", err=True)
 
 
