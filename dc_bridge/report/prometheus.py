@@ -6,7 +6,8 @@ Every family is a gauge: a run is a batch job, and what it reports is the state 
 that grows (so no family ends in `_total`). Labels are identifiers the contract declares (contract id and
 version, model, check id, kind, severity, outcome, engine, SLO id, a monitor's metric and subject (a check id
 or a column)): never a data value, a reason or a description. The monitor families exist only in the metrics
-of a run whose verdict holds monitors. A contract whose metrics would exceed `SERIES_LIMIT` series publishes none (`TooManySeries`).
+of a run whose verdict holds monitors. A contract whose metrics would exceed `SERIES_LIMIT` series (`TooManySeries`) publishes
+its contract-level families alone (`summary`): its outcome still replaces its last run's, whatever its size.
 
 Pushgateway: one group per contract (`job="dc-bridge"`, `contract=<id>`), pushed with PUT, so runs of
 different contracts never overwrite each other and a contract's run replaces its previous push whole
@@ -232,8 +233,7 @@ def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
         if count > limit:
             raise TooManySeries(f"contract {verdict.contract_id!r}: its metrics would be {count:,} series, over the limit of {limit:,} "
                                 f"per contract ({len(verdict.checks()):,} checks, {len(ALL)} outcome series each"
-                                f"{f'; {len(verdict.monitors):,} monitors' if verdict.monitors else ''}); none was published. "
-                                f"Split the contract, or leave out --metrics-push and --metrics-file for it (docs/monitoring.md).")
+                                f"{f'; {len(verdict.monitors):,} monitors' if verdict.monitors else ''})")
     return reg
 
 
@@ -270,25 +270,41 @@ def metrics(verdicts: Verdict | list[Verdict], *, push: str | None = None, file:
     return publish(verdicts, Targets(push=push, file=file, words=("push=", "file=")))
 
 
+def summary(verdict: Verdict) -> Verdict:
+    """A verdict's contract-level facts alone (its outcome, check counts, run and engine times): what a contract over
+    the series limit publishes, so that its group and its lines still replace its last run's."""
+    return verdict.model_copy(update={"models": [], "monitors": [], "objectives": []})
+
+
+def _fitted(verdicts: list[Verdict], limit: int) -> tuple[list[Verdict], list[str]]:
+    """Each verdict, or its `summary` where its metrics would exceed `limit` series, and what was left out."""
+    fitted, problems = [], []
+    for verdict in verdicts:
+        try:
+            registry([verdict], limit)
+            fitted.append(verdict)
+        except TooManySeries as exc:
+            fitted.append(summary(verdict))
+            problems.append(f"{exc}: only its contract-level metrics (outcome, check counts, run times) were published. Split the "
+                            f"contract, or leave out --metrics-push and --metrics-file for it (docs/monitoring.md).")
+    return fitted, problems
+
+
 def publish(verdicts: Verdict | list[Verdict], targets: Targets, limit: int = SERIES_LIMIT) -> list[str]:
-    """Push each verdict to `targets.push` (a group per contract) and write them all to `targets.file`. Returns
-    what could not be published, one line each, for the caller to warn about; nothing here changes a verdict."""
-    verdicts = [verdicts] if isinstance(verdicts, Verdict) else list(verdicts)
-    problems = []
+    """Push each verdict to `targets.push` (a group per contract) and write them all to `targets.file`, a contract over
+    `limit` series by its contract-level metrics alone. Returns what could not be published, one line each, for the
+    caller to warn about; nothing here changes a verdict."""
+    verdicts, problems = _fitted([verdicts] if isinstance(verdicts, Verdict) else list(verdicts), limit)
     if targets.push is not None:
         for verdict in verdicts:
             try:
                 push(targets.push, verdict, limit)
-            except TooManySeries as exc:
-                problems.append(f"not pushed to {targets.push}: {exc}")
             except Exception as exc:  # the gateway's own failure (refused, timeout, an HTTP error): the verdict stands
                 problems.append(f"the metrics of contract {verdict.contract_id!r} were not pushed to {targets.push}: "
                                 f"{type(exc).__name__}: {exc}")
     if targets.file is not None:
         try:
             write_file(targets.file, verdicts, limit)
-        except TooManySeries as exc:
-            problems.append(f"{targets.file} not written: {exc}")
         except OSError as exc:
             problems.append(f"the metrics were not written to {targets.file}: {exc.strerror or exc}")
     return problems
