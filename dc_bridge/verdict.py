@@ -100,6 +100,9 @@ class CheckVerdict(BaseModel):
     # what `observed` counts: rows, percent (of all rows, or of passing runs), seconds; None where it
     # is not dc-bridge's to say (a SQL metric's value, a check judged by its outcome alone)
     unit: str | None = "rows"
+    # the dataset metric `observed` is, where it is one (`rowCount` of the model, `nullCount` of the column:
+    # plan/checks.py `Kind.metric_of`); None where it counts something else (a null check with missingValues)
+    dataset_metric: str | None = None
     reason: str | None = None
     description: str | None = None
     source: dict[str, Any]
@@ -209,6 +212,13 @@ class Verdict(BaseModel):
         return [check for model in self.models for check in model.checks]
 
 
+def whole_dataset(verdict: "Verdict", check: CheckVerdict) -> bool:
+    """Whether `check` counted its model's whole data: not a `--where` slice's rows, nor an enforced slice's
+    (`scope` slice): a number named for the dataset (a row count, a column's nulls) only then is the dataset's."""
+    sliced = verdict.where is not None and check.model not in verdict.where_not_applied
+    return not sliced and check.scope != "slice"
+
+
 # a check's `expected` text: `<= 3%`, `between [1, 5)` (1 included, 5 not); numbers as `str` writes them
 EXPECTED = Syntax(compare="{op} {value}{unit}", between="between {left}{low}, {high}{right}{unit}", not_between="not {between}")
 
@@ -216,7 +226,8 @@ EXPECTED = Syntax(compare="{op} {value}{unit}", between="between {left}{low}, {h
 def fold_check(check: Check, expected_engines: list[str], reports: dict[str, EngineReport], skip_reason: str | None) -> CheckVerdict:
     expected = render(check.threshold, EXPECTED, check.unit) if check.threshold is not None else None
     base = dict(check_id=check.id, model=check.model, kind=check.kind, columns=list(check.columns), severity=check.severity,
-                expected=expected, threshold=check.threshold, unit=kind_of(check).observed_unit(check), description=check.description,
+                expected=expected, threshold=check.threshold, unit=kind_of(check).observed_unit(check),
+                dataset_metric=kind_of(check).metric_of(check), description=check.description,
                 source={"file": check.source.file, "path": check.source.path, "line": check.source.line})
     if not kind_of(check).executable:  # the plan could not build a check; its params say why
         return CheckVerdict(outcome="not_executable", reason=check.params.reason, **base)

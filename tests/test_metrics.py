@@ -84,7 +84,7 @@ def hostile_verdicts() -> list[Verdict]:
                   check(f"{name}#pct", name, "warning", observed=12.5, unit="percent", severity="warning"),
                   check(f"{name}#fresh", name, "passed", kind="freshness", observed=30, unit="seconds",
                         threshold=Threshold(operator="<=", value=3600)),
-                  check(f"{name}#rows", name, "passed", kind="row_count", observed=7, unit="rows")]
+                  check(f"{name}#rows", name, "passed", kind="row_count", observed=7, unit="rows", dataset_metric="rowCount")]
         slo = ObjectiveVerdict(objective_id=name, outcome="passed", value=99.0, target=95.0, expected=None, source={})
         found.append(verdict(f"{name}|{number}", checks, objectives=[slo], version=name))
     return found

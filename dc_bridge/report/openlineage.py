@@ -5,8 +5,8 @@ The event's input datasets are the contract's models, named as OpenLineage names
 (the verdict's `data_sources`). Each carries the `dataQualityAssertions` facet, one assertion per check
 (the contract's own checks, its SLAs, on every dataset) and one per monitor that judged the run (`monitor/<metric>`,
 named by the monitor's id; one still learning judged nothing and has none), on its model's dataset,
-and the `dataQualityMetrics` facet where the run counted something: a row count check's rows, a null
-check's nulls counted in rows.
+and the `dataQualityMetrics` facet where the run counted something of the whole dataset: a row count check's
+rows, a null check's nulls counted in rows (a check that also counts missingValues counts no `nullCount`).
 
 Configuration is OpenLineage's own (openlineage.yml, `OPENLINEAGE_CONFIG`, `OPENLINEAGE_URL`,
 `OPENLINEAGE__TRANSPORT__*`), read by the client. With none, the client would fall back to printing
@@ -26,9 +26,8 @@ from dc_bridge import __version__
 from dc_bridge.extras import install_hint
 from dc_bridge.paths import local_path
 from dc_bridge.monitors import MonitorVerdict
-from dc_bridge.plan.checks import KINDS
 from dc_bridge.report.monitors import band_text
-from dc_bridge.verdict import CheckVerdict, Verdict
+from dc_bridge.verdict import CheckVerdict, Verdict, whole_dataset
 
 PRODUCER = "https://github.com/dc-bridge/dc-bridge"
 # the job namespace, unless OPENLINEAGE_NAMESPACE (the variable OpenLineage's integrations read) names another
@@ -104,18 +103,16 @@ def _monitor_assertion(monitor: MonitorVerdict):
         params={k: v for k, v in params.items() if v is not None})
 
 
-def _metrics(checks: list[CheckVerdict]):
-    """The dataQualityMetrics facet from the counts the run has: rows from a row count check, nulls per
-    column from a null check counted in rows; None when it has neither."""
+def _metrics(verdict: Verdict, checks: list[CheckVerdict]):
+    """The dataQualityMetrics facet from the counts the run has of the whole dataset: rows from a row count check,
+    nulls per column from a null check counting nulls alone (not missingValues too: `CheckVerdict.dataset_metric`)
+    in rows; none of a model a `--where` slice filtered (its counts are the slice's); None when it has neither."""
     from openlineage.client.facet_v2 import data_quality_metrics_input_dataset as dqm
 
-    def metric(check: CheckVerdict) -> str | None:
-        kind = KINDS.get(check.kind)
-        return kind.dataset_metric if kind is not None and check.observed is not None else None
-
-    rows = next((int(c.observed) for c in checks if metric(c) == "rowCount"), None)
+    checks = [c for c in checks if whole_dataset(verdict, c)]
+    rows = next((int(c.observed) for c in checks if c.dataset_metric == "rowCount"), None)
     nulls = {c.columns[0]: int(c.observed) for c in checks
-             if metric(c) == "nullCount" and c.unit == "rows" and len(c.columns) == 1}
+             if c.dataset_metric == "nullCount" and c.unit == "rows" and len(c.columns) == 1}
     if rows is None and not nulls:
         return None
     return dqm.DataQualityMetricsInputDatasetFacet(
@@ -144,7 +141,7 @@ def run_event(verdict: Verdict):
             assertions=[_assertion(c) for c in model.checks + whole]
             + [_monitor_assertion(m) for m in judged if m.model == model.name or m.model not in verdict.data_sources],
             producer=PRODUCER)}
-        metrics = _metrics(model.checks)
+        metrics = _metrics(verdict, model.checks)
         if metrics is not None:
             facets["dataQualityMetrics"] = metrics
         inputs.append(InputDataset(namespace=namespace, name=name, inputFacets=facets))

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 from dc_bridge.monitors import MonitorOutcome
 from dc_bridge.outcomes import ALL
 from dc_bridge.paths import may_write_in, nearest_existing
-from dc_bridge.verdict import CheckVerdict, Verdict
+from dc_bridge.verdict import CheckVerdict, Verdict, whole_dataset
 
 JOB = "dc-bridge"
 # series one contract's metrics may hold: a check is 6 outcome series and one number (3 for freshness), so about 1,400 checks;
@@ -48,7 +48,7 @@ OBSERVED = {
     "seconds": ("dc_bridge_check_observed_seconds", "The duration a check measured (freshness: age of the newest row).", 1.0),
     None: ("dc_bridge_check_observed_value", "The value a check measured, in the contract's own unit (a SQL metric).", 1.0),
 }
-# the kinds whose observed number is a model's rows (the registry's dataset metric, as OpenLineage reads it)
+# the checks whose observed number is a model's rows (CheckVerdict.dataset_metric, as OpenLineage reads it)
 ROW_COUNT_METRIC = "rowCount"
 CONTRACT = ("contract", "version")
 CHECK = (*CONTRACT, "model", "check", "kind", "severity")
@@ -209,7 +209,7 @@ def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
                 continue
             observed[check.unit if check.unit in OBSERVED else None].labels(**labels).set(check.observed * OBSERVED.get(check.unit, OBSERVED[None])[2])
             kind = KINDS.get(check.kind)
-            if kind is not None and kind.dataset_metric == ROW_COUNT_METRIC:
+            if check.dataset_metric == ROW_COUNT_METRIC and whole_dataset(verdict, check):
                 model_rows.labels(**contract, model=check.model).set(check.observed)
             if kind is not None and kind.data_age:
                 age.labels(**contract, model=check.model, check=check.check_id).set(check.observed)
