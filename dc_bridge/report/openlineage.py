@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import Iterator
 
 from dc_bridge import __version__
+from dc_bridge.deadline import LINEAGE_SECONDS, DeadlineExceeded, within
 from dc_bridge.extras import install_hint
 from dc_bridge.paths import local_path
 from dc_bridge.monitors import MonitorVerdict
@@ -181,9 +182,10 @@ def _quiet_fallback() -> Iterator[None]:
         logger.removeFilter(quiet)
 
 
-def emit(verdicts: list[Verdict]) -> str:
-    """Send one RunEvent per verdict through the transport OpenLineage's configuration names; what was
-    done, for the console. LineageNotConfigured when no transport is configured (nothing sent, no connection)."""
+def emit(verdicts: list[Verdict], seconds: float = LINEAGE_SECONDS) -> str:
+    """Send one RunEvent per verdict through the transport OpenLineage's configuration names, all of them within `seconds`
+    in all (deadline.py: DeadlineExceeded past it, saying how many were sent); what was done, for the console.
+    LineageNotConfigured when no transport is configured (nothing sent, no connection)."""
     try:
         from openlineage.client import OpenLineageClient
         from openlineage.client.transport.console import ConsoleTransport
@@ -197,9 +199,18 @@ def emit(verdicts: list[Verdict]) -> str:
                                    "or OPENLINEAGE__TRANSPORT__TYPE); no event was sent")
     if client.transport.kind == "noop":
         raise LineageNotConfigured("OpenLineage is disabled (OPENLINEAGE_DISABLED=true); no event was sent")
+    events = [run_event(verdict) for verdict in verdicts]
+    sent: list = []
+
+    def send() -> None:
+        try:
+            for event in events:
+                client.emit(event)
+                sent.append(event)
+        finally:
+            client.close()
     try:
-        for verdict in verdicts:
-            client.emit(run_event(verdict))
-    finally:
-        client.close()
+        within(seconds, f"sending OpenLineage events through the {client.transport.kind} transport", send)
+    except DeadlineExceeded as exc:
+        raise DeadlineExceeded(f"{exc}: {len(sent)} of {len(events)} event(s) sent") from None
     return f"sent {len(verdicts)} OpenLineage run event(s) through the {client.transport.kind} transport"

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Iterable, get_args
 from urllib.parse import urlsplit
 
+from dc_bridge.deadline import PUSH_SECONDS, DeadlineExceeded, within
 from dc_bridge.monitors import MonitorOutcome
 from dc_bridge.outcomes import ALL
 from dc_bridge.paths import may_write_in, nearest_existing
@@ -37,7 +38,8 @@ JOB = "dc-bridge"
 # a monitor is 3 outcome series and up to 3 numbers;
 # Prometheus' own guidance is to keep a target's series in the thousands, and a Pushgateway keeps every group in memory
 SERIES_LIMIT = 10_000
-# seconds one push may take before it counts as unreachable
+# seconds one read of a push may take before it counts as unreachable; all the pushes of a run take at most
+# deadline.PUSH_SECONDS in all (a gateway that answers a byte at a time trips no read's timeout)
 PUSH_TIMEOUT = 10.0
 _SCHEMES = ("http", "https")
 
@@ -290,15 +292,21 @@ def _fitted(verdicts: list[Verdict], limit: int) -> tuple[list[Verdict], list[st
     return fitted, problems
 
 
-def publish(verdicts: Verdict | list[Verdict], targets: Targets, limit: int = SERIES_LIMIT) -> list[str]:
-    """Push each verdict to `targets.push` (a group per contract) and write them all to `targets.file`, a contract over
-    `limit` series by its contract-level metrics alone. Returns what could not be published, one line each, for the
-    caller to warn about; nothing here changes a verdict."""
+def publish(verdicts: Verdict | list[Verdict], targets: Targets, limit: int = SERIES_LIMIT, seconds: float = PUSH_SECONDS) -> list[str]:
+    """Push each verdict to `targets.push` (a group per contract; all of them within `seconds` in all) and write them all
+    to `targets.file`, a contract over `limit` series by its contract-level metrics alone. Returns what could not be
+    published, one line each, for the caller to warn about; nothing here changes a verdict."""
+    import time
+
     verdicts, problems = _fitted([verdicts] if isinstance(verdicts, Verdict) else list(verdicts), limit)
     if targets.push is not None:
+        ends = time.monotonic() + seconds
         for verdict in verdicts:
             try:
-                push(targets.push, verdict, limit)
+                left = ends - time.monotonic()
+                if left <= 0:
+                    raise DeadlineExceeded(f"the pushes of this run did not finish within {seconds:g} s in all; not tried")
+                within(left, f"the push to {targets.push}", lambda verdict=verdict: push(targets.push, verdict, limit))
             except Exception as exc:  # the gateway's own failure (refused, timeout, an HTTP error): the verdict stands
                 problems.append(f"the metrics of contract {verdict.contract_id!r} were not pushed to {targets.push}: "
                                 f"{type(exc).__name__}: {exc}")
