@@ -15,11 +15,15 @@ from dc_bridge.cli import catalog, evolution, integrations, outputs, quarantine
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
 from dc_bridge.cli import monitor as monitor_commands
 from dc_bridge.cli.options import (DATA_METAVAR, READER_HELP, Group, collector_paused, conf_pairs, default_engines, report_console,
-                                   with_settings, with_variables, with_verbosity)
+                                   run_enforce, with_settings, with_variables, with_verbosity)
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
 
 _UNREADABLE_CODES = {"DCB001", "DCB002", "DCB006"}
+# a missing-data hint where `run` refuses --data (runner/options.py `elsewhere`): several contracts, a registered fleet
+_ELSEWHERE = {"several": "run this contract on its own with --data {model}=PATH to read it from elsewhere",
+              "registered": "a registered text's relative path is read from the project's folder: put the data there, or "
+                            "register a version whose server names where it is"}
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -172,6 +176,7 @@ class _TimeLimit(click.ParamType):
 @main.command(name="run")
 @with_variables
 @with_verbosity
+@run_enforce
 @click.argument("contracts", nargs=-1, metavar="CONTRACT...")
 @click.option("--registered", is_flag=True,
               help="Instead of CONTRACT...: every contract registered in --catalog's --namespace(s), its current version's "
@@ -199,7 +204,7 @@ class _TimeLimit(click.ParamType):
               default="console", show_default=True,
               help="The report: a console summary, the whole verdict as JSON, JUnit XML (one test case per check), SARIF "
                    "2.1.0 for code scanning (each problem at its contract line), one "
-                   "self-contained HTML page, or oors (Bitol's Open Observability Results Standard, draft v0.8.1) "
+                   "self-contained HTML page, or oors (Bitol's Open Observability Results Standard: RFC 0018, apiVersion v0.1.0) "
                    "(docs/reports.md); with --output-file, the console summary goes to stderr too.")
 @click.option("--output-file", type=click.Path(dir_okay=False, writable=True),
               help="Write the json/junit/sarif/html/oors report here instead of stdout.")
@@ -247,7 +252,7 @@ class _TimeLimit(click.ParamType):
 def run_command(contracts, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
                 data_docs, timeout, side_by_side, cache, history, openlineage, metrics_push, metrics_file, explain, quarantine_path,
                 valid_output, split_model, split_format, overwrite, variables, registered=False, catalog_spec=None, namespaces=(),
-                contract_glob=None, parallel=1) -> None:
+                contract_glob=None, parallel=1, enforce_levels=()) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
 
     Several contracts (files, or globs in quotes) are checked one after the other in one process and
@@ -342,7 +347,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         from dc_bridge.config import load as load_settings
         from dc_bridge.monitors import monitor_settings
 
-        monitoring = monitor_settings(load_settings()) if history else None
+        monitoring = monitor_settings(load_settings().overridden(dict(enforce_levels))) if history else None
         if recorded is not None and is_jsonl(history) and monitoring.level != "off":
             from dc_bridge.runner.monitoring import jsonl_note
 
@@ -354,7 +359,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         # the options every contract shares, checked once (a --where that is no expression is the command's bad input)
         shared = RunOptions(engines=tuple(selected), server=server, data=data, where=where, master=None if several else master,
                             conf=None if several else conf, samples=samples, data_docs=data_docs, timeout=timeout,
-                            side_by_side=side_by_side, cache=cache, vars=variables, history=history, monitors=monitoring)
+                            side_by_side=side_by_side, cache=cache, vars=variables, history=history, monitors=monitoring,
+                            elsewhere=_ELSEWHERE["registered" if registered else "several"] if several else None)
     except (DataError, ValueError) as exc:
         click.echo(f"dc-bridge run: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)

@@ -447,7 +447,8 @@ class _Sources:
     def find(self, contract: Contract) -> None:
         # a --data path without a scheme is this machine's only when the session will be an embedded one
         local = self.starts_session and embedded(self.options.master, self.options.conf)
-        self.server, self.found = model_sources(contract, self.options.data, set(self.dataframes), self.options.server, local)
+        self.server, self.found = model_sources(contract, self.options.data, set(self.dataframes), self.options.server, local,
+                                                self.options.elsewhere)
 
 
 def _model_frames(spark, contract: Contract, dataframes: dict, sources: dict[str, DataLocation | str], server,
