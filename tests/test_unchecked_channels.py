@@ -205,3 +205,23 @@ def test_the_python_api_publishes_and_records_the_error_it_raises(tmp_path):
         dc_bridge.run(contract, history=tmp_path / "h.db", metrics_file=tmp_path / "m.prom")
     assert contract_outcomes(samples((tmp_path / "m.prom").read_text())) == {("api", "3.1.0"): "error"}
     assert newest_runs(tmp_path / "h.db")["api"][:2] == ("3.1.0", "error")
+
+
+def test_a_streaming_batch_without_a_verdict_publishes_its_error(spark, tmp_path):
+    """The streaming guard: a batch whose contract is in error stops the query, and its metrics say `error` under the
+    contract's id first (the previous batch's word would otherwise stand)."""
+    from pyspark.errors import StreamingQueryException
+
+    import dc_bridge
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "000.json").write_text('{"id": 1}\n', encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(CONTRACT.format(id="streamed", version="4.0.0", path="x.csv").replace("things", "orders") + TWICE,
+                                     encoding="utf-8")
+    guard = dc_bridge.streaming.guard(tmp_path / "c.yaml", "orders", sink=str(tmp_path / "sink"), log=str(tmp_path / "log.jsonl"),
+                                      metrics_file=str(tmp_path / "m.prom"))
+    query = (spark.readStream.schema("id long").json(str(tmp_path / "in")).writeStream.foreachBatch(guard)
+             .option("checkpointLocation", str(tmp_path / "checkpoint")).trigger(availableNow=True).start())
+    with pytest.raises(StreamingQueryException):
+        query.awaitTermination(120)
+    assert contract_outcomes(samples((tmp_path / "m.prom").read_text())) == {("streamed", "4.0.0"): "error"}
