@@ -281,7 +281,6 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     from dc_bridge.runner.data import DataError, parse_data_option
     from dc_bridge.history import is_jsonl, is_table, open_history
     from dc_bridge.runner.options import RunOptions
-    from dc_bridge.runner.spark_start import SparkUnavailable
     from dc_bridge.report.prometheus import Targets
     from dc_bridge.verdict import Verdict
 
@@ -385,8 +384,6 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             if split is not None:
                 return quarantine.split_and_write(read, split, options)
             return check(read, options, spark=session, history=recorded, preflight=preflight, on_unchecked=ended.append)
-        except SparkUnavailable:
-            raise
         except Exception as exc:  # an error no run expects too: this contract's error, the others go on
             click.echo(FORMATTERS["text"](exc.findings, [file]) if isinstance(exc, ContractError) else
                        f"dc-bridge run: {file + ': ' if several else ''}{exc}" if isinstance(exc, (DataError, ValueError)) else
@@ -447,6 +444,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 
 def _model_lines(reads) -> dict[str, dict[str, int | None]]:
     """Contract file -> model -> the line it is written at: where SARIF puts a model's monitors."""
+    from dc_bridge.runner.pipeline import Refused
+
     return {read.result.file: {model.name: model.source.line for model in read.result.contract.models}
             for read in reads if not isinstance(read, Refused) and read.result.contract is not None}
 

@@ -49,7 +49,6 @@ from dc_bridge.runner.reads import foreign_reads
 from dc_bridge.runner.rows import objective_row_counts
 from dc_bridge.runner.samples import gather_samples
 from dc_bridge.runner.session_guard import SessionGuard
-from dc_bridge.runner.spark_start import SparkUnavailable
 from dc_bridge.runner.threads import run_side_by_side
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS, within
 from dc_bridge.runner.vacuous import empty_models
@@ -155,8 +154,8 @@ def check(contract: str | Path | Contract | ReadContract | Refused, options: Run
     A run that ends without a verdict of its own checks (refused, the contract in error, its data unreadable, bad
     input of the contract's, an error no engine caught) raises, as always, after its `error` verdict (`unchecked`:
     the contract's id and version where they were read, the run's clock) went to every channel: the history gets its
-    record (as a run without data), `on_unchecked` the verdict, for the caller's reports, metrics and lineage. Spark that
-    cannot start (SparkUnavailable) and a history that cannot be appended to (HistoryError) are the command's, not the run's."""
+    record (as a run without data), `on_unchecked` the verdict, for the caller's reports, metrics and lineage; a history
+    that cannot be appended to (HistoryError) gets no record of its own failure."""
     options = options if options.now is not None else dataclasses.replace(options, now=options.clock())
     # the user's history, checked before anything starts Spark: a file that is not one stops the run here
     # (a table in the catalog is opened in the run's session, below)
@@ -165,8 +164,6 @@ def check(contract: str | Path | Contract | ReadContract | Refused, options: Run
     run = _Run(contract, history)
     try:
         return _check(run, options, dataframes, spark, preflight)
-    except SparkUnavailable:
-        raise
     except Exception as exc:
         verdict = unchecked(run.contract, exc, options)
         if not isinstance(exc, HistoryError):
