@@ -225,3 +225,14 @@ def test_a_streaming_batch_without_a_verdict_publishes_its_error(spark, tmp_path
     with pytest.raises(StreamingQueryException):
         query.awaitTermination(120)
     assert contract_outcomes(samples((tmp_path / "m.prom").read_text())) == {("streamed", "4.0.0"): "error"}
+
+
+def test_two_contracts_of_one_id_still_have_their_outputs_checked(tmp_path, monkeypatch):
+    """Refused for their shared id, they are still inputs: a report that would replace one is refused before anything runs."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("c.yaml", "d.yaml"):
+        (tmp_path / name).write_text(CONTRACT.format(id="twin", version="1.0.0", path="x.csv"), encoding="utf-8")
+    before = (tmp_path / "c.yaml").read_bytes()
+    result = CliRunner().invoke(main, ["run", "c.yaml", "d.yaml", "--output", "json", "--output-file", "c.yaml"])
+    assert result.exit_code == 2 and "is the contract (c.yaml)" in result.output, result.output
+    assert (tmp_path / "c.yaml").read_bytes() == before

@@ -328,12 +328,13 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         kept = [(file, read) for file, read in zip(files, reads) if isinstance(read, Refused) or read.result.kind != "library"]
         if not kept:
             raise ValueError("nothing to run: every file given is a quality-rule library; run a contract that imports it")
-        files, reads = [file for file, _ in kept], shared_ids([read for _, read in kept])  # two of one id: refused, each
+        files, reads = [file for file, _ in kept], [read for _, read in kept]
         several = len(files) > 1 or registered
         for file, read in zip(files, reads):
             if not isinstance(read, Refused):
                 _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs,
                                    history, metrics_file)
+        reads = shared_ids(reads)  # two of one id: each refused (its outputs checked above all the same)
         split = quarantine.requested(files, reads[0], quarantine=quarantine_path, valid_output=valid_output, model=split_model,
                                      split_format=split_format, overwrite=overwrite, data=data, server=server, data_docs=data_docs,
                                      history=history)

@@ -81,8 +81,8 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     checked before Spark starts like quality SQL (contract/sql.py `filter_expression`): anything else is a ValueError.
     `history`: a JSON Lines file of earlier runs (runner/history.py), read before Spark starts (one that
     is not a dc-bridge history raises HistoryError, a ValueError), over which availability and errorRate
-    SLAs are judged; this run's record is appended to it once the verdict exists, or when a model's data
-    cannot be read (a run without data, as availability counts it).
+    SLAs are judged; this run's record is appended to it once the verdict exists, or when the run ends without
+    one (a model's data unreadable, the contract in error: an `error` record with the reason, `check`).
     `now`: the run's one clock (default: when the call starts; naive is UTC): every engine judges freshness
     and retention against it, samples and history use it, and the verdict records it as `started_at`.
     The verdict's `phases` say how long each step of the run took (runner/phases.py).
