@@ -236,3 +236,15 @@ def test_two_contracts_of_one_id_still_have_their_outputs_checked(tmp_path, monk
     result = CliRunner().invoke(main, ["run", "c.yaml", "d.yaml", "--output", "json", "--output-file", "c.yaml"])
     assert result.exit_code == 2 and "is the contract (c.yaml)" in result.output, result.output
     assert (tmp_path / "c.yaml").read_bytes() == before
+
+
+def test_a_catalog_table_history_records_a_run_that_stopped_before_spark(spark, tmp_path, monkeypatch):
+    """`--history table:db.name` is opened in the run's session, which a contract in error never reached: the record
+    is appended through the session all the same (the caller's active one here)."""
+    monkeypatch.chdir(tmp_path)
+    spark.sql("CREATE DATABASE IF NOT EXISTS unchecked_channels")
+    (tmp_path / "c.yaml").write_text(CONTRACT.format(id="tabled", version="5.0.0", path="x.csv") + TWICE, encoding="utf-8")
+    result = CliRunner().invoke(main, ["run", "c.yaml", "--history", "table:unchecked_channels.runs"], catch_exceptions=False)
+    assert result.exit_code == 2, result.output
+    rows = spark.table("unchecked_channels.runs").where("contract_id = 'tabled' AND check_id IS NULL AND metric IS NULL").collect()
+    assert [(r.contract_version, r.run_outcome) for r in rows] == [("5.0.0", "error")] and "the contract has errors" in rows[0].reason
