@@ -53,8 +53,10 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, before it joined th
 
 LEVELS = ("off", "warn", "strict")
 VALIDATORS = ("schema", "inheritance", "version-bump", "drift", "registration", "monitors")
-# those `--enforce` sets (lint, the evolution commands, register): the monitors' level is read by `run` alone, from the file
+# those `--enforce` sets (lint, the evolution commands, register): the monitors' level is read by `run` alone, whose
+# `--enforce` sets that one (RUN_VALIDATORS): the others change what those commands report, never what a run accepts
 OPTION_VALIDATORS = tuple(validator for validator in VALIDATORS if validator != "monitors")
+RUN_VALIDATORS = ("monitors",)
 ENGINES = ("gx", "soda", "spark")
 # what a validator is set to when nothing says otherwise: today's behaviour, where every validator's errors
 # fail its command; registration warns, as the seed asks (an unreachable catalog is a soft failure); monitors
@@ -287,18 +289,21 @@ def _did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f"{hint} (valid: {', '.join(choices)})"
 
 
-def parse_level_option(text: str) -> tuple[str, str]:
-    """`--enforce VALIDATOR=LEVEL` -> (validator, level); ValueError with the closest valid word."""
+def parse_level_option(text: str, validators: tuple[str, ...] = OPTION_VALIDATORS) -> tuple[str, str]:
+    """`--enforce VALIDATOR=LEVEL` -> (validator, level), for a command that reads `validators`' levels; ValueError
+    with the closest valid word, or saying which command reads a validator this one does not."""
     validator, eq, level = text.partition("=")
     validator, level = validator.strip(), level.strip()
     if not eq:
-        raise ValueError(f"{text!r} is not VALIDATOR=LEVEL, e.g. drift=warn")
-    if validator == "monitors":
-        raise ValueError("the monitors' level is not set by --enforce (no command that takes it runs monitors): "
-                         "set `monitors` under [tool.dc-bridge.enforcement] (pyproject.toml) or [enforcement] (dc-bridge.toml), "
-                         "which `dc-bridge run` reads")
-    if validator not in OPTION_VALIDATORS:
-        raise ValueError(f"unknown validator {validator!r}{_did_you_mean(validator, OPTION_VALIDATORS)}")
+        raise ValueError(f"{text!r} is not VALIDATOR=LEVEL, e.g. {validators[0]}=warn")
+    if validator == "monitors" and validator not in validators:
+        raise ValueError("this command runs no monitors: their level is set by `dc-bridge run --enforce monitors=LEVEL`, or "
+                         "`monitors` under [tool.dc-bridge.enforcement] (pyproject.toml) or [enforcement] (dc-bridge.toml)")
+    if validator in OPTION_VALIDATORS and validator not in validators:
+        raise ValueError(f"`{validator}` sets what lint, check-version, drift and register report, never what a run accepts; "
+                         f"a run's --enforce sets {', '.join(validators)}")
+    if validator not in validators:
+        raise ValueError(f"unknown validator {validator!r}{_did_you_mean(validator, validators)}")
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}{_did_you_mean(level, LEVELS)}")
     return validator, level

@@ -100,6 +100,9 @@ class CheckVerdict(BaseModel):
     # what `observed` counts: rows, percent (of all rows, or of passing runs), seconds; None where it
     # is not dc-bridge's to say (a SQL metric's value, a check judged by its outcome alone)
     unit: str | None = "rows"
+    # the dataset metric `observed` is, where it is one (`rowCount` of the model, `nullCount` of the column:
+    # plan/checks.py `Kind.metric_of`); None where it counts something else (a null check with missingValues)
+    dataset_metric: str | None = None
     reason: str | None = None
     description: str | None = None
     source: dict[str, Any]
@@ -190,11 +193,15 @@ class Verdict(BaseModel):
     reason: str | None = None
 
     @classmethod
-    def unchecked(cls, contract_file: str, engines: list[str], reason: str) -> "Verdict":
-        """The verdict of a contract a run could not check (its file has errors, its data cannot be read):
-        counted as one `error`, so every report's totals agree with its outcome (JUnit's `errors`)."""
-        return cls(contract_id=contract_file, contract_version="", contract_file=contract_file, outcome="error",
-                   counts={outcome: int(outcome == "error") for outcome in ALL}, models=[], engines=list(engines), error=reason)
+    def unchecked(cls, contract_file: str, engines: list[str], reason: str, contract_id: str | None = None,
+                  contract_version: str = "", started_at: str | None = None) -> "Verdict":
+        """The verdict of a contract a run could not check (refused, its file has errors, its data cannot be read):
+        counted as one `error`, so every report's totals agree with its outcome (JUnit's `errors`). Named by the
+        contract's id and version where they were read (every channel then replaces what its last good run said),
+        by its file where even the id could not be read; `started_at` the run's clock, as a checked run's."""
+        return cls(contract_id=contract_id or contract_file, contract_version=contract_version, contract_file=contract_file,
+                   outcome="error", counts={outcome: int(outcome == "error") for outcome in ALL}, models=[], engines=list(engines),
+                   error=reason, started_at=started_at)
 
     def exit_code(self, fail_on: str = "failed") -> int:
         """0 passed (and warnings unless fail_on is warning), 1 failed, 2 error or nothing evaluated
@@ -205,6 +212,13 @@ class Verdict(BaseModel):
         return [check for model in self.models for check in model.checks]
 
 
+def whole_dataset(verdict: "Verdict", check: CheckVerdict) -> bool:
+    """Whether `check` counted its model's whole data: not a `--where` slice's rows, nor an enforced slice's
+    (`scope` slice): a number named for the dataset (a row count, a column's nulls) only then is the dataset's."""
+    sliced = verdict.where is not None and check.model not in verdict.where_not_applied
+    return not sliced and check.scope != "slice"
+
+
 # a check's `expected` text: `<= 3%`, `between [1, 5)` (1 included, 5 not); numbers as `str` writes them
 EXPECTED = Syntax(compare="{op} {value}{unit}", between="between {left}{low}, {high}{right}{unit}", not_between="not {between}")
 
@@ -212,7 +226,8 @@ EXPECTED = Syntax(compare="{op} {value}{unit}", between="between {left}{low}, {h
 def fold_check(check: Check, expected_engines: list[str], reports: dict[str, EngineReport], skip_reason: str | None) -> CheckVerdict:
     expected = render(check.threshold, EXPECTED, check.unit) if check.threshold is not None else None
     base = dict(check_id=check.id, model=check.model, kind=check.kind, columns=list(check.columns), severity=check.severity,
-                expected=expected, threshold=check.threshold, unit=kind_of(check).observed_unit(check), description=check.description,
+                expected=expected, threshold=check.threshold, unit=kind_of(check).observed_unit(check),
+                dataset_metric=kind_of(check).metric_of(check), description=check.description,
                 source={"file": check.source.file, "path": check.source.path, "line": check.source.line})
     if not kind_of(check).executable:  # the plan could not build a check; its params say why
         return CheckVerdict(outcome="not_executable", reason=check.params.reason, **base)

@@ -211,12 +211,12 @@ def test_unknown_enforce_option_is_a_usage_error(tmp_path, monkeypatch):
     assert "unknown validator 'drfit'; did you mean `drift`?" in result.output
 
 
-def test_the_monitors_level_is_no_enforce_option(tmp_path, monkeypatch):
-    """No command that takes --enforce runs monitors: `monitors=strict` there would be accepted and do nothing."""
+def test_the_monitors_level_is_no_enforce_option_but_runs(tmp_path, monkeypatch):
+    """Only `run` runs monitors: `lint --enforce monitors=strict` would be accepted and do nothing, so it points to run."""
     monkeypatch.chdir(tmp_path)
     result = invoke(_schema(tmp_path) + ["--enforce", "monitors=strict"])
     assert result.exit_code == 2
-    assert "the monitors' level is not set by --enforce" in result.output and "[tool.dc-bridge.enforcement]" in result.output
+    assert "this command runs no monitors" in result.output and "dc-bridge run --enforce monitors=LEVEL" in result.output
 
 
 def test_extra_columns_error_from_the_file(tmp_path, monkeypatch):

@@ -96,6 +96,10 @@ def test_a_fleet_runs_every_contract_and_says_what_each_is(spark, fleet, monkeyp
     assert {c["check_id"] for m in outcome["failing"]["models"] for c in m["checks"] if c["outcome"] == "failed"} >= {
         "things.id.duplicate_values"} or any(c["outcome"] == "failed" for m in outcome["failing"]["models"] for c in m["checks"])
     assert outcome["missing"]["outcome"] == "error" and "missing.csv does not exist" in outcome["missing"]["error"]
+    # a fleet refuses --data: the hint says what it can do instead (issue 48)
+    assert "--data" not in outcome["missing"]["error"] and "read from the project's folder" in outcome["missing"]["error"]
+    # a refused text is named by its registered id and version, as its runs are (issue 48)
+    assert (outcome["tampered"]["contract_id"], outcome["tampered"]["contract_version"]) == ("tampered", "1.0.0")
     assert outcome["tampered"]["outcome"] == "error" and outcome["tampered"]["error"].startswith("refused: ")
     assert "is not the registered text" in outcome["tampered"]["error"]
     # no server: its table is in the Iceberg catalog, which this session is not configured to read

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "dc_bridge"
 
 # lowest first; a module may import from its own layer or a lower one
 LAYERS: list[set[str]] = [
-    {"dc_bridge.outcomes", "dc_bridge.config", "dc_bridge.paths", "dc_bridge.extras", "dc_bridge.contract"},
+    {"dc_bridge.outcomes", "dc_bridge.config", "dc_bridge.paths", "dc_bridge.extras", "dc_bridge.deadline", "dc_bridge.contract"},
     {"dc_bridge.plan"},
     {"dc_bridge.engines"},
     {"dc_bridge.compiler"},

@@ -85,7 +85,7 @@ def hostile_verdicts() -> list[Verdict]:
                   check(f"{name}#pct", name, "warning", observed=12.5, unit="percent", severity="warning"),
                   check(f"{name}#fresh", name, "passed", kind="freshness", observed=30, unit="seconds",
                         threshold=Threshold(operator="<=", value=3600)),
-                  check(f"{name}#rows", name, "passed", kind="row_count", observed=7, unit="rows")]
+                  check(f"{name}#rows", name, "passed", kind="row_count", observed=7, unit="rows", dataset_metric="rowCount")]
         slo = ObjectiveVerdict(objective_id=name, outcome="passed", value=99.0, target=95.0, expected=None, source={})
         found.append(verdict(f"{name}|{number}", checks, objectives=[slo], version=name))
     return found
@@ -145,15 +145,23 @@ def test_promtool_reads_the_hostile_exposition(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["hostile.prom"]  # the temporary file was renamed, none is left
 
 
-def test_over_the_series_limit_nothing_is_published_and_the_file_kept(tmp_path):
-    big = verdict("urn:big", [check(f"c{i}", "m", observed=i, unit="rows") for i in range(SERIES_LIMIT // len(ALL))])
+def test_over_the_series_limit_the_contract_level_metrics_replace_the_last_run(tmp_path):
+    """A contract over the limit still says its outcome (its last run's must not stand: issue 48), without its check
+    series; the other contracts of the file keep all of theirs."""
+    big = verdict("urn:big", [check(f"c{i}", "m", "failed", observed=i, unit="rows") for i in range(SERIES_LIMIT // len(ALL))])
+    small = verdict("urn:small", [check("s", "m", "passed")])
     with pytest.raises(TooManySeries, match=r"urn:big.*over the limit of 10,000"):
         prometheus.registry([big])
     kept = tmp_path / "m.prom"
-    kept.write_text("# an earlier run's metrics\n")
-    problems = publish(big, Targets(file=str(kept)))
-    assert len(problems) == 1 and "over the limit of 10,000" in problems[0] and "none was published" in problems[0]
-    assert kept.read_text() == "# an earlier run's metrics\n"
+    kept.write_text(exposition([verdict("urn:big", [check("c0", "m", "passed")])]))  # an earlier, passing run's
+    problems = publish([big, small], Targets(file=str(kept)))
+    assert len(problems) == 1 and "over the limit of 10,000" in problems[0] and "only its contract-level metrics" in problems[0]
+    found = samples(kept.read_text())
+    assert {s.labels["contract"]: s.labels["outcome"] for s in found if s.name == "dc_bridge_contract_outcome" and s.value == 1} == {
+        "urn:big": "failed", "urn:small": "passed"}
+    assert {s.labels["contract"] for s in found if s.name == "dc_bridge_check_outcome"} == {"urn:small"}
+    assert {s.labels["contract"]: s.value for s in found if s.name == "dc_bridge_contract_checks" and s.labels["outcome"] == "failed"}[
+        "urn:big"] == SERIES_LIMIT // len(ALL)
     assert [p.name for p in tmp_path.iterdir()] == ["m.prom"]
 
 

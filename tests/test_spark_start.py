@@ -220,8 +220,8 @@ def test_several_contracts_that_lint_refuses_start_no_spark(fake_java, tmp_path)
     with lint errors are each reported, with their verdicts, and no JVM was launched."""
     env, marker = fake_java
     contracts = [tmp_path / "broken.yaml", tmp_path / "broken_too.yaml"]
-    for contract in contracts:
-        contract.write_text(LINT_ERROR)
+    for number, contract in enumerate(contracts):  # an id each: two of one id are refused before lint (issue 48)
+        contract.write_text(LINT_ERROR.replace("pattern-and-type", f"pattern-and-type-{number}"))
     done = cli(["run", *contracts], env)
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("error DCB110") == 2 and "Traceback" not in done.stderr, done.stderr

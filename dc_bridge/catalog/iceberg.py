@@ -28,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 from dc_bridge.catalog.store import (CatalogMisconfigured, CatalogUnavailable, Store, closest, keep_in_properties, listed,
                                      read_from_properties)
 from dc_bridge.compiler import safe_name
+from dc_bridge.deadline import CATALOG_SECONDS, within
 from dc_bridge.extras import missing_message
 
 EMBEDDED_FOLDER = Path(".dc-bridge") / "iceberg"
@@ -52,8 +53,9 @@ def embedded_folder(project: Path | None, cwd: Path) -> tuple[Path, str | None]:
                                    "found, nor an embedded catalog upwards; using the working directory's")
 
 
-def open_iceberg(name: str | None, folder: Path, create: bool = False) -> IcebergStore:
-    """The embedded catalog in `folder` (name None; created only when `create`), or pyiceberg's catalog `name`."""
+def open_iceberg(name: str | None, folder: Path, create: bool = False, seconds: float = CATALOG_SECONDS) -> IcebergStore:
+    """The embedded catalog in `folder` (name None; created only when `create`), or pyiceberg's catalog `name`, each of
+    whose calls (and reads of a stored text) ends within `seconds` in all."""
     if name is None:
         return _open_embedded(folder, create)
     with _reaching(f"iceberg:{name}"):
@@ -67,8 +69,22 @@ def open_iceberg(name: str | None, folder: Path, create: bool = False) -> Iceber
             raise CatalogMisconfigured(_not_configured(name, sorted(configured)))
     label = f"iceberg:{name} ({_shown_uri(properties.get('uri', ''))})"
     with _reaching(label):
-        catalog = load_catalog(name, **properties)
-    return IcebergStore(catalog, label)
+        catalog = within(seconds, f"{label}: opening the catalog", lambda: load_catalog(name, **properties))
+    return IcebergStore(_Deadlined(catalog, label, seconds), label, seconds)
+
+
+class _Deadlined:
+    """A catalog reached over the network (REST, Hive, Glue, ...) whose every call has a total deadline (deadline.py):
+    pyiceberg's clients bound each read, never a whole answer."""
+
+    def __init__(self, catalog, label: str, seconds: float):
+        self._catalog, self._label, self._seconds = catalog, label, seconds
+
+    def __getattr__(self, name: str):
+        value = getattr(self._catalog, name)
+        if not callable(value):
+            return value
+        return lambda *args, **kwargs: within(self._seconds, f"{self._label}: {name}", lambda: value(*args, **kwargs))
 
 
 def _not_configured(name: str, configured: list[str]) -> str:
@@ -137,9 +153,14 @@ def _reaching(label: str) -> Iterator[None]:
 
 
 class IcebergStore(Store):
-    def __init__(self, catalog, label: str):
+    def __init__(self, catalog, label: str, seconds: float | None = None):
         self.catalog = catalog
         self.label = label
+        self.seconds = seconds  # a network catalog's total deadline per call (the embedded one's is a local file: None)
+
+    def _io(self, what: str, call):
+        """A read or write of a stored text, within the catalog's deadline where it has one."""
+        return call() if self.seconds is None else within(self.seconds, f"{self.label}: {what}", call)
 
     def properties(self, namespace: str) -> dict[str, str] | None:
         from pyiceberg.exceptions import NoSuchNamespaceError
@@ -200,15 +221,23 @@ class IcebergStore(Store):
             from pyiceberg.io import load_file_io
 
             io = load_file_io(self.catalog.properties, location)
-            if io.new_input(location).exists():
+
+            def held() -> bytes | None:
+                if not io.new_input(location).exists():
+                    return None
                 with io.new_input(location).open() as stream:
-                    held = stream.read()
-                if held != text:
-                    raise CatalogMisconfigured(f"{self.label}: {location} holds other bytes than the text its name is the "
-                                             f"digest of; it was not replaced: move it away and register again")
+                    return stream.read()
+            found = self._io(f"reading {location}", held)
+            if found is not None and found != text:
+                raise CatalogMisconfigured(f"{self.label}: {location} holds other bytes than the text its name is the "
+                                           f"digest of; it was not replaced: move it away and register again")
+            if found is not None:
                 return location, {}
-            with io.new_output(location).create(overwrite=False) as out:
-                out.write(text)
+
+            def write() -> None:
+                with io.new_output(location).create(overwrite=False) as out:
+                    out.write(text)
+            self._io(f"writing {location}", write)
         return location, {}
 
     def read_text(self, location: str, properties: dict[str, str]) -> bytes:
@@ -223,10 +252,14 @@ class IcebergStore(Store):
             io = load_file_io(self.catalog.properties, location)
             warehouse = str(self.catalog.properties.get("warehouse") or "").rstrip("/")
             _, marker, tail = location.partition(f"/{_TEXTS}/")
-            if marker and warehouse and not io.new_input(location).exists():
-                location = f"{warehouse}/{_TEXTS}/{tail}"
-            with io.new_input(location).open() as stream:
-                return stream.read()
+
+            def read() -> bytes:
+                found = location
+                if marker and warehouse and not io.new_input(found).exists():
+                    found = f"{warehouse}/{_TEXTS}/{tail}"
+                with io.new_input(found).open() as stream:
+                    return stream.read()
+            return self._io(f"reading {location}", read)
 
     def table_schema(self, namespace: str, table: str):
         loaded = self.table(namespace, table)

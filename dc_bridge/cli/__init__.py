@@ -15,11 +15,15 @@ from dc_bridge.cli import catalog, evolution, integrations, outputs, quarantine
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
 from dc_bridge.cli import monitor as monitor_commands
 from dc_bridge.cli.options import (DATA_METAVAR, READER_HELP, Group, collector_paused, conf_pairs, default_engines, report_console,
-                                   with_settings, with_variables, with_verbosity)
+                                   run_enforce, with_settings, with_variables, with_verbosity)
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
 
 _UNREADABLE_CODES = {"DCB001", "DCB002", "DCB006"}
+# a missing-data hint where `run` refuses --data (runner/options.py `elsewhere`): several contracts, a registered fleet
+_ELSEWHERE = {"several": "run this contract on its own with --data {model}=PATH to read it from elsewhere",
+              "registered": "a registered text's relative path is read from the project's folder: put the data there, or "
+                            "register a version whose server names where it is"}
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -172,6 +176,7 @@ class _TimeLimit(click.ParamType):
 @main.command(name="run")
 @with_variables
 @with_verbosity
+@run_enforce
 @click.argument("contracts", nargs=-1, metavar="CONTRACT...")
 @click.option("--registered", is_flag=True,
               help="Instead of CONTRACT...: every contract registered in --catalog's --namespace(s), its current version's "
@@ -199,7 +204,7 @@ class _TimeLimit(click.ParamType):
               default="console", show_default=True,
               help="The report: a console summary, the whole verdict as JSON, JUnit XML (one test case per check), SARIF "
                    "2.1.0 for code scanning (each problem at its contract line), one "
-                   "self-contained HTML page, or oors (Bitol's Open Observability Results Standard, draft v0.8.1) "
+                   "self-contained HTML page, or oors (Bitol's Open Observability Results Standard: RFC 0018, apiVersion v0.1.0) "
                    "(docs/reports.md); with --output-file, the console summary goes to stderr too.")
 @click.option("--output-file", type=click.Path(dir_okay=False, writable=True),
               help="Write the json/junit/sarif/html/oors report here instead of stdout.")
@@ -247,7 +252,7 @@ class _TimeLimit(click.ParamType):
 def run_command(contracts, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
                 data_docs, timeout, side_by_side, cache, history, openlineage, metrics_push, metrics_file, explain, quarantine_path,
                 valid_output, split_model, split_format, overwrite, variables, registered=False, catalog_spec=None, namespaces=(),
-                contract_glob=None, parallel=1) -> None:
+                contract_glob=None, parallel=1, enforce_levels=()) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
 
     Several contracts (files, or globs in quotes) are checked one after the other in one process and
@@ -261,7 +266,10 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     Exit 0 passed (warnings allowed unless --fail-on warning), 1 failed, 2 error, bad input, or
     nothing evaluated at all.
     """
+    import dataclasses
+    import functools
     import time
+    from datetime import datetime, timezone
     from pathlib import Path
 
     from rich.text import Text  # contract text (model names) is never markup
@@ -269,7 +277,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     from dc_bridge.report import verdict_formats
     from dc_bridge.compiler import ContractError
     from dc_bridge.runner.fleet import run_all
-    from dc_bridge.runner.pipeline import SessionOnFirstNeed, check, read_contract
+    from dc_bridge.runner.pipeline import Refused, SessionOnFirstNeed, check, read_contract, shared_ids, unchecked
     from dc_bridge.runner.data import DataError, parse_data_option
     from dc_bridge.history import is_jsonl, is_table, open_history
     from dc_bridge.runner.options import RunOptions
@@ -315,17 +323,18 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             reads = [read_contract(file, variables) for file in files]
         # a quality-rule library has no data of its own: its rules run where a contract imports them
         for file, read in zip(files, reads):
-            if not isinstance(read, str) and read.result.kind == "library":
+            if not isinstance(read, Refused) and read.result.kind == "library":
                 click.echo(f"{file}: a shared quality-rule library; its rules run where a contract imports them", err=True)
-        kept = [(file, read) for file, read in zip(files, reads) if isinstance(read, str) or read.result.kind != "library"]
+        kept = [(file, read) for file, read in zip(files, reads) if isinstance(read, Refused) or read.result.kind != "library"]
         if not kept:
             raise ValueError("nothing to run: every file given is a quality-rule library; run a contract that imports it")
         files, reads = [file for file, _ in kept], [read for _, read in kept]
         several = len(files) > 1 or registered
         for file, read in zip(files, reads):
-            if not isinstance(read, str):
+            if not isinstance(read, Refused):
                 _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs,
                                    history, metrics_file)
+        reads = shared_ids(reads)  # two of one id: each refused (its outputs checked above all the same)
         split = quarantine.requested(files, reads[0], quarantine=quarantine_path, valid_output=valid_output, model=split_model,
                                      split_format=split_format, overwrite=overwrite, data=data, server=server, data_docs=data_docs,
                                      history=history)
@@ -338,7 +347,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         from dc_bridge.config import load as load_settings
         from dc_bridge.monitors import monitor_settings
 
-        monitoring = monitor_settings(load_settings()) if history else None
+        monitoring = monitor_settings(load_settings().overridden(dict(enforce_levels))) if history else None
         if recorded is not None and is_jsonl(history) and monitoring.level != "off":
             from dc_bridge.runner.monitoring import jsonl_note
 
@@ -347,6 +356,11 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         # first half) and stopped at the end; one contract's run starts (and stops) its own
         if not registered:
             session = SessionOnFirstNeed(master, conf, selected) if several else None
+        # the options every contract shares, checked once (a --where that is no expression is the command's bad input)
+        shared = RunOptions(engines=tuple(selected), server=server, data=data, where=where, master=None if several else master,
+                            conf=None if several else conf, samples=samples, data_docs=data_docs, timeout=timeout,
+                            side_by_side=side_by_side, cache=cache, vars=variables, history=history, monitors=monitoring,
+                            elsewhere=_ELSEWHERE["registered" if registered else "several"] if several else None)
     except (DataError, ValueError) as exc:
         click.echo(f"dc-bridge run: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -358,31 +372,24 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             status.update(Text(" · ".join(part for part in (tally, f"{file}: {message}" if several else message) if part)))
 
     def one(file: str, read) -> Verdict:
-        """One contract's verdict; a contract that cannot be checked is a verdict of its own, or (alone) the command's exit 2."""
-        try:
-            if isinstance(read, str):  # a registered text refused before it could run
-                raise DataError(read)
-            options = RunOptions(engines=tuple(selected), server=server, data=data, where=where,
-                                 master=None if several else master, conf=None if several else conf, samples=samples,
-                                 data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
-                                 vars=variables, history=history, progress=lambda message: say(file, message), monitors=monitoring)
-            if file in from_tables:
-                from dc_bridge.catalog.fleet import check_iceberg_session
+        """One contract's verdict; a contract that cannot be checked is a verdict of its own (`error`, exit 2), said
+        in every channel under the contract's id: `check` records it in the history and hands it over (`ended`)."""
+        ended: list[Verdict] = []
+        options = dataclasses.replace(shared, progress=lambda message: say(file, message), now=datetime.now(timezone.utc))
+        preflight = None
+        if file in from_tables:
+            from dc_bridge.catalog.fleet import check_iceberg_session
 
-                check_iceberg_session(session.get()[0], spec)
-            return (check(read, options, spark=session, history=recorded) if split is None
-                    else quarantine.split_and_write(read, split, options))
-        except ContractError as exc:
-            click.echo(FORMATTERS["text"](exc.findings, [file]), err=True)
-            verdict = Verdict.unchecked(file, selected, f"the contract has errors ({len(exc.findings)} finding(s), "
-                                                        f"listed by dc-bridge lint {file})")
-        except (DataError, ValueError) as exc:
-            click.echo(f"dc-bridge run: {file}: {exc}" if several else f"dc-bridge run: {exc}", err=True)
-            verdict = Verdict.unchecked(file, selected, str(exc))
-        if not several:
-            _send_metrics([verdict], metrics, files, reads)
-            sys.exit(EXIT_UNREADABLE)
-        return verdict
+            preflight = functools.partial(check_iceberg_session, spec=spec)
+        try:
+            if split is not None:
+                return quarantine.split_and_write(read, split, options)
+            return check(read, options, spark=session, history=recorded, preflight=preflight, on_unchecked=ended.append)
+        except Exception as exc:  # an error no run expects too: this contract's error, the others go on
+            click.echo(FORMATTERS["text"](exc.findings, [file]) if isinstance(exc, ContractError) else
+                       f"dc-bridge run: {file + ': ' if several else ''}{exc}" if isinstance(exc, (DataError, ValueError)) else
+                       f"dc-bridge run: {file}: {type(exc).__name__}: {exc}", err=True)
+            return ended[0] if ended else unchecked(read, exc, options)
 
     def done(progress) -> None:
         nonlocal tally
@@ -391,12 +398,12 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             if status is not None:
                 status.update(Text(tally))
 
-    def crashed(index: int, exc: BaseException) -> Verdict:  # an error no run expects: the other contracts go on
+    def crashed(index: int, exc: BaseException) -> Verdict:  # an error outside any run (its progress line): the others go on
         click.echo(f"dc-bridge run: {files[index]}: {type(exc).__name__}: {exc}", err=True)
-        return Verdict.unchecked(files[index], selected, f"{type(exc).__name__}: {exc}")
+        return unchecked(reads[index], exc, shared)
 
-    # two contracts of one id (in two namespaces) share their views' names: never run at once
-    works = [(file if isinstance(read, str) or read.result.contract is None else read.result.contract.id,
+    # two contracts of one id share their views' names: never run at once (shared_ids refuses them anyway)
+    works = [(file if isinstance(read, Refused) or read.result.contract is None else read.result.contract.id,
               lambda file=file, read=read: one(file, read)) for file, read in zip(files, reads)]
     try:
         with _progress(console).status("checking") as status:
@@ -410,7 +417,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
     shown = verdicts if several else verdicts[0]
     began = time.perf_counter()
     if output_format == "console":
-        _print_console(shown, console, fail_on)
+        if several or not shown.error:  # one contract that could not be checked: its line on standard error said it
+            _print_console(shown, console, fail_on)
     else:
         from dc_bridge.report import html
 
@@ -424,11 +432,11 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             outputs.write_text("--output-file", output_file, text + "\n")
         else:
             click.echo(text)
-    if output_file and output_format != "console":
+    if output_file and output_format != "console" and (several or not shown.error):
         _print_console(shown, report_console(stderr=True), fail_on)
     if openlineage:
         _send_lineage(verdicts)
-    _send_metrics(verdicts, metrics, files, reads)
+    _send_metrics(verdicts, metrics)
     if explain:  # where the console report went; beside a JSON, JUnit or HTML report on stdout, to stderr
         verdict_formats.print_phases(verdicts, console if output_format == "console" else report_console(stderr=True),
                                      report_seconds=time.perf_counter() - began)
@@ -437,8 +445,10 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 
 def _model_lines(reads) -> dict[str, dict[str, int | None]]:
     """Contract file -> model -> the line it is written at: where SARIF puts a model's monitors."""
+    from dc_bridge.runner.pipeline import Refused
+
     return {read.result.file: {model.name: model.source.line for model in read.result.contract.models}
-            for read in reads if not isinstance(read, str) and read.result.contract is not None}
+            for read in reads if not isinstance(read, Refused) and read.result.contract is not None}
 
 
 def _progress(console):
@@ -462,19 +472,15 @@ def _send_lineage(verdicts) -> None:
         click.echo(f"openlineage: the event could not be sent: {type(exc).__name__}: {exc}", err=True)
 
 
-def _send_metrics(verdicts, targets, files, reads) -> None:
+def _send_metrics(verdicts, targets) -> None:
     """`--metrics-push`, `--metrics-file`: what could not be published, as warnings on standard error; never the exit code.
-    A contract that could not be checked (its data unreadable, lint errors) is published under its id where its file
-    was read, so its group says `error` instead of keeping the outcome of its last good run."""
+    A contract that could not be checked is named by its id (pipeline.py `unchecked`), so its group says `error`
+    instead of keeping the outcome of its last good run."""
     from dc_bridge.report.prometheus import publish
 
     if not targets:
         return
-    contracts = {file: read.result.contract for file, read in zip(files, reads)
-                 if not isinstance(read, str) and read.result.contract is not None}
-    named = [v.model_copy(update={"contract_id": contracts[v.contract_file].id, "contract_version": contracts[v.contract_file].version})
-             if v.error and v.contract_file in contracts else v for v in verdicts]
-    for problem in publish(named, targets):
+    for problem in publish(verdicts, targets):
         click.echo(f"metrics: warning: {problem}", err=True)
 
 

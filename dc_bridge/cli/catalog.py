@@ -506,7 +506,7 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
 
 def registered_runs(catalog_spec: str | None, namespaces: tuple[str, ...], pattern: str | None, folder: Path,
                     session, variables: dict[str, str] | None = None) -> tuple[str, list[tuple[str, object]], set[str]]:
-    """`run --registered`: (the catalog, [(NS/ID@VERSION, its ReadContract, or why it is refused)], the labels of
+    """`run --registered`: (the catalog, [(NS/ID@VERSION, its ReadContract, or its Refusal)], the labels of
     those read from the catalog's tables), for every contract registered in `namespaces` (default: the project's)
     whose id matches `pattern` (catalog/fleet.py). `session`: the run's SessionOnFirstNeed, which `--catalog spark`
     reads the registrations through. Exit 2 when the catalog cannot be read, a namespace is most likely a typo, or
@@ -516,6 +516,7 @@ def registered_runs(catalog_spec: str | None, namespaces: tuple[str, ...], patte
     from dc_bridge.catalog.iceberg import embedded_folder
     from dc_bridge.catalog.registry import BadRecord
     from dc_bridge.catalog.store import listed
+    from dc_bridge.runner.pipeline import Refused
 
     try:  # `run` reads only what it needs of the project configuration: here, its catalog, namespace and folder
         settings = config.load()
@@ -552,8 +553,8 @@ def registered_runs(catalog_spec: str | None, namespaces: tuple[str, ...], patte
     runs, tables = [], set()
     root = settings.project or Path.cwd().resolve()
     for entry in entries:
-        if entry.text is None:
-            runs.append((entry.label, entry.refused))
+        if entry.text is None:  # refused: an error under the registered id and version, as its runs are named
+            runs.append((entry.label, Refused(entry.label, entry.refused or "refused", entry.record.id, entry.record.version)))
             continue
         read, from_tables = read_registered(entry, folder, root, spec, variables)
         runs.append((entry.label, read))

@@ -54,15 +54,24 @@ def with_variables(command):
 
 
 class _Level(click.ParamType):
-    """`--enforce VALIDATOR=LEVEL`."""
+    """`--enforce VALIDATOR=LEVEL`, of the validators a command reads."""
 
     name = "VALIDATOR=LEVEL"
 
+    def __init__(self, validators: tuple[str, ...] = config.OPTION_VALIDATORS):
+        self.validators = validators
+
     def convert(self, value, param, ctx):
         try:
-            return config.parse_level_option(value)
+            return config.parse_level_option(value, self.validators)
         except ValueError as exc:
             self.fail(str(exc), param, ctx)
+
+
+# `run --enforce monitors=LEVEL`: the one level a run reads (the command applies it to the project's settings)
+run_enforce = click.option("--enforce", "enforce_levels", multiple=True, type=_Level(config.RUN_VALIDATORS), metavar="VALIDATOR=LEVEL",
+                           help="Enforcement level of the monitors (monitors=off, warn or strict; repeatable, the last wins); "
+                                "wins over the project configuration.")
 
 
 def with_settings(command):

@@ -42,6 +42,9 @@ from dc_bridge.enforce.split import ENGINE_NAME, VIOLATIONS_COLUMN, chosen_engin
 from dc_bridge.paths import Place, clash
 from dc_bridge.report.prometheus import Targets, publish, warn_unpublished
 from dc_bridge.runner.data import is_connect
+from dc_bridge.runner.options import RunOptions
+from dc_bridge.runner.pipeline import read_contract, unchecked
+from dc_bridge.verdict import Verdict
 
 OnFailure = Literal["stop", "quarantine", "continue"]
 ON_FAILURE = ("stop", "quarantine", "continue")
@@ -104,9 +107,16 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
             raise GuardStopped(_stopped_message(batch_id, logged["failing"]))
         if prepared is None:  # the first batch: the stream's source files are known
             _refuse_clash(written, [Place(path, "a path the stream reads") for path in read_paths(batch)])
-        prepared = prepared or prepare(contract, batch.sparkSession, vars)
-        with _adaptive(batch) as in_pass:
-            judge_batch(batch, batch_id, in_pass)
+        try:
+            prepared = prepared or prepare(contract, batch.sparkSession, vars)
+            with _adaptive(batch) as in_pass:
+                judge_batch(batch, batch_id, in_pass)
+        except GuardStopped:
+            raise
+        except Exception as exc:  # a batch without a verdict (the contract in error, a write that failed): its metrics say
+            if metrics:           # `error` under the contract's id, never the last good batch's word
+                warn_unpublished(publish(_unchecked(contract, exc, engines), metrics))
+            raise
 
     def judge_batch(batch, batch_id: int, in_pass: bool) -> None:
         # a key's repeats counted inside the pass (`in_pass`): its window's shuffle writes a file per shuffle
@@ -241,3 +251,9 @@ def _places(spark, path: str, batch_id: int):
     target = hadoop.Path(path)
     fs = target.getFileSystem(spark._jsc.hadoopConfiguration())
     return fs, hadoop, target, hadoop.Path(f"{path.rstrip('/')}/{_STAGING}/batch-{int(batch_id)}")
+
+
+def _unchecked(contract: str | Path | Contract, exc: BaseException, engines) -> Verdict:
+    """The `error` verdict of a batch that ended with `exc`, named by the contract's id as far as it can be read."""
+    known = contract if isinstance(contract, Contract) else read_contract(contract)
+    return unchecked(known, exc, RunOptions(engines=tuple(engines)))

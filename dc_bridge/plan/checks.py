@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Literal, Union
+from typing import Any, Callable, Literal, Union
 
 from dc_bridge.contract.model import Source, Threshold
 
@@ -237,14 +237,22 @@ class Kind:
     # the other kinds judge the table as a whole and stay in the verdict only (docs/enforcing.md)
     row_level: bool = False
     # the dataset metric its observed number is, where it counts one for a whole model (`rowCount`) or
-    # one column (`nullCount`): OpenLineage's data-quality metrics facet (report/openlineage.py)
+    # one column (`nullCount`): OpenLineage's data-quality metrics facet (report/openlineage.py), Prometheus'
+    # model rows; asked per check (`metric_of`), as the verdict's CheckVerdict.dataset_metric
     dataset_metric: str | None = None
+    # whether a check's params keep its number that metric: a null check that also counts `missingValues`
+    # ("N/A", "") counts more than nulls, so its number is no `nullCount`
+    counts_metric: Callable[[Any], bool] = lambda params: True
     # the unit of the number a `value` or `seconds` kind measures, as the verdict reports it (a `rows`
     # kind's unit is the contract's: rows, or percent of all rows); None where dc-bridge cannot know it:
     # a SQL metric's value is the user's own number, whatever the query computes
     value_unit: str | None = None
     # its number is the age of the model's newest row (a freshness): what a metrics exporter publishes as the data's age
     data_age: bool = False
+
+    def metric_of(self, check: "Check") -> str | None:
+        """The dataset metric `check`'s number is, or None where its params make it count something else."""
+        return self.dataset_metric if self.dataset_metric is not None and self.counts_metric(check.params) else None
 
     @property
     def judged_by_threshold(self) -> bool:
@@ -262,7 +270,8 @@ class Kind:
 
 
 _ALL = (
-    Kind("not_null", NotNull, "rows", local_lint_codes=frozenset({"DCB160"}), row_level=True, dataset_metric="nullCount"),
+    Kind("not_null", NotNull, "rows", local_lint_codes=frozenset({"DCB160"}), row_level=True, dataset_metric="nullCount",
+         counts_metric=lambda params: not params.missing_values),
     Kind("unique", Unique, "rows", samples="duplicate_keys", local_lint_codes=frozenset({"DCB160"}), row_level=True),
     Kind("unique_combination", Unique, "rows", samples="duplicate_keys", local_lint_codes=frozenset({"DCB160"}), row_level=True),
     Kind("regex", Regex, "rows", single_value=True, samples="failing_rows", local_lint_codes=frozenset({"DCB140", "DCB160"}), row_level=True),

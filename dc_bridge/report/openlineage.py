@@ -5,8 +5,8 @@ The event's input datasets are the contract's models, named as OpenLineage names
 (the verdict's `data_sources`). Each carries the `dataQualityAssertions` facet, one assertion per check
 (the contract's own checks, its SLAs, on every dataset) and one per monitor that judged the run (`monitor/<metric>`,
 named by the monitor's id; one still learning judged nothing and has none), on its model's dataset,
-and the `dataQualityMetrics` facet where the run counted something: a row count check's rows, a null
-check's nulls counted in rows.
+and the `dataQualityMetrics` facet where the run counted something of the whole dataset: a row count check's
+rows, a null check's nulls counted in rows (a check that also counts missingValues counts no `nullCount`).
 
 Configuration is OpenLineage's own (openlineage.yml, `OPENLINEAGE_CONFIG`, `OPENLINEAGE_URL`,
 `OPENLINEAGE__TRANSPORT__*`), read by the client. With none, the client would fall back to printing
@@ -23,12 +23,12 @@ from datetime import datetime, timedelta
 from typing import Iterator
 
 from dc_bridge import __version__
+from dc_bridge.deadline import LINEAGE_SECONDS, DeadlineExceeded, within
 from dc_bridge.extras import install_hint
 from dc_bridge.paths import local_path
 from dc_bridge.monitors import MonitorVerdict
-from dc_bridge.plan.checks import KINDS
 from dc_bridge.report.monitors import band_text
-from dc_bridge.verdict import CheckVerdict, Verdict
+from dc_bridge.verdict import CheckVerdict, Verdict, whole_dataset
 
 PRODUCER = "https://github.com/dc-bridge/dc-bridge"
 # the job namespace, unless OPENLINEAGE_NAMESPACE (the variable OpenLineage's integrations read) names another
@@ -104,18 +104,16 @@ def _monitor_assertion(monitor: MonitorVerdict):
         params={k: v for k, v in params.items() if v is not None})
 
 
-def _metrics(checks: list[CheckVerdict]):
-    """The dataQualityMetrics facet from the counts the run has: rows from a row count check, nulls per
-    column from a null check counted in rows; None when it has neither."""
+def _metrics(verdict: Verdict, checks: list[CheckVerdict]):
+    """The dataQualityMetrics facet from the counts the run has of the whole dataset: rows from a row count check,
+    nulls per column from a null check counting nulls alone (not missingValues too: `CheckVerdict.dataset_metric`)
+    in rows; none of a model a `--where` slice filtered (its counts are the slice's); None when it has neither."""
     from openlineage.client.facet_v2 import data_quality_metrics_input_dataset as dqm
 
-    def metric(check: CheckVerdict) -> str | None:
-        kind = KINDS.get(check.kind)
-        return kind.dataset_metric if kind is not None and check.observed is not None else None
-
-    rows = next((int(c.observed) for c in checks if metric(c) == "rowCount"), None)
+    checks = [c for c in checks if whole_dataset(verdict, c)]
+    rows = next((int(c.observed) for c in checks if c.dataset_metric == "rowCount"), None)
     nulls = {c.columns[0]: int(c.observed) for c in checks
-             if metric(c) == "nullCount" and c.unit == "rows" and len(c.columns) == 1}
+             if c.dataset_metric == "nullCount" and c.unit == "rows" and len(c.columns) == 1}
     if rows is None and not nulls:
         return None
     return dqm.DataQualityMetricsInputDatasetFacet(
@@ -144,7 +142,7 @@ def run_event(verdict: Verdict):
             assertions=[_assertion(c) for c in model.checks + whole]
             + [_monitor_assertion(m) for m in judged if m.model == model.name or m.model not in verdict.data_sources],
             producer=PRODUCER)}
-        metrics = _metrics(model.checks)
+        metrics = _metrics(verdict, model.checks)
         if metrics is not None:
             facets["dataQualityMetrics"] = metrics
         inputs.append(InputDataset(namespace=namespace, name=name, inputFacets=facets))
@@ -184,9 +182,10 @@ def _quiet_fallback() -> Iterator[None]:
         logger.removeFilter(quiet)
 
 
-def emit(verdicts: list[Verdict]) -> str:
-    """Send one RunEvent per verdict through the transport OpenLineage's configuration names; what was
-    done, for the console. LineageNotConfigured when no transport is configured (nothing sent, no connection)."""
+def emit(verdicts: list[Verdict], seconds: float = LINEAGE_SECONDS) -> str:
+    """Send one RunEvent per verdict through the transport OpenLineage's configuration names, all of them within `seconds`
+    in all (deadline.py: DeadlineExceeded past it, saying how many were sent); what was done, for the console.
+    LineageNotConfigured when no transport is configured (nothing sent, no connection)."""
     try:
         from openlineage.client import OpenLineageClient
         from openlineage.client.transport.console import ConsoleTransport
@@ -200,9 +199,18 @@ def emit(verdicts: list[Verdict]) -> str:
                                    "or OPENLINEAGE__TRANSPORT__TYPE); no event was sent")
     if client.transport.kind == "noop":
         raise LineageNotConfigured("OpenLineage is disabled (OPENLINEAGE_DISABLED=true); no event was sent")
+    events = [run_event(verdict) for verdict in verdicts]
+    sent: list = []
+
+    def send() -> None:
+        try:
+            for event in events:
+                client.emit(event)
+                sent.append(event)
+        finally:
+            client.close()
     try:
-        for verdict in verdicts:
-            client.emit(run_event(verdict))
-    finally:
-        client.close()
+        within(seconds, f"sending OpenLineage events through the {client.transport.kind} transport", send)
+    except DeadlineExceeded as exc:
+        raise DeadlineExceeded(f"{exc}: {len(sent)} of {len(events)} event(s) sent") from None
     return f"sent {len(verdicts)} OpenLineage run event(s) through the {client.transport.kind} transport"

@@ -6,7 +6,8 @@ Every family is a gauge: a run is a batch job, and what it reports is the state 
 that grows (so no family ends in `_total`). Labels are identifiers the contract declares (contract id and
 version, model, check id, kind, severity, outcome, engine, SLO id, a monitor's metric and subject (a check id
 or a column)): never a data value, a reason or a description. The monitor families exist only in the metrics
-of a run whose verdict holds monitors. A contract whose metrics would exceed `SERIES_LIMIT` series publishes none (`TooManySeries`).
+of a run whose verdict holds monitors. A contract whose metrics would exceed `SERIES_LIMIT` series (`TooManySeries`) publishes
+its contract-level families alone (`summary`): its outcome still replaces its last run's, whatever its size.
 
 Pushgateway: one group per contract (`job="dc-bridge"`, `contract=<id>`), pushed with PUT, so runs of
 different contracts never overwrite each other and a contract's run replaces its previous push whole
@@ -27,17 +28,19 @@ from typing import Iterable, get_args
 from urllib.parse import urlsplit
 
 from dc_bridge.contract.thresholds import upper_bound
+from dc_bridge.deadline import PUSH_SECONDS, DeadlineExceeded, within
 from dc_bridge.monitors import MonitorOutcome
 from dc_bridge.outcomes import ALL
 from dc_bridge.paths import may_write_in, nearest_existing
-from dc_bridge.verdict import CheckVerdict, Verdict
+from dc_bridge.verdict import CheckVerdict, Verdict, whole_dataset
 
 JOB = "dc-bridge"
 # series one contract's metrics may hold: a check is 6 outcome series and one number (3 for freshness), so about 1,400 checks;
 # a monitor is 3 outcome series and up to 3 numbers;
 # Prometheus' own guidance is to keep a target's series in the thousands, and a Pushgateway keeps every group in memory
 SERIES_LIMIT = 10_000
-# seconds one push may take before it counts as unreachable
+# seconds one read of a push may take before it counts as unreachable; all the pushes of a run take at most
+# deadline.PUSH_SECONDS in all (a gateway that answers a byte at a time trips no read's timeout)
 PUSH_TIMEOUT = 10.0
 _SCHEMES = ("http", "https")
 
@@ -48,7 +51,7 @@ OBSERVED = {
     "seconds": ("dc_bridge_check_observed_seconds", "The duration a check measured (freshness: age of the newest row).", 1.0),
     None: ("dc_bridge_check_observed_value", "The value a check measured, in the contract's own unit (a SQL metric).", 1.0),
 }
-# the kinds whose observed number is a model's rows (the registry's dataset metric, as OpenLineage reads it)
+# the checks whose observed number is a model's rows (CheckVerdict.dataset_metric, as OpenLineage reads it)
 ROW_COUNT_METRIC = "rowCount"
 CONTRACT = ("contract", "version")
 CHECK = (*CONTRACT, "model", "check", "kind", "severity")
@@ -205,7 +208,7 @@ def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
                 continue
             observed[check.unit if check.unit in OBSERVED else None].labels(**labels).set(check.observed * OBSERVED.get(check.unit, OBSERVED[None])[2])
             kind = KINDS.get(check.kind)
-            if kind is not None and kind.dataset_metric == ROW_COUNT_METRIC:
+            if check.dataset_metric == ROW_COUNT_METRIC and whole_dataset(verdict, check):
                 model_rows.labels(**contract, model=check.model).set(check.observed)
             if kind is not None and kind.data_age:
                 age.labels(**contract, model=check.model, check=check.check_id).set(check.observed)
@@ -229,8 +232,7 @@ def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
         if count > limit:
             raise TooManySeries(f"contract {verdict.contract_id!r}: its metrics would be {count:,} series, over the limit of {limit:,} "
                                 f"per contract ({len(verdict.checks()):,} checks, {len(ALL)} outcome series each"
-                                f"{f'; {len(verdict.monitors):,} monitors' if verdict.monitors else ''}); none was published. "
-                                f"Split the contract, or leave out --metrics-push and --metrics-file for it (docs/monitoring.md).")
+                                f"{f'; {len(verdict.monitors):,} monitors' if verdict.monitors else ''})")
     return reg
 
 
@@ -267,25 +269,47 @@ def metrics(verdicts: Verdict | list[Verdict], *, push: str | None = None, file:
     return publish(verdicts, Targets(push=push, file=file, words=("push=", "file=")))
 
 
-def publish(verdicts: Verdict | list[Verdict], targets: Targets, limit: int = SERIES_LIMIT) -> list[str]:
-    """Push each verdict to `targets.push` (a group per contract) and write them all to `targets.file`. Returns
-    what could not be published, one line each, for the caller to warn about; nothing here changes a verdict."""
-    verdicts = [verdicts] if isinstance(verdicts, Verdict) else list(verdicts)
-    problems = []
+def summary(verdict: Verdict) -> Verdict:
+    """A verdict's contract-level facts alone (its outcome, check counts, run and engine times): what a contract over
+    the series limit publishes, so that its group and its lines still replace its last run's."""
+    return verdict.model_copy(update={"models": [], "monitors": [], "objectives": []})
+
+
+def _fitted(verdicts: list[Verdict], limit: int) -> tuple[list[Verdict], list[str]]:
+    """Each verdict, or its `summary` where its metrics would exceed `limit` series, and what was left out."""
+    fitted, problems = [], []
+    for verdict in verdicts:
+        try:
+            registry([verdict], limit)
+            fitted.append(verdict)
+        except TooManySeries as exc:
+            fitted.append(summary(verdict))
+            problems.append(f"{exc}: only its contract-level metrics (outcome, check counts, run times) were published. Split the "
+                            f"contract, or leave out --metrics-push and --metrics-file for it (docs/monitoring.md).")
+    return fitted, problems
+
+
+def publish(verdicts: Verdict | list[Verdict], targets: Targets, limit: int = SERIES_LIMIT, seconds: float = PUSH_SECONDS) -> list[str]:
+    """Push each verdict to `targets.push` (a group per contract; all of them within `seconds` in all) and write them all
+    to `targets.file`, a contract over `limit` series by its contract-level metrics alone. Returns what could not be
+    published, one line each, for the caller to warn about; nothing here changes a verdict."""
+    import time
+
+    verdicts, problems = _fitted([verdicts] if isinstance(verdicts, Verdict) else list(verdicts), limit)
     if targets.push is not None:
+        ends = time.monotonic() + seconds
         for verdict in verdicts:
             try:
-                push(targets.push, verdict, limit)
-            except TooManySeries as exc:
-                problems.append(f"not pushed to {targets.push}: {exc}")
+                left = ends - time.monotonic()
+                if left <= 0:
+                    raise DeadlineExceeded(f"the pushes of this run did not finish within {seconds:g} s in all; not tried")
+                within(left, f"the push to {targets.push}", lambda verdict=verdict: push(targets.push, verdict, limit))
             except Exception as exc:  # the gateway's own failure (refused, timeout, an HTTP error): the verdict stands
                 problems.append(f"the metrics of contract {verdict.contract_id!r} were not pushed to {targets.push}: "
                                 f"{type(exc).__name__}: {exc}")
     if targets.file is not None:
         try:
             write_file(targets.file, verdicts, limit)
-        except TooManySeries as exc:
-            problems.append(f"{targets.file} not written: {exc}")
         except OSError as exc:
             problems.append(f"the metrics were not written to {targets.file}: {exc.strerror or exc}")
     return problems

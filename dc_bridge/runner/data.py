@@ -818,10 +818,11 @@ class UnreadModel(DataError):
 
 
 def model_sources(contract: Contract, data: dict[str, DataLocation], given: set[str], server_name: str | None,
-                  local: bool = False) -> tuple[Server | None, dict[str, DataLocation | str]]:
+                  local: bool = False, elsewhere: str | None = None) -> tuple[Server | None, dict[str, DataLocation | str]]:
     """(the server chosen, model -> its `model_source`) for every model whose DataFrame is not `given`, decided
     before Spark starts. A model that is not the contract's is a DataError; a model whose data is not there
-    an UnreadModel."""
+    an UnreadModel. `elsewhere`: how this run's caller may read a model's data from elsewhere, as the hint says it
+    ({model} is the model's name; None: `--data MODEL=PATH`, which a run of several contracts refuses)."""
     names = [m.name for m in contract.models]
     unknown = (given | set(data)) - set(names)
     if unknown:
@@ -831,14 +832,18 @@ def model_sources(contract: Contract, data: dict[str, DataLocation], given: set[
     for model in contract.models:
         if model.name not in given:
             try:
-                found[model.name] = model_source(contract, model, server, data, local)
+                found[model.name] = model_source(contract, model, server, data, local, elsewhere)
             except DataError as exc:
                 raise UnreadModel(model.name, str(exc)) from None
     return server, found
 
 
+# how a model's data is read from elsewhere, as a missing-data hint says it to one contract's run
+DATA_ELSEWHERE = "pass --data {model}=PATH to read it from elsewhere"
+
+
 def model_source(contract: Contract, model: Model, server: Server | None, data: dict[str, DataLocation],
-                 local: bool = False) -> DataLocation | str:
+                 local: bool = False, elsewhere: str | None = None) -> DataLocation | str:
     """Where a model's data is, decided before Spark starts: its `--data` location, else its server's (a file
     location, or a table or view name). A DataError when it has none, a format Spark cannot read, or a local path
     that does not exist: a server's of type local or file, or (`local`: the session will be embedded, so a path
@@ -851,12 +856,13 @@ def model_source(contract: Contract, model: Model, server: Server | None, data: 
         if local and missing_local(location.path):
             raise DataError(f"model `{model.name}`: {location.path} does not exist (--data); check the path")
         return location
+    hint = (elsewhere or DATA_ELSEWHERE).format(model=model.name)
     if server is None:
-        raise DataError(f"model `{model.name}`: no data. Pass --data {model.name}=PATH, a DataFrame, or add a server to {contract.file}")
+        raise DataError(f"model `{model.name}`: no data. " + (f"Add a server to {contract.file}, or {hint}" if elsewhere else
+                                                              f"Pass --data {model.name}=PATH, a DataFrame, or add a server to {contract.file}"))
     location = server_location(contract, server, model)
     if not isinstance(location, str) and missing_local(location.path):
-        raise DataError(f"model `{model.name}`: {location.path} does not exist (server `{server.name}` of {contract.file}); "
-                        f"pass --data {model.name}=PATH to read it from elsewhere")
+        raise DataError(f"model `{model.name}`: {location.path} does not exist (server `{server.name}` of {contract.file}); {hint}")
     return location
 
 

@@ -37,6 +37,9 @@ class RunOptions:
     now: datetime | None = None
     # how monitors judge the run over a history store (monitors/settings.py); None: the settings in effect (config.current())
     monitors: MonitorSettings | None = None
+    # how the caller may read a model's data from elsewhere, as a missing-data hint says it (runner/data.py `model_sources`;
+    # None: `--data MODEL=PATH`): `run A B` and `run --registered` refuse --data
+    elsewhere: str | None = None
     # `where` as Spark is given it and the columns it names (contract/sql.py `filter_expression`)
     where_filter: tuple[str, frozenset[str]] | None = field(init=False, default=None, repr=False, compare=False)
 

@@ -13,15 +13,17 @@ Data Docs and cleanup; `spark` when the run starts its own session.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import time
+import warnings
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
 from dc_bridge import __version__, config
-from dc_bridge.compiler import Compiled, compile_contract, lint_for_run, plan_for_run
+from dc_bridge.compiler import Compiled, ContractError, compile_contract, lint_for_run, plan_for_run
 from dc_bridge.contract.lint.java_regex import compiler_in
 from dc_bridge.contract.model import Contract, Server
 from dc_bridge.contract.reading.load import LoadResult, load_contract
@@ -39,7 +41,7 @@ from dc_bridge.history.spark_store import SparkTableStore, is_table
 from dc_bridge.history.store import HistoryStore
 from dc_bridge.history.targets import is_jsonl, open_history, open_store
 from dc_bridge.monitors import MonitorSettings, contract_monitor_settings, monitor_settings
-from dc_bridge.runner.history import History, run_record, unread_record
+from dc_bridge.runner.history import History, HistoryError, run_record, unread_record
 from dc_bridge.runner.monitoring import judge_monitors, warn_jsonl
 from dc_bridge.runner.options import RunOptions
 from dc_bridge.runner.phases import Phases
@@ -79,14 +81,15 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     checked before Spark starts like quality SQL (contract/sql.py `filter_expression`): anything else is a ValueError.
     `history`: a JSON Lines file of earlier runs (runner/history.py), read before Spark starts (one that
     is not a dc-bridge history raises HistoryError, a ValueError), over which availability and errorRate
-    SLAs are judged; this run's record is appended to it once the verdict exists, or when a model's data
-    cannot be read (a run without data, as availability counts it).
+    SLAs are judged; this run's record is appended to it once the verdict exists, or when the run ends without
+    one (a model's data unreadable, the contract in error: an `error` record with the reason, `check`).
     `now`: the run's one clock (default: when the call starts; naive is UTC): every engine judges freshness
     and retention against it, samples and history use it, and the verdict records it as `started_at`.
     The verdict's `phases` say how long each step of the run took (runner/phases.py).
     `metrics_push`, `metrics_file`: a Pushgateway URL and a textfile collector's file the verdict's Prometheus
     metrics go to (report/prometheus.py, docs/monitoring.md), checked before the run (a MetricsError, a ValueError);
-    what cannot be published after it is a `MetricsWarning`, and the verdict is returned all the same.
+    what cannot be published after it is a `MetricsWarning`, and the verdict is returned all the same. A run that ends
+    without a verdict (its exception raised, e.g. ContractError, DataError) publishes its `error` first, as `check` records it.
     `monitors`: how monitors judge the run over a history store (docs/monitoring.md; default: the settings in
     effect, `warn` with rows and freshness watched); a `.jsonl` history has no series, and says so in a `MonitorsWarning`.
     """
@@ -96,9 +99,12 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
                          vars=vars or {}, history=history, progress=progress, now=now, monitors=monitors)
     if history is not None and is_jsonl(history) and (monitors or monitor_settings(config.current())).level != "off":
         warn_jsonl(history)  # monitors need a store: said once, and the run goes on without them
-    verdict = check(contract, options, dataframes=dataframes, spark=spark)
-    if metrics:
-        warn_unpublished(publish(verdict, metrics))
+    def published(verdict: Verdict) -> None:  # a run without a verdict of its own checks replaces its last good run's metrics too
+        if metrics:
+            warn_unpublished(publish(verdict, metrics))
+
+    verdict = check(contract, options, dataframes=dataframes, spark=spark, on_unchecked=published)
+    published(verdict)
     return verdict
 
 
@@ -117,24 +123,164 @@ def read_contract(file: str | Path, variables: dict[str, str] | None = None) -> 
     return ReadContract(result, time.perf_counter() - began)
 
 
-def check(contract: str | Path | Contract | ReadContract, options: RunOptions, dataframes: dict | None = None, spark=None,
-          history: History | HistoryStore | SparkTableStore | None = None) -> Verdict:
-    """`run` with its options as one value. `contract` may be read already (`read_contract`) and the
-    history file too (`History`: a command that runs several contracts reads it once)."""
-    # the run's `seconds` count the reading of its contract, wherever it was read
-    started = time.perf_counter() - (contract.seconds if isinstance(contract, ReadContract) else 0.0)
-    started_at = options.clock()
+@dataclass(frozen=True)
+class Refused:
+    """A contract a command refuses to run, in place of its read (`run --registered`: a stored text that is not the
+    registered one, or cannot be fetched; two contracts of one command that share an id): why, and the contract's
+    id and version as far as they are known, so that its `error` is said where its checked runs are said."""
+    file: str
+    reason: str
+    contract_id: str | None = None
+    contract_version: str = ""
+
+
+Known = str | Path | Contract | ReadContract | LoadResult | Refused
+
+
+@dataclass
+class _Run:
+    """What a run knows of its contract so far (the more it read, the better it names it) and the history it appends to."""
+    contract: Known
+    history: History | HistoryStore | SparkTableStore | None
+
+
+def check(contract: str | Path | Contract | ReadContract | Refused, options: RunOptions, dataframes: dict | None = None, spark=None,
+          history: History | HistoryStore | SparkTableStore | None = None, preflight: Callable[[object], None] | None = None,
+          on_unchecked: Callable[[Verdict], None] | None = None) -> Verdict:
+    """`run` with its options as one value. `contract` may be read already (`read_contract`) or refused by the caller
+    (`Refused`), and the history file read too (`History`: a command that runs several contracts reads it once).
+    `preflight`: a check of the run's session before any data is read (its DataError ends the run as an unreadable model's does).
+
+    A run that ends without a verdict of its own checks (refused, the contract in error, its data unreadable, bad
+    input of the contract's, an error no engine caught) raises, as always, after its `error` verdict (`unchecked`:
+    the contract's id and version where they were read, the run's clock) went to every channel: the history gets its
+    record (as a run without data), `on_unchecked` the verdict, for the caller's reports, metrics and lineage; a history
+    that cannot be appended to (HistoryError) gets no record of its own failure."""
+    options = options if options.now is not None else dataclasses.replace(options, now=options.clock())
     # the user's history, checked before anything starts Spark: a file that is not one stops the run here
     # (a table in the catalog is opened in the run's session, below)
     if history is None and options.history is not None and not is_table(str(options.history)):
         history = open_history(options.history)
+    run = _Run(contract, history)
+    try:
+        return _check(run, options, dataframes, spark, preflight)
+    except Exception as exc:
+        verdict = unchecked(run.contract, exc, options)
+        if not isinstance(exc, HistoryError):
+            _record_unchecked(run, verdict, exc, options, spark)
+        if on_unchecked is not None:
+            on_unchecked(verdict)
+        raise
+
+
+def shared_ids(reads: list[ReadContract | Refused]) -> list[ReadContract | Refused]:
+    """The reads of one command, each contract that shares its id with another of them `Refused`: one id is one
+    contract's history, metrics group and lineage job, which two contracts' runs would overwrite and mix."""
+    def id_of(read: ReadContract | Refused) -> str | None:
+        return read.contract_id if isinstance(read, Refused) else read.result.contract.id if read.result.contract is not None else None
+
+    files: dict[str, list[str]] = {}
+    for read in reads:
+        if id_of(read) is not None:
+            files.setdefault(id_of(read), []).append(_identity(read)[0])
+    return [read if len(files.get(id_of(read), ())) < 2 else
+            Refused(_identity(read)[0], f"refused: {len(files[id_of(read)])} contracts of this run have the id {id_of(read)!r} "
+                                        f"({', '.join(files[id_of(read)])}); their history, metrics and lineage would be one "
+                                        f"contract's: give each its own id (or run each with a --history and metrics of its own)", id_of(read), _identity(read)[2])
+            for read in reads]
+
+
+def unchecked(contract: Known, exc: BaseException | str, options: RunOptions) -> Verdict:
+    """The `error` verdict of a run that ended with `exc` before a verdict of its own checks, named as far as `contract` was read."""
+    file, contract_id, version = _identity(contract)
+    return Verdict.unchecked(file, list(options.engines), unchecked_reason(exc, file), contract_id, version, options.clock().isoformat())
+
+
+def unchecked_reason(exc: BaseException | str, file: str) -> str:
+    """Why a run has no verdict, as every report says it: a ContractError by its count of findings (lint lists them),
+    the message of an error a run expects (bad input, unreadable data, a refusal), else the error's type too."""
+    if isinstance(exc, str):
+        return exc
+    if isinstance(exc, ContractError):
+        return f"the contract has errors ({len(exc.findings)} finding(s), listed by dc-bridge lint {file})"
+    return str(exc) if isinstance(exc, (ValueError, DataError)) else f"{type(exc).__name__}: {exc}"
+
+
+def _identity(known: Known) -> tuple[str, str, str]:
+    """(file, id, version) of the contract as far as it was read: its file where even its id could not be read."""
+    if isinstance(known, Refused):
+        return known.file, known.contract_id or known.file, known.contract_version
+    if isinstance(known, ReadContract):
+        known = known.result
+    if isinstance(known, LoadResult):
+        return (known.file, known.file, "") if known.contract is None else _identity(known.contract)
+    if isinstance(known, Contract):
+        return known.file, known.id, known.version
+    return str(known), str(known), ""
+
+
+def _record_unchecked(run: _Run, verdict: Verdict, exc: BaseException, options: RunOptions, spark) -> None:
+    """The history's record of a run without a verdict: a run without data (`read`: the models read before the one that
+    could not be, which is false; none when the run stopped before its data). A record that cannot be appended is a
+    warning: the run's own error is the one raised."""
+    known = run.contract.result if isinstance(run.contract, ReadContract) else run.contract
+    contract = known.contract if isinstance(known, LoadResult) else known if isinstance(known, Contract) else None
+    models = [m.name for m in contract.models] if contract is not None else []
+    failed = exc.model if isinstance(exc, UnreadModel) and exc.model in models else None
+    read = {name: name != failed for name in models[:models.index(failed) + 1]} if failed is not None else {}
+    record = unread_record(verdict.contract_id, verdict.contract_version, read, options.clock(), verdict.error or "")
+    try:
+        history = run.history if run.history is not None or options.history is None else _table_history(str(options.history), spark, options)
+        if history is not None:
+            history.append(record)
+    except Exception as failure:  # noqa: BLE001 - the run's own error is the one the caller must see
+        warnings.warn(f"the history's record of this run (an error: {verdict.error}) could not be appended: {failure}", RuntimeWarning,
+                      stacklevel=3)
+
+
+def _table_history(target: str, spark, options: RunOptions) -> SparkTableStore:
+    """A `table:db.name` history a run stopped before opening: in the command's (or the caller's) session, else one started for it."""
+    if isinstance(spark, SessionOnFirstNeed):
+        return open_store(target, spark.get()[0])
+    if spark is not None:
+        return open_store(target, spark)
+    own = SessionOnFirstNeed(options.master, options.conf, ())
+    try:
+        store = open_store(target, own.get()[0])
+        return _AppendThenStop(store, own)
+    except BaseException:
+        own.stop()
+        raise
+
+
+@dataclass
+class _AppendThenStop:
+    """A table history in a session started only to record a run without a verdict: stopped once the record is in."""
+    store: SparkTableStore
+    session: "SessionOnFirstNeed"
+
+    def append(self, record: dict) -> None:
+        try:
+            self.store.append(record)
+        finally:
+            self.session.stop()
+
+
+def _check(run: _Run, options: RunOptions, dataframes: dict | None, spark, preflight) -> Verdict:
+    contract, history = run.contract, run.history
+    if isinstance(contract, Refused):
+        raise DataError(contract.reason)
+    # the run's `seconds` count the reading of its contract, wherever it was read
+    started = time.perf_counter() - (contract.seconds if isinstance(contract, ReadContract) else 0.0)
+    started_at = options.clock()
     # the monitors' settings, checked before Spark starts (a metric no monitor knows is a ConfigError)
     monitoring = options.monitors or monitor_settings(config.current())
     phases = Phases(_label(contract))
     session = _SessionOnDemand(spark, options, phases)
     with session.stopped_on_error():
         read = _read(contract, options, phases)
-        sources = _Sources(dataframes or {}, options, spark is None, history, started_at)
+        run.contract = read
+        sources = _Sources(dataframes or {}, options, spark is None)
 
         def ready(contract: Contract) -> None:
             sources.find(contract)
@@ -146,14 +292,17 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
         with phases.timed("plan"):
             plan, invalid = plan_for_run(loaded, local_errors)
         # the contract's own `x-dc-bridge-monitors` on top of the project's (a metric no monitor knows: a ConfigError)
+        run.contract = loaded
         monitoring = contract_monitor_settings(monitoring, loaded.monitors, loaded.file)
     past = history.earlier_runs(loaded.id, started_at) if history is not None else None
 
     spark, created = session.get()
-    if history is None and options.history is not None:  # `table:db.name`: the SLAs' earlier runs from the table
-        with session.stopped_on_error():
-            history = open_store(options.history, spark)
+    with session.stopped_on_error():
+        if history is None and options.history is not None:  # `table:db.name`: the SLAs' earlier runs from the table
+            history = run.history = open_store(options.history, spark)
             past = history.earlier_runs(loaded.id, started_at)
+        if preflight is not None:
+            preflight(spark)
     versions = _versions(spark.version)
     # a session the caller gave is put back as the run found it (views under the run's names included)
     # (not a session the command started for its contracts: nobody else's state is in it, and contracts run side
@@ -164,9 +313,8 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
     seconds = {engine: 0.0 for engine in options.engines}
     try:
         with phases.timed("data"):
-            with _recorded_unread(loaded, history, started_at):
-                frames, unfiltered, data_sources = _model_frames(spark, loaded, dataframes or {}, sources.found, sources.server, options.where,
-                                                                 options.where_filter)
+            frames, unfiltered, data_sources = _model_frames(spark, loaded, dataframes or {}, sources.found, sources.server, options.where,
+                                                             options.where_filter)
             for model, frame in frames.items():
                 view = view_name(loaded.id, model)
                 frame.createOrReplaceTempView(view)
@@ -286,33 +434,18 @@ class _Sources:
     """Each model's source that is not a DataFrame (data.py `model_source`) and the server chosen, found before
     Spark starts (`find`, between lint's halves). A model that is not the contract's, or a server it does not
     have, is bad input (DataError); a model whose data is not there is a run without data (`UnreadModel`, recorded
-    in the history)."""
+    in the history with the models read before it: `check`)."""
     dataframes: dict
     options: RunOptions
     starts_session: bool  # no session given: the run starts one (or takes the active one)
-    history: History | HistoryStore | None
-    started_at: datetime
     found: dict[str, DataLocation | str] = field(default_factory=dict)
     server: Server | None = None
 
     def find(self, contract: Contract) -> None:
         # a --data path without a scheme is this machine's only when the session will be an embedded one
         local = self.starts_session and embedded(self.options.master, self.options.conf)
-        with _recorded_unread(contract, self.history, self.started_at):
-            self.server, self.found = model_sources(contract, self.options.data, set(self.dataframes), self.options.server, local)
-
-
-@contextlib.contextmanager
-def _recorded_unread(contract: Contract, history, started_at: datetime):
-    """A model whose data cannot be found or read: the run a history records as one without data."""
-    try:
-        yield
-    except UnreadModel as exc:
-        if history is not None:
-            models = [m.name for m in contract.models]
-            was_read = {name: name != exc.model for name in models[:models.index(exc.model) + 1]}
-            history.append(unread_record(contract.id, contract.version, was_read, started_at, str(exc)))
-        raise
+        self.server, self.found = model_sources(contract, self.options.data, set(self.dataframes), self.options.server, local,
+                                                self.options.elsewhere)
 
 
 def _model_frames(spark, contract: Contract, dataframes: dict, sources: dict[str, DataLocation | str], server,
