@@ -58,7 +58,8 @@ def prune_command(target: str, older_than: str) -> None:
     from dc_bridge.runner.history import HistoryError
 
     try:
-        pruned = open_store(target).prune(parse_duration(older_than))
+        older = parse_duration(older_than)  # a duration that does not read stops the command before the store is opened
+        pruned = open_store(target, mode="write").prune(older)
     except (HistoryError, ValueError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -108,7 +109,7 @@ def site_command(target: str, out_dir: str, runs: int) -> None:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
     try:
-        store = open_store(target)
+        store = open_store(target, mode="read")
         if not store.contracts():
             click.echo(f"the history store {target} holds no runs: nothing to build. Record runs with "
                        f"`dc-bridge run CONTRACT --history {target}`, then build the site again.")

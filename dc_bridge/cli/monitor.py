@@ -47,7 +47,7 @@ def backtest_command(target: str, contract_id: str | None, metrics: tuple[str, .
                 raise ValueError(f"--metric {metric!r}: no such metric; the metrics are {', '.join(METRICS)}")
         settings = dataclasses.replace(settings, metrics=metrics or settings.metrics,
                                        sensitivity=settings.sensitivity if sensitivity is None else sensitivity)
-        store = HistoryStore(_existing_store(target))
+        store = HistoryStore(_existing_store(target), mode="read")
         contracts = [contract_id] if contract_id else store.contracts()
         replays = []
         for contract in contracts:
