@@ -140,3 +140,18 @@ def test_commands_that_only_read_leave_a_store_of_an_older_schema_as_they_found_
     assert result.exit_code == 0 and "pruned 1 runs" in result.output, result.output
     with sqlite3.connect(store) as db:
         assert max(v for (v,) in db.execute("SELECT version FROM schema_version")) == SCHEMA_VERSION
+
+
+def test_a_spark_table_of_someone_else_is_never_altered_into_a_history(spark):
+    from dc_bridge.history import SparkTableStore
+
+    spark.sql("CREATE TABLE ownership_theirs (run_id STRING, contract_id STRING) USING parquet")
+    try:
+        spark.sql("INSERT INTO ownership_theirs VALUES ('a', 'b')")
+        with pytest.raises(StoreError, match=r"history table ownership_theirs is not a dc-bridge history table \(its columns: "
+                                             r"run_id, contract_id;.*nothing was changed in it"):
+            SparkTableStore(spark, "table:ownership_theirs")
+        assert spark.table("ownership_theirs").columns == ["run_id", "contract_id"]
+        assert [tuple(r) for r in spark.table("ownership_theirs").collect()] == [("a", "b")]
+    finally:
+        spark.sql("DROP TABLE ownership_theirs")
