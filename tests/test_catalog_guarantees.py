@@ -207,6 +207,23 @@ def test_an_embedded_catalog_file_that_is_no_catalog_is_bad_input_and_kept(proje
     assert database(project).read_text(encoding="utf-8") == "my notes, not a catalog\n"
 
 
+def test_an_embedded_catalog_file_that_is_another_programs_database_is_bad_input_and_kept(project):
+    import hashlib
+    import sqlite3
+
+    database(project).parent.mkdir(parents=True)
+    with sqlite3.connect(database(project)) as db:
+        db.executescript("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('mine');")
+    before = hashlib.sha256(database(project).read_bytes()).hexdigest()
+    for command in (["register", write(project, "customers.yaml")], ["check-version", "customers.yaml", "--against-registered"],
+                    ["registrations"]):
+        result = invoke(*command)
+        assert result.exit_code == 2, (command, result.output)
+        assert (f"iceberg ({database(project)}): the file is a SQLite database of another program (its tables: notes), not an "
+                f"embedded catalog; nothing was written to it") in result.stderr, (command, result.stderr)
+        assert hashlib.sha256(database(project).read_bytes()).hexdigest() == before, command
+
+
 def test_a_misspelt_namespace_is_refused_and_a_new_one_said_to_be_new(project):
     from pyiceberg.catalog.sql import SqlCatalog
     from pyiceberg.schema import Schema

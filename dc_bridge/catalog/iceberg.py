@@ -32,6 +32,7 @@ from dc_bridge.extras import missing_message
 
 EMBEDDED_FOLDER = Path(".dc-bridge") / "iceberg"
 CATALOG_FILE = "catalog.db"
+CATALOG_TABLE = "iceberg_tables"  # the table pyiceberg's SQL catalog keeps its tables in
 # a first use of the embedded catalog by several commands at once: each creates pyiceberg's tables, and all
 # but one find them created in between; the next attempt sees them
 _OPEN_ATTEMPTS = 3
@@ -96,6 +97,11 @@ def _open_embedded(folder: Path, create: bool) -> IcebergStore:
         if exists and not _is_sqlite(database):  # another program's file, or a damaged one: never written over
             raise CatalogMisconfigured(f"{label}: the file is not an SQLite database, so not an embedded catalog; "
                                        f"move it away (register creates a new one), or restore it")
+        others = _foreign_tables(database) if exists else None
+        if others is not None:  # pyiceberg would add its tables to another program's database
+            raise CatalogMisconfigured(f"{label}: the file is a SQLite database of another program (its tables: "
+                                       f"{', '.join(others) or 'none'}), not an embedded catalog; nothing was written to it: "
+                                       f"move it away (register creates a new one), or restore the catalog's")
         from pyiceberg.catalog.sql import SqlCatalog
         from sqlalchemy.engine import URL
 
@@ -120,6 +126,18 @@ def _is_sqlite(path: Path) -> bool:
     with path.open("rb") as handle:
         head = handle.read(16)
     return head in (b"", b"SQLite format 3\x00")
+
+
+def _foreign_tables(path: Path) -> list[str] | None:
+    """The tables of a SQLite file that holds some but not pyiceberg's catalog table (None for a catalog or an empty file),
+    read without writing to it."""
+    import sqlite3
+
+    if path.stat().st_size == 0:
+        return None
+    with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+        tables = sorted(name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    return None if not tables or CATALOG_TABLE in tables else tables
 
 
 @contextlib.contextmanager
