@@ -192,18 +192,20 @@ class OutputError(ValueError):
 # Windows device names: `con.json` opens the console there, whatever the extension
 _RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
 _UNSAFE = re.compile(r"[^\w.-]+")
+_DOTS = re.compile(r"\.{2,}")
 _MAX_NAME_BYTES = 150  # with the suffix, well under the 255 bytes of a file name
 
 
 def safe_name(text: str, fallback: str) -> str:
     """A contract id or model name as one file or folder name that stays inside its folder: every
     run of characters other than letters, digits, `.`, `_` and `-` becomes `_` (so no separator,
-    drive, NUL or space), and then leading and trailing `_` and trailing `.` go;
-    what is left empty or only dots (`.`, `..`) becomes `fallback`; a Windows device name
+    drive, NUL or space), a run of dots one dot, and then leading and trailing `_` and `.` go (no hidden
+    file, no `..` that a web server or a reader takes for the parent folder: `..orders` -> `orders`,
+    `a..b` -> `a.b`); what is left empty (`.`, `..`) becomes `fallback`; a Windows device name
     (`con`, `nul.v2`) gets `_` after its stem; a name longer than 150 bytes is cut and ends in a
     hash of the whole. `urn:datacontract:checkout:orders` -> `urn_datacontract_checkout_orders`."""
-    name = _UNSAFE.sub("_", text).strip("_").rstrip(".")
-    if not name.strip("."):
+    name = _DOTS.sub(".", _UNSAFE.sub("_", text)).strip("_.")
+    if not name:
         name = fallback
     stem, dot, rest = name.partition(".")
     if stem.upper() in _RESERVED:
