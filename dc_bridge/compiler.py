@@ -31,6 +31,7 @@ from dc_bridge.contract.reading.load import LoadResult, load_contract
 from dc_bridge.contract.model import Contract, Source
 from dc_bridge.engines.engine import Unsupported
 from dc_bridge.engines.registry import ENGINES
+from dc_bridge.paths import write_whole
 from dc_bridge.plan.build import build_plan
 from dc_bridge.plan.checks import CHECK_LOCAL_CODES, Check, CheckPlan, NotExecutable, kind_of
 
@@ -268,12 +269,13 @@ def merged(renders: list[tuple[str, dict[Path, str]]], out: Path) -> dict[Path, 
 
 
 def write(files: dict[Path, str]) -> list[Path]:
-    """Write files whose text changed; returns the paths written."""
+    """Write files whose text changed, each whole or not at all (`compile --check` and a run read them back); returns
+    the paths written."""
     written = []
     for path, text in files.items():
         if path.exists() and path.read_text(encoding="utf-8") == text:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_whole(path, text)
         written.append(path)
     return written

@@ -208,8 +208,9 @@ class IcebergStore(Store):
 
     def keep_text(self, namespace: str, name: str, text: bytes) -> tuple[str, dict[str, str]]:
         """Under the warehouse when the catalog has one, else in the namespace's properties. A file there already
-        (a registration that stopped before its record was written) is kept when it holds these bytes, and never
-        replaced when it holds others: its name carries the digest of the text it should hold."""
+        (a registration that stopped before its record was written) is kept when it holds these bytes, written again
+        when it holds their beginning only (that registration stopped while writing it), and never replaced when it
+        holds others: its name carries the digest of the text it should hold."""
         warehouse = self.catalog.properties.get("warehouse")
         if not warehouse:
             return keep_in_properties(name, text)
@@ -218,14 +219,17 @@ class IcebergStore(Store):
             from pyiceberg.io import load_file_io
 
             io = load_file_io(self.catalog.properties, location)
+            cut_short = False
             if io.new_input(location).exists():
                 with io.new_input(location).open() as stream:
                     held = stream.read()
-                if held != text:
+                if held == text:
+                    return location, {}
+                if not text.startswith(held):
                     raise CatalogMisconfigured(f"{self.label}: {location} holds other bytes than the text its name is the "
                                              f"digest of; it was not replaced: move it away and register again")
-                return location, {}
-            with io.new_output(location).create(overwrite=False) as out:
+                cut_short = True
+            with io.new_output(location).create(overwrite=cut_short) as out:
                 out.write(text)
         return location, {}
 

@@ -336,6 +336,10 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         # read once for every contract: a file that is not a dc-bridge history stops the run here, not after the first contract
         # (a table in the Spark catalog is opened by each run in its session)
         recorded = open_history(history) if history and not is_table(history) else None
+        from dc_bridge.runner.history import History, cut_short_note
+
+        if isinstance(recorded, History) and recorded.cut_short:  # a record a run stopped while writing it, passed over
+            click.echo(f"note: {cut_short_note(history, recorded.cut_short)}", err=True)
         # the project's [tool.dc-bridge.monitors] and enforcement.monitors (a run reads no other enforcement level)
         from dc_bridge.config import current as project_settings
         from dc_bridge.monitors import monitor_settings

@@ -35,15 +35,18 @@ def import_command(jsonl: str, target: str) -> None:
     """Import a JSON Lines history (run --history FILE.jsonl) into a store: once, the file only read."""
     import dc_bridge.cli.outputs as outputs
     from dc_bridge.history import open_store
-    from dc_bridge.runner.history import HistoryError
+    from dc_bridge.runner.history import HistoryError, cut_short_note
 
     outputs.check_file("--into", target, [outputs.Input(jsonl, "the JSON Lines history it imports")], written="the store",
                        fix="Name a store file of its own, e.g. history.db.")
+    cut_short: list[int] = []
     try:
-        added = open_store(target).import_jsonl(jsonl)
+        added = open_store(target).import_jsonl(jsonl, cut_short)
     except HistoryError as exc:  # a StoreError too
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
+    if cut_short:
+        click.echo(f"note: {cut_short_note(jsonl, cut_short)}", err=True)
     click.echo(f"imported {added} runs from {jsonl} into {target}" + ("" if added else " (already imported)"))
     sys.exit(EXIT_OK)
 

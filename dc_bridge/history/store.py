@@ -488,12 +488,13 @@ class HistoryStore:
         with self._transaction() as db:
             return db.execute("DELETE FROM runs WHERE run_at_us < ?", (cutoff,)).rowcount
 
-    def import_jsonl(self, path: str | Path) -> int:
+    def import_jsonl(self, path: str | Path, cut_short: list[int] | None = None) -> int:
         """The records of a JSON Lines history (checked as a run checks it: HistoryError on a line that
         is not a record), in one transaction; the file is only read. Imported once: the same file again
-        adds nothing, and a file that grew since adds only the records after those imported."""
+        adds nothing, and a file that grew since adds only the records after those imported. A record cut short
+        while it was written is passed over, its line added to `cut_short` (runner/history.py `read_history`)."""
         path = Path(path)
-        records = read_history(path)
+        records = read_history(path, cut_short)
         data = path.read_bytes()
         source = str(path.resolve())
         with self._transaction() as db:
