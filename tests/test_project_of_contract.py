@@ -89,7 +89,8 @@ def test_a_bad_key_in_the_contracts_project_stops_every_command_that_takes_the_c
     contract = "proj/customers-1.1.0.yaml"
     for command in (["lint", contract], ["compile", contract, "--check"], ["check-version", "proj/customers-1.0.0.yaml", contract],
                     ["diff", "proj/customers-1.0.0.yaml", contract], ["drift", contract], ["register", contract],
-                    ["soda", "config", contract], ["run", contract, "--data", "nowhere.parquet"]):
+                    ["soda", "config", contract], ["run", contract, "--data", "nowhere.parquet"],
+                    ["init", "--from", "nowhere.csv", "--out", "proj/new.yaml"]):
         result = invoke(*command)
         assert result.exit_code == 2, (command, result.output)
         assert f"{parent / 'proj' / 'dc-bridge.toml'}: unknown key `monitorz`" in result.stderr, (command, result.stderr)

@@ -66,8 +66,9 @@ class _Level(click.ParamType):
 
 
 # a command's parameters that name its contract files, in the order that decides: the first given is the contract whose
-# project applies (`check-version OLD NEW` and `diff OLD NEW`: NEW's, OLD being the baseline; OLD alone with --against-registered)
-_CONTRACT_PARAMETERS = ("contracts", "contract", "new", "old")
+# project applies (`check-version OLD NEW` and `diff OLD NEW`: NEW's, OLD being the baseline; OLD alone with --against-registered;
+# `init --out`: the contract it writes)
+_CONTRACT_PARAMETERS = ("contracts", "contract", "new", "old", "out")
 
 
 def _contract_arguments(kwargs: dict) -> list[str]:
