@@ -31,6 +31,7 @@ from dc_bridge.contract.reading.load import LoadResult, load_contract
 from dc_bridge.contract.model import Contract, Source
 from dc_bridge.engines.engine import Unsupported
 from dc_bridge.engines.registry import ENGINES
+from dc_bridge.paths import write_whole
 from dc_bridge.plan.build import build_plan
 from dc_bridge.plan.checks import CHECK_LOCAL_CODES, Check, CheckPlan, NotExecutable, kind_of
 
@@ -192,18 +193,20 @@ class OutputError(ValueError):
 # Windows device names: `con.json` opens the console there, whatever the extension
 _RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
 _UNSAFE = re.compile(r"[^\w.-]+")
+_DOTS = re.compile(r"\.{2,}")
 _MAX_NAME_BYTES = 150  # with the suffix, well under the 255 bytes of a file name
 
 
 def safe_name(text: str, fallback: str) -> str:
     """A contract id or model name as one file or folder name that stays inside its folder: every
     run of characters other than letters, digits, `.`, `_` and `-` becomes `_` (so no separator,
-    drive, NUL or space), and then leading and trailing `_` and trailing `.` go;
-    what is left empty or only dots (`.`, `..`) becomes `fallback`; a Windows device name
+    drive, NUL or space), a run of dots one dot, and then leading and trailing `_` and `.` go (no hidden
+    file, no `..` that a web server or a reader takes for the parent folder: `..orders` -> `orders`,
+    `a..b` -> `a.b`); what is left empty (`.`, `..`) becomes `fallback`; a Windows device name
     (`con`, `nul.v2`) gets `_` after its stem; a name longer than 150 bytes is cut and ends in a
     hash of the whole. `urn:datacontract:checkout:orders` -> `urn_datacontract_checkout_orders`."""
-    name = _UNSAFE.sub("_", text).strip("_").rstrip(".")
-    if not name.strip("."):
+    name = _DOTS.sub(".", _UNSAFE.sub("_", text)).strip("_.")
+    if not name:
         name = fallback
     stem, dot, rest = name.partition(".")
     if stem.upper() in _RESERVED:
@@ -266,12 +269,13 @@ def merged(renders: list[tuple[str, dict[Path, str]]], out: Path) -> dict[Path, 
 
 
 def write(files: dict[Path, str]) -> list[Path]:
-    """Write files whose text changed; returns the paths written."""
+    """Write files whose text changed, each whole or not at all (`compile --check` and a run read them back); returns
+    the paths written."""
     written = []
     for path, text in files.items():
         if path.exists() and path.read_text(encoding="utf-8") == text:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_whole(path, text)
         written.append(path)
     return written

@@ -1,7 +1,10 @@
 """Project configuration: a `[tool.dc-bridge]` table in `pyproject.toml`, or a `dc-bridge.toml`.
 
 The file is found from the working directory upwards, the nearest one winning (in one folder a
-`dc-bridge.toml` before a `pyproject.toml`, and a `pyproject.toml` only when it has the table).
+`dc-bridge.toml` before a `pyproject.toml`, and a `pyproject.toml` only when it has the table). A command
+that takes contract files finds it from the contracts' folder instead, as linters find theirs per file
+(`contracts_project`): a contract belongs to the project it lives in (its configuration, else the folder of
+an embedded catalog found upwards), whatever folder the command runs in.
 It sets the enforcement level of each validator, the drift and inheritance settings, and the
 default catalog, namespace and engines; options on the command line win over it.
 
@@ -41,10 +44,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import difflib
+import glob
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 try:
     import tomllib
@@ -64,6 +68,9 @@ ENGINES = ("gx", "soda", "spark")
 DEFAULT_LEVELS: dict[str, str] = {"schema": "strict", "inheritance": "strict", "version-bump": "strict",
                                   "drift": "strict", "registration": "warn", "monitors": "warn"}
 FILE_NAMES = ("dc-bridge.toml", "pyproject.toml")
+# the embedded catalog's file in a project's folder (catalog/iceberg.py EMBEDDED_FOLDER / CATALOG_FILE): marks a project
+# that has no configuration file
+EMBEDDED_CATALOG = Path(".dc-bridge") / "iceberg" / "catalog.db"
 
 
 
@@ -152,6 +159,9 @@ class Settings:
     # the [tool.dc-bridge.monitors] table as written (validated; monitors/settings.py builds MonitorSettings of it)
     monitors: Mapping[str, Any] = field(default_factory=dict)
     file: str | None = None  # where they came from; None when no file was found
+    # the folder the project was looked for from (the contracts'), where the embedded catalog is looked for when no
+    # configuration file decided it; None: the working directory
+    start: Path | None = field(default=None, compare=False)
 
     def level(self, validator: str) -> str:
         return self.levels[validator]
@@ -167,6 +177,11 @@ class Settings:
 
     def overridden(self, levels: Mapping[str, str]) -> Settings:
         return replace(self, levels={**self.levels, **levels})
+
+    def for_running(self) -> Settings:
+        """These settings with the validators' default levels, for `run` and `compile`: what they accept never depends
+        on an enforcement level (lint and the evolution commands report by them); the monitors' level is a run's own."""
+        return replace(self, levels={**DEFAULT_LEVELS, "monitors": self.levels["monitors"]})
 
 
 _CURRENT: contextvars.ContextVar[Settings] = contextvars.ContextVar("dc_bridge_settings", default=Settings())
@@ -217,7 +232,7 @@ def load(start: str | Path | None = None) -> Settings:
     """The project's settings (the defaults when no file is found); ConfigError on an unknown key or value."""
     found = find_file(start)
     if found is None:
-        return Settings()
+        return Settings(start=Path(start).resolve() if start else None)
     path, table = found
     prefix = "tool.dc-bridge." if path.name == "pyproject.toml" else ""
     _validate(table, _SCHEMA, str(path), prefix)
@@ -235,7 +250,63 @@ def load(start: str | Path | None = None) -> Settings:
         engines=tuple(table["engines"]) if "engines" in table else None,
         monitors=dict(table.get("monitors", {})),
         file=str(path),
+        start=Path(start).resolve() if start else None,
     )
+
+
+@dataclass(frozen=True)
+class Project:
+    """The project a folder belongs to: the folder of its configuration file (`file`), else of an embedded catalog
+    found upwards (`file` None)."""
+    folder: Path
+    file: Path | None
+
+    def describe(self) -> str:
+        return f"{self.folder} ({self.file.name if self.file else 'its embedded catalog, ' + str(EMBEDDED_CATALOG)})"
+
+
+def find_project(start: str | Path | None = None) -> Project | None:
+    """The project of `start` (the working directory): the nearest configuration file upwards, else the nearest
+    embedded catalog upwards, else None. A configuration file further up wins over a catalog nearer, as
+    catalog/iceberg.py `embedded_folder` places the catalog beside the configuration."""
+    found = find_file(start)
+    if found is not None:
+        return Project(found[0].parent, found[0])
+    folder = Path(start or Path.cwd()).resolve()
+    catalog = next((f for f in (folder, *folder.parents) if (f / EMBEDDED_CATALOG).is_file()), None)
+    return Project(catalog, None) if catalog is not None else None
+
+
+def _folder_of(contract: str) -> Path | None:
+    """The folder a contract argument lives in (a glob's: the part before its first wildcard); None for a URI."""
+    if "://" in contract and not contract.lower().startswith("file:"):
+        return None
+    parts = Path(contract.removeprefix("file:")).parts
+    fixed = next((i for i, part in enumerate(parts) if glob.has_magic(part)), None)
+    return Path(*parts[:fixed]) if fixed is not None else Path(*parts).parent if parts else Path(".")
+
+
+def contracts_project(contracts: Sequence[str]) -> tuple[Settings, str | None]:
+    """The settings of the project the contracts live in (docs/catalogs.md, "Which project a contract belongs to"), and a
+    one-line notice when that is not the working directory's project. A contract in no project takes the working
+    directory's. Contracts of different projects in one command are refused (ConfigError): each project's settings
+    (engines, enforcement, monitors, catalog) would apply to its own contracts only, so one command cannot take them."""
+    here = find_project()
+    owners: dict[Project | None, list[str]] = {}
+    for contract in contracts:
+        folder = _folder_of(contract)
+        owners.setdefault((find_project(folder) if folder is not None else None) or here, []).append(contract)
+    if len(owners) > 1:
+        listed = "; ".join(f"{', '.join(files)} in {project.describe() if project else 'no project'}" for project, files in owners.items())
+        raise ConfigError(f"the contracts belong to different projects ({listed}): each project's configuration applies to "
+                          f"its own contracts, so check each project's contracts in a command of its own")
+    project = next(iter(owners), here)
+    if project == here:
+        return load(), None
+    named = contracts[0] if len(contracts) == 1 else f"the {len(contracts)} contracts"
+    notice = (f"note: {named} belong{'s' if len(contracts) == 1 else ''} to the project in {project.describe()}, not to the "
+              f"working directory's ({here.describe() if here else 'none'}): that project's configuration and catalog apply")
+    return load(project.folder), notice
 
 
 def validate_table(table: Any, schema: Mapping[str, Any], file: str, prefix: str) -> None:

@@ -1,4 +1,5 @@
-"""Where a write may go: the one rule of every command and API that writes (docs/enforcing.md "Outputs").
+"""Where a write may go: the one rule of every command and API that writes (docs/enforcing.md "Outputs"); and
+`write_whole`, how a file dc-bridge reads back at its next start is written (whole or not at all).
 
 What a call writes (a file, a folder written whole, or the entries a call writes inside a folder it
 shares, as Data Docs' `index.html` and `static/`) never
@@ -16,11 +17,13 @@ glob among the inputs stands for every file it matches.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import glob as globbing
 import os
 import posixpath
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -132,3 +135,33 @@ def nearest_existing(folder: Path) -> Path:
 def may_write_in(folder: Path) -> bool:
     """Whether this process may create files in the existing folder `folder`."""
     return os.access(folder, os.W_OK | os.X_OK)
+
+
+# the process's umask, read once at import (reading it sets it: not something to do while threads write files)
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+# what a file being written is named until it is complete: hidden, beside the file it will replace
+TEMPORARY_SUFFIX = ".dc-bridge-partial"
+
+
+def write_whole(path: str | Path, text: str | bytes) -> None:
+    """`path` written whole or not at all, for a file dc-bridge reads back at its next start (a compiled file, a page or
+    asset of the site, a Data Docs page it rewrote): the text goes to a temporary file beside it, renamed over it once
+    complete, so a process stopped while writing (killed, out of disk) leaves the old file or the new one, never one
+    cut short. The file keeps its permissions (a new one gets those a plain write would give)."""
+    path = Path(path)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o666 & ~_UMASK
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -207,6 +207,23 @@ def test_an_embedded_catalog_file_that_is_no_catalog_is_bad_input_and_kept(proje
     assert database(project).read_text(encoding="utf-8") == "my notes, not a catalog\n"
 
 
+def test_an_embedded_catalog_file_that_is_another_programs_database_is_bad_input_and_kept(project):
+    import hashlib
+    import sqlite3
+
+    database(project).parent.mkdir(parents=True)
+    with sqlite3.connect(database(project)) as db:
+        db.executescript("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('mine');")
+    before = hashlib.sha256(database(project).read_bytes()).hexdigest()
+    for command in (["register", write(project, "customers.yaml")], ["check-version", "customers.yaml", "--against-registered"],
+                    ["registrations"]):
+        result = invoke(*command)
+        assert result.exit_code == 2, (command, result.output)
+        assert (f"iceberg ({database(project)}): the file is a SQLite database of another program (its tables: notes), not an "
+                f"embedded catalog; nothing was written to it") in result.stderr, (command, result.stderr)
+        assert hashlib.sha256(database(project).read_bytes()).hexdigest() == before, command
+
+
 def test_a_misspelt_namespace_is_refused_and_a_new_one_said_to_be_new(project):
     from pyiceberg.catalog.sql import SqlCatalog
     from pyiceberg.schema import Schema
@@ -381,3 +398,28 @@ def test_a_file_where_the_text_goes_is_never_replaced(project):
     stored.write_bytes(text)
     assert invoke("register", "customers.yaml").exit_code == 0
     assert listing()["customers"]["versions"][0]["location"] == str(stored)
+
+
+def test_a_registered_text_cut_short_by_a_stopped_registration_is_written_again(project, tmp_path_factory, monkeypatch):
+    # a registration elsewhere gives the text's file as register writes it
+    other = tmp_path_factory.mktemp("other")
+    (other / "dc-bridge.toml").write_text((project / "dc-bridge.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    write(other, "customers.yaml")
+    monkeypatch.chdir(other)
+    assert invoke("register", "customers.yaml").exit_code == 0
+    [kept] = (other / ".dc-bridge" / "iceberg" / "warehouse").rglob("*.yaml")
+    # here: a registration of the same text that stopped half-way through writing it, before its record
+    cut = project / kept.relative_to(other)
+    cut.parent.mkdir(parents=True)
+    cut.write_bytes(kept.read_bytes()[: len(kept.read_bytes()) // 2])
+    monkeypatch.chdir(project)
+    write(project, "customers.yaml")
+    result = invoke("register", "customers.yaml")
+    assert result.exit_code == 0, result.output
+    assert cut.read_bytes() == kept.read_bytes()
+    assert invoke("check-version", "customers.yaml", "--against-registered").exit_code == 0
+    # other bytes than the text's own beginning are still never replaced
+    cut.write_bytes(b"someone else's text\n")
+    (project / ".dc-bridge" / "iceberg" / "catalog.db").unlink()
+    result = invoke("register", "customers.yaml")
+    assert result.exit_code == 2 and "holds other bytes than the text its name is the digest of" in result.stderr, result.output

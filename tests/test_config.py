@@ -249,7 +249,8 @@ def test_run_takes_its_engines_from_the_project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert default_engines() == "gx,soda"
     (tmp_path / "dc-bridge.toml").write_text('engines = ["spark"]\n', encoding="utf-8")
-    assert default_engines() == "spark"
+    with config.using(config.load()):  # the settings `run` puts in effect (cli/options.py in_project)
+        assert default_engines() == "spark"
     (tmp_path / "orders.json").write_text('{"order_id": "A1"}\n', encoding="utf-8")
     (tmp_path / "contract.yaml").write_text(odcs(), encoding="utf-8")
     result = invoke(["run", "contract.yaml", "--data", f"orders={tmp_path / 'orders.json'}:json", "--output", "json"])

@@ -315,7 +315,7 @@ def test_edges_an_empty_store_a_file_that_is_not_a_store_and_a_store_of_a_newer_
     with sqlite3.connect(other) as db:
         db.execute("CREATE TABLE things (x)")
     result = site(other)
-    assert result.exit_code == 2 and "is a SQLite database but not a dc-bridge history store" in result.output, result.output
+    assert result.exit_code == 2 and "is a SQLite database of another program (its tables: things), not a dc-bridge history store" in result.output, result.output
     with sqlite3.connect(other) as db:
         assert [name for (name,) in db.execute("SELECT name FROM sqlite_master")] == ["things"]
 

@@ -195,10 +195,13 @@ def test_a_report_that_cannot_be_written_after_all_goes_to_stdout(tmp_path, caps
 
 
 @pytest.mark.parametrize("text", ["..", ".", "", "...", "/", "/etc/passwd", "a/../../b", "..\\..\\x", "C:\\Windows", "a\0b",
-                                  "con", "NUL.v2", "lpt1", "   ", "_._", "x" * 400, "ü" * 200, "orders."])
+                                  "con", "NUL.v2", "lpt1", "   ", "_._", "x" * 400, "ü" * 200, "orders.", ".hidden", "..orders",
+                                  "a..b", "x...y", "._.orders._.", "." * 200 + "x"])
 def test_safe_name_stays_in_its_folder(text, tmp_path):
     name = compiler.safe_name(text, "model")
     assert name not in ("", ".", "..") and not any(ch in name for ch in "/\\\0:")
+    # no hidden file, and no `..` a web server or a reader takes for the parent folder
+    assert not name.startswith(".") and ".." not in name
     assert name.split(".")[0].upper() not in {"CON", "PRN", "AUX", "NUL", "COM1", "LPT1"}
     assert len(name.encode("utf-8")) <= 150 and not name.endswith(".")
     assert (tmp_path / name).resolve().parent == tmp_path.resolve()
@@ -207,7 +210,8 @@ def test_safe_name_stays_in_its_folder(text, tmp_path):
 @pytest.mark.parametrize("text, name", [("urn:datacontract:checkout:orders-latest", "urn_datacontract_checkout_orders-latest"),
                                         ("customer-master-data", "customer-master-data"), ("DC-0001", "DC-0001"),
                                         ("line_items", "line_items"), ("order items", "order_items"), ("größe", "größe"),
-                                        ("顧客", "顧客"), ("..", "model"), ("con", "con_"), ("a..b", "a..b")])
+                                        ("顧客", "顧客"), ("..", "model"), ("con", "con_"), ("a..b", "a.b"),
+                                        (".hidden", "hidden"), ("..orders", "orders"), ("v1.2", "v1.2")])
 def test_safe_name_keeps_what_is_already_safe(text, name):
     assert compiler.safe_name(text, "model") == name
 
@@ -224,6 +228,18 @@ def test_compile_of_a_contract_whose_id_is_dot_dot_stays_under_out(orders, tmp_p
     written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert written == ["expectation_suites/contract/line_items.json", "expectation_suites/contract/orders.json",
                        "soda_checks/contract/line_items.yml", "soda_checks/contract/orders.yml"]
+
+
+def test_compile_of_names_with_leading_and_repeated_dots_writes_no_hidden_file_and_no_dot_dot(orders, tmp_path):
+    text = orders.read_text(encoding="utf-8").replace("id: urn:datacontract:checkout:orders-latest", 'id: "..checkout..orders"')
+    contract = tmp_path / "orders.yml"
+    contract.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    code, output = cli("compile", "--out", out, contract)
+    assert code == 0, output
+    written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert written == ["expectation_suites/checkout.orders/line_items.json", "expectation_suites/checkout.orders/orders.json",
+                       "soda_checks/checkout.orders/line_items.yml", "soda_checks/checkout.orders/orders.yml"]
 
 
 def test_compile_refuses_a_compiled_file_that_is_the_contract(orders, tmp_path):

@@ -33,6 +33,7 @@ from dc_bridge.extras import missing_message
 
 EMBEDDED_FOLDER = Path(".dc-bridge") / "iceberg"
 CATALOG_FILE = "catalog.db"
+CATALOG_TABLE = "iceberg_tables"  # the table pyiceberg's SQL catalog keeps its tables in
 # a first use of the embedded catalog by several commands at once: each creates pyiceberg's tables, and all
 # but one find them created in between; the next attempt sees them
 _OPEN_ATTEMPTS = 3
@@ -112,6 +113,11 @@ def _open_embedded(folder: Path, create: bool) -> IcebergStore:
         if exists and not _is_sqlite(database):  # another program's file, or a damaged one: never written over
             raise CatalogMisconfigured(f"{label}: the file is not an SQLite database, so not an embedded catalog; "
                                        f"move it away (register creates a new one), or restore it")
+        others = _foreign_tables(database) if exists else None
+        if others is not None:  # pyiceberg would add its tables to another program's database
+            raise CatalogMisconfigured(f"{label}: the file is a SQLite database of another program (its tables: "
+                                       f"{', '.join(others) or 'none'}), not an embedded catalog; nothing was written to it: "
+                                       f"move it away (register creates a new one), or restore the catalog's")
         from pyiceberg.catalog.sql import SqlCatalog
         from sqlalchemy.engine import URL
 
@@ -136,6 +142,18 @@ def _is_sqlite(path: Path) -> bool:
     with path.open("rb") as handle:
         head = handle.read(16)
     return head in (b"", b"SQLite format 3\x00")
+
+
+def _foreign_tables(path: Path) -> list[str] | None:
+    """The tables of a SQLite file that holds some but not pyiceberg's catalog table (None for a catalog or an empty file),
+    read without writing to it."""
+    import sqlite3
+
+    if path.stat().st_size == 0:
+        return None
+    with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+        tables = sorted(name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    return None if not tables or CATALOG_TABLE in tables else tables
 
 
 @contextlib.contextmanager
@@ -211,8 +229,9 @@ class IcebergStore(Store):
 
     def keep_text(self, namespace: str, name: str, text: bytes) -> tuple[str, dict[str, str]]:
         """Under the warehouse when the catalog has one, else in the namespace's properties. A file there already
-        (a registration that stopped before its record was written) is kept when it holds these bytes, and never
-        replaced when it holds others: its name carries the digest of the text it should hold."""
+        (a registration that stopped before its record was written) is kept when it holds these bytes, written again
+        when it holds their beginning only (that registration stopped while writing it), and never replaced when it
+        holds others: its name carries the digest of the text it should hold."""
         warehouse = self.catalog.properties.get("warehouse")
         if not warehouse:
             return keep_in_properties(name, text)
@@ -228,14 +247,15 @@ class IcebergStore(Store):
                 with io.new_input(location).open() as stream:
                     return stream.read()
             found = self._io(f"reading {location}", held)
-            if found is not None and found != text:
+            if found == text:
+                return location, {}
+            if found is not None and not text.startswith(found):
                 raise CatalogMisconfigured(f"{self.label}: {location} holds other bytes than the text its name is the "
                                            f"digest of; it was not replaced: move it away and register again")
-            if found is not None:
-                return location, {}
+            cut_short = found is not None  # the start of the text alone: a write a crash cut short, written again
 
             def write() -> None:
-                with io.new_output(location).create(overwrite=False) as out:
+                with io.new_output(location).create(overwrite=cut_short) as out:
                     out.write(text)
             self._io(f"writing {location}", write)
         return location, {}

@@ -14,8 +14,8 @@ from dc_bridge import __version__
 from dc_bridge.cli import catalog, evolution, integrations, outputs, quarantine
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
 from dc_bridge.cli import monitor as monitor_commands
-from dc_bridge.cli.options import (DATA_METAVAR, READER_HELP, Group, collector_paused, conf_pairs, default_engines, report_console,
-                                   run_enforce, with_settings, with_variables, with_verbosity)
+from dc_bridge.cli.options import (DATA_METAVAR, READER_HELP, Group, collector_paused, conf_pairs, default_engines, in_project,
+                                   report_console, run_enforce, with_settings, with_variables, with_verbosity)
 from dc_bridge.report.finding_formats import FORMATTERS
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
 
@@ -64,6 +64,7 @@ def lint(contracts: tuple[str, ...], output_format: str, output_file: str | None
 
 
 @main.command(name="compile")
+@in_project
 @with_variables
 @click.argument("contracts", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False, path_type=str),
@@ -174,6 +175,7 @@ class _TimeLimit(click.ParamType):
 
 
 @main.command(name="run")
+@in_project
 @with_variables
 @with_verbosity
 @run_enforce
@@ -343,11 +345,15 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         # read once for every contract: a file that is not a dc-bridge history stops the run here, not after the first contract
         # (a table in the Spark catalog is opened by each run in its session)
         recorded = open_history(history) if history and not is_table(history) else None
+        from dc_bridge.runner.history import History, cut_short_note
+
+        if isinstance(recorded, History) and recorded.cut_short:  # a record a run stopped while writing it, passed over
+            click.echo(f"note: {cut_short_note(history, recorded.cut_short)}", err=True)
         # the project's [tool.dc-bridge.monitors] and enforcement.monitors (a run reads no other enforcement level)
-        from dc_bridge.config import load as load_settings
+        from dc_bridge.config import current as project_settings
         from dc_bridge.monitors import monitor_settings
 
-        monitoring = monitor_settings(load_settings().overridden(dict(enforce_levels))) if history else None
+        monitoring = monitor_settings(project_settings().overridden(dict(enforce_levels))) if history else None
         if recorded is not None and is_jsonl(history) and monitoring.level != "off":
             from dc_bridge.runner.monitoring import jsonl_note
 

@@ -73,7 +73,7 @@ def open_catalog(spec: str, master: str | None = None, conf_options: tuple[str, 
     from dc_bridge.runner.spark_start import SparkUnavailable
 
     settings = config.current()
-    folder, note = embedded_folder(settings.project, Path.cwd())
+    folder, note = embedded_folder(settings.project, settings.start or Path.cwd())
     with contextlib.ExitStack() as stack:
         session = None
         if parse(spec)[0] == "spark":

@@ -20,7 +20,7 @@ from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 import dc_bridge.cli.outputs as outputs
 from dc_bridge import config
 from dc_bridge.cli.catalog import CATALOG, CONF, MASTER, NAMESPACE, registered_baseline
-from dc_bridge.cli.options import DATA_METAVAR, READER_HELP, conf_pairs, with_settings, with_variables, with_verbosity
+from dc_bridge.cli.options import DATA_METAVAR, READER_HELP, conf_pairs, in_project, with_settings, with_variables, with_verbosity
 from dc_bridge.contract.findings import Finding
 from dc_bridge.report.finding_formats import FORMATTERS
 
@@ -103,6 +103,7 @@ _OUTPUT_FILE = click.option("--output-file", type=click.Path(dir_okay=False, wri
 
 
 @click.command(name="diff")
+@in_project
 @with_variables
 @click.argument("old")
 @click.argument("new")

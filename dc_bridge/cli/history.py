@@ -37,15 +37,18 @@ def import_command(jsonl: str, target: str) -> None:
     """Import a JSON Lines history (run --history FILE.jsonl) into a store: once, the file only read."""
     import dc_bridge.cli.outputs as outputs
     from dc_bridge.history import open_store
-    from dc_bridge.runner.history import HistoryError
+    from dc_bridge.runner.history import HistoryError, cut_short_note
 
     outputs.check_file("--into", target, [outputs.Input(jsonl, "the JSON Lines history it imports")], written="the store",
                        fix="Name a store file of its own, e.g. history.db.")
+    cut_short: list[int] = []
     try:
-        added = open_store(target).import_jsonl(jsonl)
+        added = open_store(target).import_jsonl(jsonl, cut_short)
     except HistoryError as exc:  # a StoreError too
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
+    if cut_short:
+        click.echo(f"note: {cut_short_note(jsonl, cut_short)}", err=True)
     click.echo(f"imported {added} runs from {jsonl} into {target}" + ("" if added else " (already imported)"))
     sys.exit(EXIT_OK)
 
@@ -60,7 +63,8 @@ def prune_command(target: str, older_than: str) -> None:
     from dc_bridge.runner.history import HistoryError
 
     try:
-        pruned = open_store(target).prune(parse_duration(older_than))
+        older = parse_duration(older_than)  # a duration that does not read stops the command before the store is opened
+        pruned = open_store(target, mode="write").prune(older)
     except (HistoryError, ValueError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -110,7 +114,7 @@ def site_command(target: str, out_dir: str, runs: int) -> None:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
     try:
-        store = open_store(target)
+        store = open_store(target, mode="read")
         if not store.contracts():
             click.echo(f"the history store {target} holds no runs: nothing to build. Record runs with "
                        f"`dc-bridge run CONTRACT --history {target}`, then build the site again.")

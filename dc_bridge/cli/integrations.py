@@ -14,7 +14,7 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_UNREADABLE
 
 import dc_bridge.cli.outputs as outputs
-from dc_bridge.cli.options import Group, with_variables, with_verbosity
+from dc_bridge.cli.options import Group, in_project, with_variables, with_verbosity
 
 
 
@@ -36,6 +36,7 @@ def gx_group() -> None:
 
 
 @gx_group.command(name="init")
+@in_project
 @with_verbosity
 @with_variables
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False, path_type=str))
@@ -89,6 +90,7 @@ def soda_group() -> None:
 
 
 @soda_group.command(name="config")
+@in_project
 @with_variables
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False, path_type=str))
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False, path_type=str),

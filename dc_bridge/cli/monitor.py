@@ -53,7 +53,7 @@ def backtest_command(target: str, contract_id: str | None, metrics: tuple[str, .
         # `--metric` checked above (named as the option is); the rest as the file's keys, before the store is read
         options = {"sensitivity": sensitivity, "warm-up": warm_up, "metrics": list(metrics) or None}
         option_settings(project, options)
-        store = HistoryStore(_existing_store(target))
+        store = HistoryStore(_existing_store(target), mode="read")
         contracts = [contract_id] if contract_id else store.contracts()
         replays = []
         for contract in contracts:

@@ -74,35 +74,59 @@ run_enforce = click.option("--enforce", "enforce_levels", multiple=True, type=_L
                                 "wins over the project configuration.")
 
 
+# a command's parameters that name its contract files, in the order that decides: the first given is the contract whose
+# project applies (`check-version OLD NEW` and `diff OLD NEW`: NEW's, OLD being the baseline; OLD alone with --against-registered;
+# `init --out`: the contract it writes)
+_CONTRACT_PARAMETERS = ("contracts", "contract", "new", "old", "out")
+
+
+def _contract_arguments(kwargs: dict) -> list[str]:
+    value = next((kwargs[name] for name in _CONTRACT_PARAMETERS if kwargs.get(name)), ())
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _project_settings(kwargs: dict) -> config.Settings:
+    """The settings of the project the command's contracts live in (config.contracts_project; the working directory's
+    without contracts), its notice said on stderr; a configuration error or contracts of several projects: exit 2."""
+    try:
+        settings, notice = config.contracts_project(_contract_arguments(kwargs))
+    except config.ConfigError as exc:
+        click.echo(f"dc-bridge: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    if notice:
+        click.echo(notice, err=True)
+    return settings
+
+
+def in_project(command):
+    """The configuration of the project the command's contracts live in (config.py, found upwards from the contracts'
+    folder, as linters find theirs per file) in effect for the command (`run`, `compile`: its engines, monitors, catalog
+    and inheritance mode, the validators at their default levels: `Settings.for_running`). A configuration with an
+    unknown key or value, or contracts of different projects, stop the command (exit 2) before it reads anything."""
+    @functools.wraps(command)
+    def in_project(*args, **kwargs):
+        with config.using(_project_settings(kwargs).for_running()):
+            return command(*args, **kwargs)
+    return in_project
+
+
 def with_settings(command):
-    """The project's configuration (config.py, found from the working directory upwards) in effect for the
-    command, with `--enforce VALIDATOR=LEVEL` (repeatable) on top. A configuration with an unknown key or
-    value stops the command (exit 2) before it reads anything."""
+    """`in_project`, with `--enforce VALIDATOR=LEVEL` (repeatable) on top of the project's configuration."""
     @click.option("--enforce", "enforce_levels", multiple=True, type=_Level(), metavar="VALIDATOR=LEVEL",
                   help=f"Enforcement level of a validator ({', '.join(config.OPTION_VALIDATORS)}): off, warn or strict "
                        f"(repeatable); wins over the project's configuration.")
     @functools.wraps(command)
     def with_settings(*args, enforce_levels=(), **kwargs):
-        try:
-            settings = config.load().overridden(dict(enforce_levels))
-        except config.ConfigError as exc:
-            click.echo(f"dc-bridge: {exc}", err=True)
-            sys.exit(EXIT_UNREADABLE)
-        with config.using(settings):
+        with config.using(_project_settings(kwargs).overridden(dict(enforce_levels))):
             return command(*args, **kwargs)
     return with_settings
 
 
 def default_engines() -> str:
-    """`run`'s engines when --engines is not given: the project configuration's `engines`, else gx,soda. Only
-    this key is read for `run`: enforcement levels change what lint and the evolution commands report, never
-    which contracts a run accepts."""
-    try:
-        engines = config.load().engines
-    except config.ConfigError as exc:
-        click.echo(f"dc-bridge: {exc}", err=True)
-        sys.exit(EXIT_UNREADABLE)
-    return ",".join(engines or ("gx", "soda"))
+    """`run`'s engines when --engines is not given: the configuration's `engines` of the project in effect (`in_project`),
+    else gx,soda. Only this key is read for `run`: enforcement levels change what lint and the evolution commands report,
+    never which contracts a run accepts."""
+    return ",".join(config.current().engines or ("gx", "soda"))
 
 
 def conf_pairs(conf_options) -> dict[str, str]:

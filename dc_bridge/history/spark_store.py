@@ -45,6 +45,8 @@ COLUMNS = (
     ("monitor_sentence", "STRING"),
 )
 SCHEMA_VERSION = 3
+# the columns that make a table a dc-bridge history (every version has had them)
+OWN_COLUMNS = ("schema_version", "run_id", "contract_id", "run_at_us", "run_outcome")
 # version -> the columns a table of the version before it lacks (added at the end, in order)
 MIGRATIONS: dict[int, tuple[str, ...]] = {2: ("data_docs",), 3: tuple(column for column, _ in COLUMNS[21:])}
 # the columns of a metric row after the run's facts (metric ... monitor_sentence)
@@ -67,6 +69,10 @@ class SparkTableStore:
         spark.sql(f"CREATE TABLE IF NOT EXISTS {name} ({columns}) USING parquet")
         present = spark.table(name).columns
         kinds = dict(COLUMNS)
+        # a table of someone else's under that name is never altered into a history: ours has had these since version 1
+        if not set(OWN_COLUMNS) <= set(present):
+            raise StoreError(f"history table {name} is not a dc-bridge history table (its columns: {', '.join(present)}; a "
+                             f"history table has {', '.join(OWN_COLUMNS)}); nothing was changed in it: name a table of its own")
         # a later version only adds columns at the end: a column this version does not know is a newer dc-bridge's
         newer = [column for column in present if column not in kinds]
         if newer:

@@ -11,8 +11,12 @@ are judged over (docs/history.md has the schema).
   within HISTORY_WINDOW through an index on (contract, time): the cost of a run does not grow with
   the history.
 - **Versioned.** `schema_version` holds each version the file was brought to; a file of an older
-  version is migrated (`MIGRATIONS`) in the transaction that opens it, losing nothing, and a file of a
-  newer version is refused rather than misread.
+  version is migrated (`MIGRATIONS`) in the transaction of a command that writes to it, losing nothing,
+  and a file of a newer version is refused rather than misread.
+- **Only its own file.** A file is looked at before it is opened (`identify`): one that is not a store
+  (another program's SQLite database, the embedded Iceberg catalog, a text file) is refused before a
+  byte of it changes, and a command that only reads (`mode="read"`) creates, migrates and re-journals
+  nothing: an older store is read through a migrated copy in a temporary folder.
 
 A record is the JSON Lines record of runner/history.py (`run_record`, `unread_record`): the runs
 table holds the same facts, so a JSON Lines history imports without loss (`import_jsonl`), and the
@@ -23,13 +27,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sqlite3
+import tempfile
 import uuid
+import weakref
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Literal, Mapping
 
 from dc_bridge.history.series import CHECK, run_metrics
 from dc_bridge.monitors import MonitorVerdict, Point, SeriesKey
@@ -158,6 +165,66 @@ class StoreError(HistoryError):
     """A history store dc-bridge cannot open, read or append to (a ValueError, as HistoryError)."""
 
 
+# the first 16 bytes of every SQLite 3 database file
+SQLITE_HEADER = b"SQLite format 3\x00"
+# the tables every version of the store has had: what makes a SQLite file a dc-bridge store
+STORE_TABLES = frozenset({"runs", "schema_version"})
+RUNS_COLUMNS = frozenset({"run_id", "contract_id", "run_at_us", "outcome", "evaluated", "in_error"})
+# a table -> the program whose database has it, to say whose file a refused one is
+KNOWN_OWNERS = {"iceberg_tables": "an Iceberg SQL catalog (pyiceberg's; dc-bridge's embedded catalog is one)"}
+# how a command opens a store: `create` a missing or empty file (run --history, history import --into), `write` only an
+# existing store (history prune), `read` only an existing store and nothing written to it (site, monitor backtest)
+Mode = Literal["create", "write", "read"]
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """What a `--history` file is, looked at without writing to it (`identify`)."""
+    kind: Literal["missing", "empty", "store", "jsonl", "other", "sqlite", "unreadable"]
+    version: int | None = None  # a store's schema version
+    detail: str = ""  # a SQLite database's tables or owner, or why the file could not be read
+
+
+def identify(path: str | Path) -> FileKind:
+    """What `path` is, read only: its first bytes, and for a SQLite file its tables (opened read-only, so nothing is
+    created or re-journaled in a file that is not ours)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as file:
+            head = file.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return FileKind("missing")
+    except OSError as exc:
+        return FileKind("unreadable", detail=exc.strerror or str(exc))
+    if not head:
+        return FileKind("empty")
+    if head != SQLITE_HEADER:
+        return FileKind("jsonl" if path.suffix.lower() == ".jsonl" or head.lstrip()[:1] == b"{" else "other")
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            # a `runs` table of another program's is not ours either: ours has had these columns since version 1
+            runs = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+            if not STORE_TABLES <= tables or not RUNS_COLUMNS <= runs:
+                owner = next((who for table, who in KNOWN_OWNERS.items() if table in tables), None)
+                return FileKind("sqlite", detail=owner or (f"its tables: {', '.join(sorted(tables))}" if tables else "no tables"))
+            return FileKind("store", version=db.execute("SELECT max(version) FROM schema_version").fetchone()[0] or 0)
+    except sqlite3.Error as exc:
+        return FileKind("unreadable", detail=str(exc))
+
+
+def refusal(path: str | Path, found: FileKind) -> str | None:
+    """Why `path`, as `identify` found it, is not a store a command may open (None for a store or a file yet to be one)."""
+    return {
+        "jsonl": f"{path} is a JSON Lines history, not a history store: import it into a store with "
+                 f"`dc-bridge history import {path} --into history.db`",
+        "other": f"{path} is not a dc-bridge history store (not a SQLite database file)",
+        "sqlite": f"{path} is a SQLite database of another program ({found.detail}), not a dc-bridge history store "
+                  f"(whose runs and schema_version tables it lacks)",
+        "unreadable": f"{path} cannot be read as a history store: {found.detail}",
+    }.get(found.kind)
+
+
 def data_source_text(verdict: Verdict | None, given: str | None = None) -> str | None:
     """The `data_source` a run records: `given`, else the verdict's model -> source as a JSON object
     (`{"orders": "/data/orders.parquet"}`: one text column, read back with SQLite's json_extract or Spark's from_json)."""
@@ -202,15 +269,50 @@ class StoredRun:
 
 class HistoryStore:
     """A SQLite history file. Every method opens its own connection, so one store may be used from
-    threads and processes alike; the file is created with its schema on first use."""
+    threads and processes alike. `mode` (`Mode`): `create` makes a missing or empty file a store with its
+    schema, `write` and `read` take only a store; a file that is not one is refused before anything is written
+    to it (StoreError), and `read` writes nothing at all."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, mode: Mode = "create"):
         self.path = Path(path)
+        self._file = self.path  # what reads open: the store, or in `read` mode a migrated copy of an older one
         if self.path.is_dir():
             raise StoreError(f"history store {self.path} is a folder; name a file (for example {self.path / 'history.db'})")
         if not self.path.exists() and not self.path.parent.is_dir():
             raise StoreError(f"history store {self.path}: the folder {self.path.parent} does not exist; create it or name a file in an existing folder")
-        with self._transaction() as db:
+        found = identify(self.path)
+        refused = refusal(self.path, found)
+        if refused:
+            raise StoreError(f"{refused}; nothing was written to it. Name a store file of its own (e.g. runs/history.db)")
+        if found.kind != "store" and mode != "create":
+            raise StoreError(f"history store {self.path} " + ("does not exist" if found.kind == "missing" else "is an empty file")
+                             + ": name the file `run --history` wrote (a store is created by the first run that records to it)")
+        if found.version is not None and found.version > SCHEMA_VERSION:
+            raise StoreError(f"history store {self.path} has schema version {found.version}, newer than this dc-bridge's "
+                             f"{SCHEMA_VERSION}: upgrade dc-bridge to read it")
+        if mode == "read":
+            if found.version < SCHEMA_VERSION:
+                self._file = self._migrated_copy()
+            return
+        self._bring_to_schema(self.path)
+
+    def _migrated_copy(self) -> Path:
+        """An older store read by a command that only reads: copied (SQLite's backup, consistent under writers) into a
+        temporary folder removed with this object, and the copy migrated; the user's file stays as it was."""
+        folder = tempfile.mkdtemp(prefix="dc-bridge-store-")
+        weakref.finalize(self, shutil.rmtree, folder, True)
+        copy = Path(folder) / "history.db"
+        try:
+            with closing(self._reader()) as source, closing(sqlite3.connect(copy)) as target:
+                source.backup(target)
+        except sqlite3.Error as exc:
+            raise StoreError(f"history store {self.path} cannot be read: {exc}") from None
+        self._bring_to_schema(copy)
+        return copy
+
+    def _bring_to_schema(self, file: Path) -> None:
+        """Create the schema in a new file, or migrate an older store, in one transaction."""
+        with self._transaction(file) as db:
             for statement in SCHEMA.split(";"):
                 db.execute(statement)
             versions = [row[0] for row in db.execute("SELECT version FROM schema_version")]
@@ -226,10 +328,10 @@ class HistoryStore:
                 db.execute("INSERT INTO schema_version VALUES (?, ?)", (version, now))
 
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, file: Path | None = None) -> Iterator[sqlite3.Connection]:
         """One connection, one write transaction taken up front: committed on success, rolled back on any error."""
         try:
-            connection = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
+            connection = sqlite3.connect(file or self.path, timeout=BUSY_SECONDS, isolation_level=None)
         except sqlite3.Error as exc:
             raise StoreError(f"history store {self.path} cannot be opened: {exc}") from None
         with closing(connection) as db:
@@ -249,7 +351,7 @@ class HistoryStore:
                 raise
 
     def _reader(self) -> sqlite3.Connection:
-        return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
+        return sqlite3.connect(f"{self._file.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
 
     def _read(self, sql: str, parameters: tuple = ()) -> list[tuple]:
         try:
@@ -396,12 +498,13 @@ class HistoryStore:
         with self._transaction() as db:
             return db.execute("DELETE FROM runs WHERE run_at_us < ?", (cutoff,)).rowcount
 
-    def import_jsonl(self, path: str | Path) -> int:
+    def import_jsonl(self, path: str | Path, cut_short: list[int] | None = None) -> int:
         """The records of a JSON Lines history (checked as a run checks it: HistoryError on a line that
         is not a record), in one transaction; the file is only read. Imported once: the same file again
-        adds nothing, and a file that grew since adds only the records after those imported."""
+        adds nothing, and a file that grew since adds only the records after those imported. A record cut short
+        while it was written is passed over, its line added to `cut_short` (runner/history.py `read_history`)."""
         path = Path(path)
-        records = read_history(path)
+        records = read_history(path, cut_short)
         data = path.read_bytes()
         source = str(path.resolve())
         with self._transaction() as db:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from dc_bridge.history.spark_store import SparkTableStore, is_table
-from dc_bridge.history.store import HistoryStore, StoreError
+from dc_bridge.history.store import HistoryStore, Mode, StoreError
 from dc_bridge.runner.history import History
 
 
@@ -17,9 +17,10 @@ def is_jsonl(target: str | Path) -> bool:
     return Path(target).suffix.lower() == ".jsonl"
 
 
-def open_store(target: str | Path, spark: Any = None) -> HistoryStore | SparkTableStore:
+def open_store(target: str | Path, spark: Any = None, mode: Mode = "create") -> HistoryStore | SparkTableStore:
     """The store a `--history` target names: `table:db.name` a table in `spark`'s catalog
-    (spark_store.py), any other path but `.jsonl` a SQLite file (created on first use)."""
+    (spark_store.py), any other path but `.jsonl` a SQLite file (created on first use when `mode` is
+    `create`; store.py `Mode`: a command that only reads opens it `read`, and writes nothing to it)."""
     if is_table(str(target)):
         if spark is None:
             raise StoreError(f"history {target} is a table in the Spark catalog: it is read in a run's Spark session "
@@ -28,7 +29,7 @@ def open_store(target: str | Path, spark: Any = None) -> HistoryStore | SparkTab
     if is_jsonl(target):
         raise StoreError(f"{target} is a JSON Lines history (runner/history.py); import it into a store with "
                          f"`dc-bridge history import {target} --into history.db`")
-    return HistoryStore(target)
+    return HistoryStore(target, mode)
 
 
 def open_history(target: str | Path) -> History | HistoryStore:

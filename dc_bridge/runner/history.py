@@ -5,7 +5,10 @@ errorRate SLAs (verdict.py `judge_history`; docs/mapping.md, "Service levels ove
 The file is the user's: it is read before Spark starts and appended to once the verdict exists (or
 once a model's data turned out unreadable), never rewritten or truncated. A line that is not a
 dc-bridge history record stops the run (HistoryError: the file, the line, what was expected) instead
-of being skipped: a history that silently lost runs would misjudge availability.
+of being skipped: a history that silently lost runs would misjudge availability. The one exception is
+a record cut short, a line that begins as dc-bridge writes a record and ends before its JSON does (a
+run stopped while appending it: killed, out of disk): that run's record never was whole, so it is
+passed over, and said so (`History.cut_short`, `cut_short_note`), rather than stopping every later run.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from dc_bridge.verdict import HISTORY_WINDOW, PastRun, RunHistory, Verdict, chec
 
 # the key and version every record starts with: what makes a line ours
 FORMAT_KEY, FORMAT = "dc_bridge_history", 1
+# how every line `append_record` writes begins: a line that begins so and is not JSON was cut short while written
+_WRITTEN_START = json.dumps({FORMAT_KEY: FORMAT}, separators=(",", ":"))[:-1].encode("utf-8") + b","
 EXPECTED = f'one JSON object per line, written by dc-bridge run --history ({{"{FORMAT_KEY}": {FORMAT}, "contract_id": ...}})'
 
 
@@ -55,9 +60,10 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
 }
 
 
-def read_history(path: str | Path) -> list[dict]:
+def read_history(path: str | Path, cut_short: list[int] | None = None) -> list[dict]:
     """Every record of the file (none when it does not exist yet), checked line by line; HistoryError
-    for the first line that is not a record, or a file that could not be appended to after the run."""
+    for the first line that is not a record, or a file that could not be appended to after the run.
+    A record cut short while it was written is passed over, its line number added to `cut_short`."""
     path = Path(path)
     _check_appendable(path)
     if not path.exists():
@@ -66,7 +72,34 @@ def read_history(path: str | Path) -> list[dict]:
         lines = path.read_bytes().split(b"\n")
     except OSError as exc:
         raise HistoryError(f"history file {path} cannot be read: {exc.strerror or exc}") from None
-    return [_record(path, number, line) for number, line in enumerate(lines, 1) if line.strip()]
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if _cut_short(line):
+            if cut_short is not None:
+                cut_short.append(number)
+            continue
+        records.append(_record(path, number, line))
+    return records
+
+
+def _cut_short(line: bytes) -> bool:
+    """A line that begins as `append_record` writes a record and is not JSON: the record of a run stopped while writing it."""
+    if not line.startswith(_WRITTEN_START):
+        return False
+    try:
+        json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return True
+    return False
+
+
+def cut_short_note(path: str | Path, lines: list[int]) -> str:
+    """What a command says of the records of `path` that were cut short (`read_history`'s `cut_short`)."""
+    where = f"line {lines[0]}" if len(lines) == 1 else f"lines {', '.join(map(str, lines))}"
+    return (f"history file {path}, {where}: the record of a run that stopped while writing it (cut short) is passed over; "
+            f"that run is not counted. The line is left as it is")
 
 
 def _record(path: Path, number: int, line: bytes) -> dict:
@@ -104,7 +137,8 @@ class History:
 
     def __init__(self, path: str | Path):
         self.path = path
-        self.records = read_history(path)
+        self.cut_short: list[int] = []  # lines of records cut short while written, passed over (`cut_short_note`)
+        self.records = read_history(path, self.cut_short)
 
     def earlier_runs(self, contract_id: str, now: datetime) -> RunHistory:
         return earlier_runs(self.records, self.path, contract_id, now)

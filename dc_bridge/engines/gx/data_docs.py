@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from dc_bridge.engines.gx.project import RESULT_FORMATS, sync
+from dc_bridge.paths import write_whole
 from dc_bridge.engines.gx.translate import suite_name
 
 DOCS_SITE = "dc_bridge"
@@ -136,7 +137,7 @@ def _portable(site: Path, safe_name: Callable[[str, str], str]) -> None:
         text = page.read_text(encoding="utf-8")
         rewritten = _PAGE_PATH.sub(link, text)
         if rewritten != text:
-            page.write_text(rewritten, encoding="utf-8")
+            write_whole(page, rewritten)
 
 
 def _offline(site: Path) -> None:
@@ -165,7 +166,7 @@ def _offline(site: Path) -> None:
         if file.suffix == ".html":
             rewritten = _STATIC.sub(static, rewritten)
         if rewritten != text:
-            file.write_text(rewritten, encoding="utf-8")
+            write_whole(file, rewritten)
 
 
 def _pages(site: Path) -> list[Path]:

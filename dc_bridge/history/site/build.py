@@ -39,6 +39,7 @@ from dc_bridge.history.site.meta import ContractMeta, check_descriptions, contra
 from dc_bridge.history.store import HistoryStore, StoredRun
 from dc_bridge.monitors import MonitorVerdict, SeriesKey
 from dc_bridge.outcomes import ALL, worst
+from dc_bridge.paths import write_whole
 from dc_bridge.plan.checks import KINDS
 from dc_bridge.report.html import file_href
 
@@ -68,6 +69,8 @@ OWNED = ("index.html", "contracts", "assets")
 SITE_MARK = "<title>dc-bridge: "
 ASSET_MARK = "dc-bridge site"
 MANIFEST = "assets/site.json"
+# the last line of assets/vega.js: a bundle without it was cut short
+VEGA_END = f"\n/* end of the {ASSET_MARK}'s vega bundle */\n"
 
 
 @dataclass(frozen=True)
@@ -238,7 +241,7 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS, r
         rows.append(overview)
         pages = _contract_pages(store, overview, window, monitors, file, recorded, fetched, first, out / "contracts")
         for name, text in pages:
-            (out / "contracts" / name).write_text(text, encoding="utf-8")
+            write_whole(out / "contracts" / name, text)
             built.written.append(out / "contracts" / name)
         for stale in set(kept.get("pages", ())) - {name for name, _ in pages}:
             _remove_page(out / "contracts" / stale)
@@ -248,9 +251,9 @@ def build_site(store: HistoryStore, out: str | Path, runs: int = DEFAULT_RUNS, r
         contracts=rows, counts=Counter(row.state for row in rows), owners=_choices(r.meta.owner for r in rows),
         domains=_choices(r.meta.domain for r in rows), tags=_choices(t for r in rows for t in r.meta.tags),
         days=[day for day, _ in rows[0].strip] if rows else [], newest_day=newest_day.isoformat())
-    (out / "index.html").write_text(index, encoding="utf-8")
+    write_whole(out / "index.html", index)
     built.written.insert(0, out / "index.html")
-    (out / MANIFEST).write_text(json.dumps({"generator": ASSET_MARK, "contracts": manifest}, indent=0, sort_keys=True), encoding="utf-8")
+    write_whole(out / MANIFEST, json.dumps({"generator": ASSET_MARK, "contracts": manifest}, indent=0, sort_keys=True))
     return built
 
 
@@ -362,17 +365,26 @@ def _write_assets(assets: Path, built: Built) -> None:
     header = (f"/* {ASSET_MARK}: vega {vl_convert.get_vega_version()}, vega-lite {vl_convert.get_vegalite_versions()[-1]}, "
               f"vega-embed {vl_convert.get_vega_embed_version()} (vl-convert-python {vl_convert.__version__}) */\n")
     vega = assets / "vega.js"
-    if vega.is_file():
-        with vega.open(encoding="utf-8", errors="replace") as existing:
-            if existing.readline() == header:
-                return
-    vega.write_text(header + vl_convert.javascript_bundle(), encoding="utf-8")
+    if vega.is_file() and _bundle_of(vega, header):
+        return
+    write_whole(vega, header + vl_convert.javascript_bundle() + VEGA_END)
     built.written.append(vega)
+
+
+def _bundle_of(vega: Path, header: str) -> bool:
+    """Whether assets/vega.js is the whole bundle of these versions: its first line `header`, its last VEGA_END (a file
+    an earlier dc-bridge left cut short, without that line, is written again)."""
+    with vega.open("rb") as existing:
+        if existing.readline() != header.encode("utf-8"):
+            return False
+        end = VEGA_END.encode("utf-8")
+        existing.seek(max(0, vega.stat().st_size - len(end)))
+        return existing.read() == end
 
 
 def _write_if_changed(path: Path, text: str, built: Built) -> None:
     if not path.is_file() or path.read_text(encoding="utf-8", errors="replace") != text:
-        path.write_text(text, encoding="utf-8")
+        write_whole(path, text)
         built.written.append(path)
 
 
