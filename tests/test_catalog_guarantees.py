@@ -156,12 +156,19 @@ def test_the_embedded_catalog_is_the_projects_wherever_the_command_runs(project,
         f"check is skipped (the first run creates it); tables in {NS}: none"]
     assert f"dc-bridge drift: the tables of namespace {NS} in iceberg ({database(project)})" in " ".join(drift.stderr.split())
 
-    # from a folder outside any project: the working directory's catalog, which does not exist, said so and not created
+    # from a folder outside any project: the contract's own project applies (its catalog: the breaking change is found), said so
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     monkeypatch.chdir(elsewhere)
     outside = invoke("check-version", str(project / "new.yaml"), "--against-registered", "--catalog", "iceberg", "--namespace", NS)
-    assert outside.exit_code == 0, outside.output
-    said = " ".join(outside.output.split())
+    assert outside.exit_code == 1, outside.output
+    assert f"belongs to the project in {project} (dc-bridge.toml)" in " ".join(outside.stderr.split())
+    assert "version 1.0.0 -> 1.0.1: PATCH bump: NOT ENOUGH" in outside.stdout
+
+    # a contract in no project, from there: the working directory's catalog, which does not exist, said so and not created
+    write(elsewhere, "loose.yaml", "1.0.1", more="")
+    alone = invoke("check-version", "loose.yaml", "--against-registered", "--catalog", "iceberg", "--namespace", NS)
+    assert alone.exit_code == 0, alone.output
+    said = " ".join(alone.output.split())
     assert "note: no project configuration (dc-bridge.toml, or [tool.dc-bridge] in pyproject.toml) was found, nor an embedded " \
            "catalog upwards; using the working directory's" in said
     assert f"namespace {NS} does not exist in iceberg ({database(elsewhere)}, which does not exist)" in said
