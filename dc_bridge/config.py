@@ -17,6 +17,7 @@ default catalog, namespace and engines; options on the command line win over it.
     drift = "strict"
     registration = "warn"                  # an unreachable catalog: a warning, or (strict) a failure
     monitors = "warn"                      # an anomaly a monitor finds: reported, or (strict) the contract failed
+    lifecycle = "warn"                     # a run of a version past its sunset: a warning, or (strict) failed
 
     [tool.dc-bridge.drift]
     extra-columns = "error"                # info (the default) or error
@@ -51,15 +52,18 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, before it joined th
     import tomli as tomllib
 
 LEVELS = ("off", "warn", "strict")
-VALIDATORS = ("schema", "inheritance", "version-bump", "drift", "registration", "monitors")
-# those `--enforce` sets (lint, the evolution commands, register): the monitors' level is read by `run` alone, from the file
-OPTION_VALIDATORS = tuple(validator for validator in VALIDATORS if validator != "monitors")
+VALIDATORS = ("schema", "inheritance", "version-bump", "drift", "registration", "monitors", "lifecycle")
+# those `--enforce` sets (lint, the evolution commands, register): the monitors' and lifecycle's levels are read by `run`
+# alone, from the file
+OPTION_VALIDATORS = tuple(validator for validator in VALIDATORS if validator not in ("monitors", "lifecycle"))
 ENGINES = ("gx", "soda", "spark")
 # what a validator is set to when nothing says otherwise: today's behaviour, where every validator's errors
 # fail its command; registration warns, as the seed asks (an unreachable catalog is a soft failure); monitors
 # report an anomaly and fail nothing until a team has seen what they say
 DEFAULT_LEVELS: dict[str, str] = {"schema": "strict", "inheritance": "strict", "version-bump": "strict",
-                                  "drift": "strict", "registration": "warn", "monitors": "warn"}
+                                  "drift": "strict", "registration": "warn", "monitors": "warn",
+                                  # a run of a version past its sunset: a warning until a team chooses to fail it
+                                  "lifecycle": "warn"}
 FILE_NAMES = ("dc-bridge.toml", "pyproject.toml")
 
 

@@ -302,3 +302,35 @@ def contradiction(status: str | None, current: Life) -> str | None:
 def shown(text: str | None) -> str:
     """A user's text in a message: quoted, its newlines and control characters escaped."""
     return "none" if text is None else json.dumps(text, ensure_ascii=False)
+
+
+# what a run's version weighs as, by its state and the enforcement level (`[tool.dc-bridge.enforcement] lifecycle`):
+# a deprecated version is a note at any level; past its sunset the level decides; off: a note too
+_WEIGHS = {("sunset", "warn"): "warning", ("sunset", "strict"): "failed", ("retired", "warn"): "warning",
+           ("retired", "strict"): "failed"}
+
+
+def run_finding(current: Life, level: str, where: str, now: datetime, status: str | None = None):
+    """The verdict's LifecycleVerdict for a run of a version in `current`; None for a version with nothing to say
+    (proposed, draft, active, and no contradiction)."""
+    from dc_bridge.verdict import LifecycleVerdict
+
+    conflict = contradiction(status, current)
+    if current.state not in ("deprecated", "sunset", "retired") and conflict is None:
+        return None
+    days = current.days_to_sunset(now)
+    parts = [{"deprecated": f"deprecated, sunset {iso(current.sunset) if current.sunset else 'not dated'}"
+                            + (f" in {days} day{'s' * (days != 1)}" if days is not None else ""),
+              "sunset": "sunset" + (f" since {iso(current.sunset)} (its date passed)" if current.by_date else
+                                    f" since {current.since()}"),
+              "retired": f"retired since {current.since()}, run with --allow-retired"}.get(current.state, current.state)]
+    if current.successor:
+        parts.append(f"successor {current.successor}")
+    if current.state in ("sunset", "retired"):
+        parts.append(f"enforcement.lifecycle = {level!r}")
+    if conflict:
+        parts.append(conflict)
+    return LifecycleVerdict(state=current.state, weighs_as=_WEIGHS.get((current.state, level), "passed"), level=level,
+                            message="; ".join(parts), sunset=iso(current.sunset) if current.sunset else None,
+                            sunset_timestamp=current.sunset.timestamp() if current.sunset else None, days_to_sunset=days,
+                            successor=current.successor, contradiction=conflict, where=where)

@@ -538,6 +538,17 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
         sys.exit(EXIT_FINDINGS)
 
 
+def _retired(store, entries) -> list[str]:
+    """The labels of the entries whose version the registry says is retired (catalog/lifecycle.py)."""
+    from dc_bridge.catalog.lifecycle import life, utc_now
+
+    now, properties = utc_now(), {}
+    for entry in entries:
+        properties.setdefault(entry.namespace, store.properties(entry.namespace))
+    return [entry.label for entry in entries
+            if life(properties[entry.namespace], entry.record.id, entry.record.version, now).state == "retired"]
+
+
 def registered_runs(catalog_spec: str | None, namespaces: tuple[str, ...], pattern: str | None, folder: Path,
                     session, variables: dict[str, str] | None = None) -> tuple[str, list[tuple[str, object]], set[str]]:
     """`run --registered`: (the catalog, [(NS/ID@VERSION, its ReadContract, or why it is refused)], the labels of
@@ -575,10 +586,15 @@ def registered_runs(catalog_spec: str | None, namespaces: tuple[str, ...], patte
         for why in absent:
             click.echo("\n".join(prose(f"dc-bridge run: {why}")), err=True)
         entries = registered_contracts(store, list(namespaces), pattern)
+        retired = _retired(store, entries)
     except (CatalogUnavailable, BadRecord) as exc:
         what = "" if isinstance(exc, (CatalogMisconfigured, BadRecord)) else "the catalog cannot be reached: "
         click.echo(f"dc-bridge run: {what}{exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
+    if retired:
+        entries = [entry for entry in entries if entry.label not in retired]
+        click.echo("\n".join(prose(f"dc-bridge run: skipped {len(retired)} retired contract(s): {listed(retired)} (the "
+                                    f"registry says their current version is retired)")), err=True)
     if not entries:
         click.echo(f"dc-bridge run: nothing to run: no contract{f' matching {pattern}' if pattern else ''} is registered in "
                    f"{store.label} namespace(s) {listed(list(namespaces))}", err=True)

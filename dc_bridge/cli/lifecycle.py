@@ -67,3 +67,55 @@ def lifecycle_command(contract_ref: str, to: str, sunset: str | None, successor:
 def _refused(ref: str, why: str, code: int) -> None:
     click.echo("\n".join(prose(f"dc-bridge lifecycle: {ref}: nothing was written: {why}")), err=True)
     sys.exit(code)
+
+
+def registered_place(spec: str, label: str, read) -> tuple[str | None, str | None]:
+    """(catalog, namespace) of a `run --registered` contract labelled `NS/ID@VERSION` (catalog/fleet.py `Registered.label`)."""
+    contract = read.result.contract
+    tail = f"/{contract.id}@{contract.version}" if contract is not None else None
+    return (spec, label[: -len(tail)]) if tail and label.endswith(tail) else (None, None)
+
+
+def for_run(read, spec: str | None = None, namespace: str | None = None, allow_retired: bool = False):
+    """A run's LifecycleVerdict for the contract `read` (a runner/pipeline.py ReadContract): its version's state in the
+    project's catalog and namespace (`spec` and `namespace`: those `run --registered` read it from). None when no catalog and
+    namespace are configured, the catalog is `spark` (a run reads no Spark catalog for it), or the version is not
+    registered there; a catalog that cannot be reached is a warning and None. A retired version is a DataError (the
+    run's exit 2) unless `allow_retired`."""
+    from pathlib import Path
+
+    from dc_bridge import config
+    from dc_bridge.catalog import CatalogUnavailable, open_store, parse
+    from dc_bridge.catalog.iceberg import embedded_folder
+    from dc_bridge.catalog.lifecycle import life, run_finding, text_status, utc_now
+    from dc_bridge.catalog.registry import BadRecord, history
+    from dc_bridge.contract.evolution.versioning import SemVer
+    from dc_bridge.runner.data import DataError
+
+    contract = read.result.contract
+    settings = config.load()
+    spec, namespace = spec or settings.catalog, namespace or settings.namespace
+    if contract is None or not spec or not namespace or parse(spec)[0] == "spark":
+        return None
+    try:
+        store = open_store(spec, embedded_folder(settings.project, Path.cwd())[0])
+        properties = store.properties(namespace)
+        wanted = SemVer.parse(contract.version or "")
+        version = next((r.version for r in history(properties, contract.id)
+                        if wanted is not None and SemVer.parse(r.version) == wanted), None)
+        if version is None:
+            return None
+        now = utc_now()
+        current = life(properties, contract.id, version, now)
+    except (CatalogUnavailable, BadRecord) as exc:
+        click.echo("\n".join(prose(f"dc-bridge run: warning: the lifecycle of {contract.id} {contract.version} cannot be "
+                                   f"read: {exc}")), err=True)
+        return None
+    documents = read.result.documents
+    status = text_status(documents[0].data) if documents else None
+    where = f"{store.label} namespace {namespace}"
+    found = run_finding(current, settings.level("lifecycle"), where, now, status)
+    if current.state == "retired" and not allow_retired:
+        raise DataError(f"{contract.id} {version} is retired in {where} ({found.message.split(', run with')[0]}): it is "
+                        f"not run; --allow-retired runs it anyway")
+    return found
