@@ -25,6 +25,10 @@ default catalog, namespace and engines; options on the command line win over it.
     [tool.dc-bridge.inheritance]
     mode = "ancestors"                     # ancestors: every ancestor; parents: the contracts named only
 
+    [tool.dc-bridge.lifecycle]
+    deprecation-window = "30d"             # check-version --against-registered: a breaking change waits this long after
+                                           # the version it replaces was deprecated (default: no wait)
+
     [tool.dc-bridge.monitors]              # bands learned from a history store (docs/monitoring.md)
     metrics = ["rows", "freshness_age", "arrival"]
     sensitivity = 4.0
@@ -43,6 +47,7 @@ import contextlib
 import contextvars
 import difflib
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -105,6 +110,7 @@ _SCHEMA: dict[str, Any] = {
     "drift": {"extra-columns": ("info", "error")},
     "inheritance": {"mode": ("ancestors", "parents")},
     "monitors": MONITOR_KEYS,
+    "lifecycle": {"deprecation-window": str},
 }
 
 # finding code prefix -> the validator whose level applies to it (the first matching prefix wins);
@@ -129,6 +135,9 @@ class Settings:
     # the [tool.dc-bridge.monitors] table as written (validated; monitors/settings.py builds MonitorSettings of it)
     monitors: Mapping[str, Any] = field(default_factory=dict)
     file: str | None = None  # where they came from; None when no file was found
+    # [tool.dc-bridge.lifecycle] deprecation-window: how long a registered version is deprecated before a breaking change
+    # may replace it (check-version --against-registered); None: no wait
+    deprecation_window: timedelta | None = None
 
     def level(self, validator: str) -> str:
         return self.levels[validator]
@@ -208,7 +217,23 @@ def load(start: str | Path | None = None) -> Settings:
         engines=tuple(table["engines"]) if "engines" in table else None,
         monitors=dict(table.get("monitors", {})),
         file=str(path),
+        deprecation_window=_window(table.get("lifecycle", {}).get("deprecation-window"), str(path), prefix),
     )
+
+
+def _window(text: str | None, file: str, prefix: str) -> timedelta | None:
+    """`lifecycle.deprecation-window` as a duration (`30d`, `P4W`); ConfigError naming the key otherwise."""
+    if text is None:
+        return None
+    from dc_bridge.contract.durations import parse_duration
+
+    try:
+        window = parse_duration(text)
+    except ValueError as exc:
+        raise ConfigError(f"{file}: `{prefix}lifecycle.deprecation-window` {exc}") from None
+    if window <= timedelta(0):
+        raise ConfigError(f"{file}: `{prefix}lifecycle.deprecation-window` must be longer than nothing, not {text!r}")
+    return window
 
 
 def validate_table(table: Any, schema: Mapping[str, Any], file: str, prefix: str) -> None:

@@ -272,3 +272,48 @@ def test_writers_that_all_read_before_any_writes_have_one_winner(project):
     assert sorted(out.strip() for out, _ in said.values()) == ["lost", "lost", "lost", "won"], said
     winner = next(name for name, (out, _) in said.items() if out.strip() == "won")
     assert [(t["to"], t["reason"]) for t in read_back(project)["1.0.0"]["transitions"]][-1] == ("deprecated", winner)
+
+
+WIDE = CONTRACT + """      - name: email
+        logicalType: string
+"""
+
+
+def test_a_breaking_change_waits_out_the_deprecation_window(tmp_path, monkeypatch):
+    """check-version --against-registered with lifecycle.deprecation-window: no window, today's answer; an active
+    version, refused naming the change; deprecated today, refused with the date to wait for; deprecated 40 days ago
+    (a transition written with that clock through the API), allowed; a non-breaking change never waits."""
+    from dc_bridge.catalog import open_store
+    from dc_bridge.catalog.lifecycle import Request, move
+
+    monkeypatch.chdir(tmp_path)
+    plain = f'catalog = "iceberg"\nnamespace = "{NS}"\n'
+    (tmp_path / "dc-bridge.toml").write_text(plain, encoding="utf-8")
+    for name, version, text in (("a.yaml", "1.0.0", WIDE), ("b.yaml", "2.0.0", WIDE)):
+        (tmp_path / name).write_text(text.format(id="customers", version=version, status="active"), encoding="utf-8")
+    assert invoke("register", "a.yaml").exit_code == 0
+    assert invoke("register", "b.yaml").exit_code == 0
+    (tmp_path / "new.yaml").write_text(CONTRACT.format(id="customers", version="3.0.0", status="active"), encoding="utf-8")
+    (tmp_path / "minor.yaml").write_text((WIDE + "      - name: phone\n        logicalType: string\n").format(
+        id="customers", version="2.1.0", status="active"), encoding="utf-8")
+    assert invoke("check-version", "new.yaml", "--against-registered").exit_code == 0
+    (tmp_path / "dc-bridge.toml").write_text(plain + '[lifecycle]\ndeprecation-window = "30d"\n', encoding="utf-8")
+    active = invoke("check-version", "new.yaml", "--against-registered")
+    said = " ".join(active.output.split())
+    assert active.exit_code == 1 and "customers 2.0.0 is active" in said and "customers.email" in said and "needs that wait" in said, said
+    assert invoke("check-version", "minor.yaml", "--against-registered").exit_code == 0
+    assert invoke("lifecycle", "customers@2.0.0", "--to", "deprecated", "--sunset", in_days(60)).exit_code == 0
+    today = invoke("check-version", "new.yaml", "--against-registered", "--format", "json")
+    assert today.exit_code == 1 and "so wait until" in json.loads(today.stdout)["deprecation_wait"]
+    # orders 1.0.0 deprecated 40 days ago (a transition written with that clock through the API): its breaking change passes
+    (tmp_path / "o1.yaml").write_text(WIDE.format(id="orders", version="1.0.0", status="active"), encoding="utf-8")
+    (tmp_path / "o2.yaml").write_text(CONTRACT.format(id="orders", version="2.0.0", status="active"), encoding="utf-8")
+    assert invoke("register", "o1.yaml").exit_code == 0
+    store = open_store("iceberg", tmp_path / ".dc-bridge" / "iceberg")
+    long_ago = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(days=40)
+    move(store, NS, Request("orders", None, "deprecated", "moved on", in_days(20)), now=long_ago)
+    waited = invoke("check-version", "o2.yaml", "--against-registered")
+    assert waited.exit_code == 0 and "needs that wait" not in waited.output, waited.output
+    (tmp_path / "dc-bridge.toml").write_text(plain + '[lifecycle]\ndeprecation-window = "a month or so"\n', encoding="utf-8")
+    bad = invoke("check-version", "new.yaml", "--against-registered")
+    assert bad.exit_code == 2 and "lifecycle.deprecation-window" in bad.output

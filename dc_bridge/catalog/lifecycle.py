@@ -23,7 +23,7 @@ import json
 import math
 import re
 from dataclasses import asdict, dataclass
-from datetime import date, datetime, time, timezone
+from datetime import date, datetime, time, timedelta, timezone
 
 from dc_bridge.catalog.registry import BadRecord, history, record_key, records
 from dc_bridge.catalog.store import Store
@@ -334,3 +334,25 @@ def run_finding(current: Life, level: str, where: str, now: datetime, status: st
                             message="; ".join(parts), sunset=iso(current.sunset) if current.sunset else None,
                             sunset_timestamp=current.sunset.timestamp() if current.sunset else None, days_to_sunset=days,
                             successor=current.successor, contradiction=conflict, where=where)
+
+
+def _days(span: timedelta) -> str:
+    days = span.total_seconds() / _DAY
+    return f"{days:.0f} day{'s' * (round(days) != 1)}" if days >= 1 else f"{span.total_seconds() / 3600:.1f} hours"
+
+
+def breaking_wait(current: Life, name: str, window: timedelta, now: datetime) -> str | None:
+    """Why a breaking change may not replace the registered version `name` yet (`[tool.dc-bridge.lifecycle]
+    deprecation-window`), or None when it may: an active version must be deprecated first and stay so for the window;
+    a proposed or draft one has no consumers to wait for, a sunset or retired one none left."""
+    if current.state in ("proposed", "draft", "sunset", "retired"):
+        return None
+    deprecation = next((t for t in current.transitions if t.to == "deprecated"), None)
+    if deprecation is None:
+        return (f"{name} is active: its consumers get the deprecation window of {_days(window)} first (deprecate it with "
+                f"`dc-bridge lifecycle {name.replace(' ', '@')} --to deprecated --sunset DATE`, then wait)")
+    since = parse_instant(deprecation.at)
+    if now - since >= window:
+        return None
+    return (f"{name} was deprecated {deprecation.at}, {_days(now - since)} ago: the deprecation window is {_days(window)}, "
+            f"so wait until {iso(since + window)} ({_days(since + window - now)} more)")

@@ -119,3 +119,34 @@ def for_run(read, spec: str | None = None, namespace: str | None = None, allow_r
         raise DataError(f"{contract.id} {version} is retired in {where} ({found.message.split(', run with')[0]}): it is "
                         f"not run; --allow-retired runs it anyway")
     return found
+
+
+def deprecation_refusal(before, changes, catalog_spec: str | None, namespace: str | None, master: str | None,
+                        conf_options: tuple[str, ...]) -> str | None:
+    """`check-version --against-registered` with `[tool.dc-bridge.lifecycle] deprecation-window`: why NEW's breaking
+    changes may not replace the registered version `before` (a LoadResult) yet, one line per change, or None (no window,
+    no breaking change, or the registered version deprecated long enough ago). Exit 2 when the catalog cannot be read."""
+    from dc_bridge import config
+    from dc_bridge.catalog import CatalogUnavailable
+    from dc_bridge.catalog.lifecycle import breaking_wait, life, utc_now
+    from dc_bridge.catalog.registry import BadRecord
+
+    window = config.current().deprecation_window
+    breaking = [change for change in changes if change.bump == "major"]
+    if window is None or not breaking or before.contract is None:
+        return None
+    contract = before.contract
+    spec, namespace = resolve(catalog_spec, namespace)
+    try:
+        with open_catalog(spec, master, conf_options) as store:
+            now = utc_now()
+            current = life(store.properties(namespace), contract.id, contract.version, now)
+    except (CatalogUnavailable, BadRecord) as exc:
+        click.echo(f"dc-bridge check-version: the lifecycle of {contract.id} {contract.version} cannot be read: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    why = breaking_wait(current, f"{contract.id} {contract.version}", window, now)
+    if why is None:
+        return None
+    return "\n".join([f"breaking change(s) wait for the consumers of {contract.id} {contract.version} "
+                      f"(lifecycle.deprecation-window in {config.current().file}): {why}",
+                      *(f"  {change.path}: {change.message}: needs that wait" for change in breaking)])
