@@ -165,3 +165,37 @@ def test_run_registered_skips_retired_contracts_and_says_how_many(project):
     assert result.exit_code == 0, result.output
     assert "skipped 1 retired contract(s): sales/customers@4.0.0" in " ".join(result.output.split())
     assert [v["contract_id"] for v in json.loads(result.stdout)] == ["orders"]
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool (Debian's `prometheus` package) is not installed")
+def test_the_documented_sunset_rule_fires_a_week_before_the_sunset(tmp_path):
+    """Prometheus's own rule engine (`promtool test rules`) on the documented rule file as it is, over the series a
+    deprecated version's run exposes (read back from the exposition by prometheus-client's parser): the sunset at day
+    10 of Prometheus's test clock, the alert quiet on day 2 and firing on day 4."""
+    import yaml
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from dc_bridge.report.prometheus import exposition
+    from dc_bridge.verdict import LifecycleVerdict, Verdict
+
+    sunset = 10 * 86400
+    verdict = Verdict(contract_id="customers", contract_version="1.0.0", contract_file="c.yaml", outcome="passed", counts={},
+                      models=[], engines=["spark"],
+                      lifecycle=LifecycleVerdict(state="deprecated", weighs_as="passed", level="warn", message="deprecated",
+                                                 sunset_timestamp=sunset, where="iceberg namespace sales"))
+    samples = [sample for family in text_string_to_metric_families(exposition([verdict]))
+               for sample in family.samples if sample.name == "dc_bridge_contract_sunset_timestamp_seconds"]
+    assert len(samples) == 1 and samples[0].value == sunset
+    labels = ",".join(f'{key}="{value}"' for key, value in sorted(samples[0].labels.items()))
+    series = f"{samples[0].name}{{{labels}}}"
+    rules = Path(__file__).resolve().parent.parent / "docs" / "examples" / "monitoring" / "dc-bridge-alerts.yml"
+    alert = {"contract": "customers", "version": "1.0.0", "priority": "ticket"}
+    test = {"rule_files": [str(rules)], "evaluation_interval": "1h",
+            "tests": [{"interval": "1h", "input_series": [{"series": series, "values": f"{sunset}+0x200"}],
+                       "alert_rule_test": [{"eval_time": "2d", "alertname": "DataContractSunsetSoon", "exp_alerts": []},
+                                           {"eval_time": "4d", "alertname": "DataContractSunsetSoon",
+                                            "exp_alerts": [{"exp_labels": alert,
+                                                            "exp_annotations": {"summary": "Data contract customers 1.0.0 is sunset in 6d 0h 0m 0s"}}]}]}]}
+    (tmp_path / "test.yml").write_text(yaml.safe_dump(test), encoding="utf-8")
+    done = subprocess.run(["promtool", "test", "rules", str(tmp_path / "test.yml")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
