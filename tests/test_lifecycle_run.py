@@ -199,3 +199,17 @@ def test_the_documented_sunset_rule_fires_a_week_before_the_sunset(tmp_path):
     (tmp_path / "test.yml").write_text(yaml.safe_dump(test), encoding="utf-8")
     done = subprocess.run(["promtool", "test", "rules", str(tmp_path / "test.yml")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_status_that_contradicts_the_registry_is_a_finding(project):
+    """customers 2.0.0 is active in the registry; a file of it saying `retired` (a state it has not been in) carries the
+    contradiction as a lifecycle note, and the outcome stays the checks'."""
+    (project / "contradicting.yaml").write_text(CONTRACT.format(id="customers", version="2.0.0").replace("status: active", "status: retired"),
+                                                encoding="utf-8")
+    result = run(project, "contradicting.yaml", "--output", "json")
+    assert result.exit_code == 0, result.output
+    verdict = json.loads(result.stdout)
+    assert verdict["outcome"] == "passed" and verdict["lifecycle"]["state"] == "active"
+    assert verdict["lifecycle"]["contradiction"] == "the contract's status is retired, but the registry says active: the registry decides"
+    plain = run(project, "customers-2.0.0.yaml", "--output", "json")
+    assert plain.exit_code == 0 and json.loads(plain.stdout)["lifecycle"] is None
