@@ -96,8 +96,8 @@ class Life:
 
     def passed(self) -> set[str]:
         """Every state the version has been in, the current one included."""
-        return {IMPLICIT if not self.transitions or self.transitions[0].from_state else self.transitions[0].to,
-                *(t.to for t in self.transitions), self.state}
+        implicit = {IMPLICIT} if not self.transitions or self.transitions[0].from_state is not None else set()
+        return {*implicit, *(t.to for t in self.transitions), self.state}
 
     def as_dict(self, now: datetime) -> dict:
         return {"state": self.state, "stored_state": self.stored, "by_date": self.by_date,
@@ -323,7 +323,7 @@ def run_finding(current: Life, level: str, where: str, now: datetime, status: st
                             + (f" in {days} day{'s' * (days != 1)}" if days is not None else ""),
               "sunset": "sunset" + (f" since {iso(current.sunset)} (its date passed)" if current.by_date else
                                     f" since {current.since()}"),
-              "retired": f"retired since {current.since()}, run with --allow-retired"}.get(current.state, current.state)]
+              "retired": f"retired since {current.since()}"}.get(current.state, current.state)]
     if current.successor:
         parts.append(f"successor {current.successor}")
     if current.state in ("sunset", "retired"):

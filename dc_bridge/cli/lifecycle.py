@@ -116,8 +116,8 @@ def for_run(read, spec: str | None = None, namespace: str | None = None, allow_r
     where = f"{store.label} namespace {namespace}"
     found = run_finding(current, settings.level("lifecycle"), where, now, status)
     if current.state == "retired" and not allow_retired:
-        raise DataError(f"{contract.id} {version} is retired in {where} ({found.message.split(', run with')[0]}): it is "
-                        f"not run; --allow-retired runs it anyway")
+        raise DataError(f"{contract.id} {version} is retired in {where} ({found.message}): it is not run; "
+                        f"--allow-retired runs it anyway")
     return found
 
 
