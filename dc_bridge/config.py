@@ -20,12 +20,17 @@ default catalog, namespace and engines; options on the command line win over it.
     drift = "strict"
     registration = "warn"                  # an unreachable catalog: a warning, or (strict) a failure
     monitors = "warn"                      # an anomaly a monitor finds: reported, or (strict) the contract failed
+    lifecycle = "warn"                     # a run of a version past its sunset: a warning, or (strict) failed
 
     [tool.dc-bridge.drift]
     extra-columns = "error"                # info (the default) or error
 
     [tool.dc-bridge.inheritance]
     mode = "ancestors"                     # ancestors: every ancestor; parents: the contracts named only
+
+    [tool.dc-bridge.lifecycle]
+    deprecation-window = "30d"             # check-version --against-registered: a breaking change waits this long after
+                                           # the version it replaces was deprecated (default: no wait)
 
     [tool.dc-bridge.monitors]              # bands learned from a history store (docs/monitoring.md)
     metrics = ["rows", "freshness_age", "arrival"]
@@ -47,6 +52,7 @@ import difflib
 import glob
 import math
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -56,17 +62,20 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, before it joined th
     import tomli as tomllib
 
 LEVELS = ("off", "warn", "strict")
-VALIDATORS = ("schema", "inheritance", "version-bump", "drift", "registration", "monitors")
-# those `--enforce` sets (lint, the evolution commands, register): the monitors' level is read by `run` alone, whose
-# `--enforce` sets that one (RUN_VALIDATORS): the others change what those commands report, never what a run accepts
-OPTION_VALIDATORS = tuple(validator for validator in VALIDATORS if validator != "monitors")
+VALIDATORS = ("schema", "inheritance", "version-bump", "drift", "registration", "monitors", "lifecycle")
+# those `--enforce` sets (lint, the evolution commands, register): the monitors' and lifecycle's levels are read by `run`
+# alone, whose `--enforce` sets the monitors' (RUN_VALIDATORS): the others change what those commands report, never
+# what a run accepts
+OPTION_VALIDATORS = tuple(validator for validator in VALIDATORS if validator not in ("monitors", "lifecycle"))
 RUN_VALIDATORS = ("monitors",)
 ENGINES = ("gx", "soda", "spark")
 # what a validator is set to when nothing says otherwise: today's behaviour, where every validator's errors
 # fail its command; registration warns, as the seed asks (an unreachable catalog is a soft failure); monitors
 # report an anomaly and fail nothing until a team has seen what they say
 DEFAULT_LEVELS: dict[str, str] = {"schema": "strict", "inheritance": "strict", "version-bump": "strict",
-                                  "drift": "strict", "registration": "warn", "monitors": "warn"}
+                                  "drift": "strict", "registration": "warn", "monitors": "warn",
+                                  # a run of a version past its sunset: a warning until a team chooses to fail it
+                                  "lifecycle": "warn"}
 FILE_NAMES = ("dc-bridge.toml", "pyproject.toml")
 # the embedded catalog's file in a project's folder (catalog/iceberg.py EMBEDDED_FOLDER / CATALOG_FILE): marks a project
 # that has no configuration file
@@ -135,6 +144,7 @@ _SCHEMA: dict[str, Any] = {
     "drift": {"extra-columns": ("info", "error")},
     "inheritance": {"mode": ("ancestors", "parents")},
     "monitors": MONITOR_KEYS,
+    "lifecycle": {"deprecation-window": str},
 }
 
 # finding code prefix -> the validator whose level applies to it (the first matching prefix wins);
@@ -162,6 +172,9 @@ class Settings:
     # the folder the project was looked for from (the contracts'), where the embedded catalog is looked for when no
     # configuration file decided it; None: the working directory
     start: Path | None = field(default=None, compare=False)
+    # [tool.dc-bridge.lifecycle] deprecation-window: how long a registered version is deprecated before a breaking change
+    # may replace it (check-version --against-registered); None: no wait
+    deprecation_window: timedelta | None = None
 
     def level(self, validator: str) -> str:
         return self.levels[validator]
@@ -180,8 +193,9 @@ class Settings:
 
     def for_running(self) -> Settings:
         """These settings with the validators' default levels, for `run` and `compile`: what they accept never depends
-        on an enforcement level (lint and the evolution commands report by them); the monitors' level is a run's own."""
-        return replace(self, levels={**DEFAULT_LEVELS, "monitors": self.levels["monitors"]})
+        on an enforcement level (lint and the evolution commands report by them); the monitors' and lifecycle's levels are
+        a run's own."""
+        return replace(self, levels={**DEFAULT_LEVELS, "monitors": self.levels["monitors"], "lifecycle": self.levels["lifecycle"]})
 
 
 _CURRENT: contextvars.ContextVar[Settings] = contextvars.ContextVar("dc_bridge_settings", default=Settings())
@@ -251,7 +265,23 @@ def load(start: str | Path | None = None) -> Settings:
         monitors=dict(table.get("monitors", {})),
         file=str(path),
         start=Path(start).resolve() if start else None,
+        deprecation_window=_window(table.get("lifecycle", {}).get("deprecation-window"), str(path), prefix),
     )
+
+
+def _window(text: str | None, file: str, prefix: str) -> timedelta | None:
+    """`lifecycle.deprecation-window` as a duration (`30d`, `P4W`); ConfigError naming the key otherwise."""
+    if text is None:
+        return None
+    from dc_bridge.contract.durations import parse_duration
+
+    try:
+        window = parse_duration(text)
+    except ValueError as exc:
+        raise ConfigError(f"{file}: `{prefix}lifecycle.deprecation-window` {exc}") from None
+    if window <= timedelta(0):
+        raise ConfigError(f"{file}: `{prefix}lifecycle.deprecation-window` must be longer than nothing, not {text!r}")
+    return window
 
 
 @dataclass(frozen=True)

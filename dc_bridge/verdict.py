@@ -159,6 +159,21 @@ class Phase(BaseModel):
     seconds: float
 
 
+class LifecycleVerdict(BaseModel):
+    """Where the registry says the contract's version is in its life (dc_bridge/catalog/lifecycle.py), as a run saw it:
+    `weighs_as` is what it does to the verdict (passed: a note; warning or failed: the enforcement level past a sunset)."""
+    state: str
+    weighs_as: Literal["passed", "warning", "failed"]
+    level: str
+    message: str
+    sunset: str | None = None  # ISO 8601 UTC
+    sunset_timestamp: float | None = None  # seconds since the epoch, for an alert N days before
+    days_to_sunset: int | None = None
+    successor: str | None = None
+    contradiction: str | None = None  # the contract's own status names a state its version has not been in
+    where: str  # the catalog and namespace the state was read from
+
+
 class Verdict(BaseModel):
     contract_id: str
     contract_version: str
@@ -191,6 +206,8 @@ class Verdict(BaseModel):
     monitors: list[MonitorVerdict] = Field(default_factory=list)
     # why the contract's outcome is worse than its checks and SLOs make it: a monitor at `strict` found an anomaly
     reason: str | None = None
+    # the registry's lifecycle state of this version (None: no catalog and namespace configured, or not registered)
+    lifecycle: LifecycleVerdict | None = None
 
     @classmethod
     def unchecked(cls, contract_file: str, engines: list[str], reason: str, contract_id: str | None = None,
@@ -352,6 +369,17 @@ def with_monitors(verdict: Verdict, monitors: list[MonitorVerdict]) -> Verdict:
         return verdict.model_copy(update={"monitors": monitors})
     reason = "monitors at strict found an anomaly: " + "; ".join(f"{m.monitor_id}: {m.sentence}" for m in failing)
     return verdict.model_copy(update={"monitors": monitors, "outcome": worst([verdict.outcome, "failed"]), "reason": reason})
+
+
+def with_lifecycle(verdict: Verdict, lifecycle: LifecycleVerdict | None) -> Verdict:
+    """The verdict with its lifecycle finding: past a sunset, `warn` makes it at worst a warning and `strict` failed, with
+    the finding as its reason; a deprecated version's finding is a note that changes nothing."""
+    if lifecycle is None:
+        return verdict
+    if lifecycle.weighs_as == "passed" or worst([verdict.outcome, lifecycle.weighs_as]) == verdict.outcome:
+        return verdict.model_copy(update={"lifecycle": lifecycle})
+    return verdict.model_copy(update={"lifecycle": lifecycle, "outcome": lifecycle.weighs_as,
+                                      "reason": verdict.reason or f"lifecycle: {lifecycle.message}"})
 
 
 def fold_objective(objective: Objective, checks: dict[str, CheckVerdict], row_counts: dict[str, int]) -> ObjectiveVerdict:

@@ -182,7 +182,7 @@ def test_the_embedded_catalog_is_the_projects_wherever_the_command_runs(project,
     monkeypatch.chdir(elsewhere / "sub")
     found = invoke("registrations", "--catalog", "iceberg", "--namespace", "loose")
     assert found.exit_code == 0, found.output
-    assert found.stdout.splitlines()[0] == "customers 1.0.0 (current)"
+    assert found.stdout.splitlines()[0] == "customers 1.0.0 (current, active)"
     assert f"using the embedded catalog found upwards in {elsewhere}" in " ".join(found.stderr.split())
 
 

@@ -108,7 +108,7 @@ def test_a_new_version_updates_it_and_the_earlier_one_stays_listed(project):
     assert [v["version"] for v in entry["versions"]] == ["1.0.0", "1.1.0"]
     assert entry["versions"][0]["schema_hash"] != entry["versions"][1]["schema_hash"]  # phone added
     text = invoke("registrations", "--catalog", "iceberg", "--namespace", NS).stdout
-    assert text.splitlines()[0] == "customers 1.1.0 (current)"
+    assert text.splitlines()[0] == "customers 1.1.0 (current, active)"
 
 
 def test_the_same_text_again_changes_nothing(project):

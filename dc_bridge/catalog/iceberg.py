@@ -200,6 +200,30 @@ class IcebergStore(Store):
                         raise
             self.catalog.update_namespace_properties(namespace, updates=updates)
 
+    def claim(self, namespace: str, key: str, value: str) -> bool:
+        """On pyiceberg's SQL catalog, one INSERT: the properties table's primary key lets one writer of `key` in
+        (pyiceberg's own update deletes and inserts, so the last writer would win); elsewhere Store's read-back."""
+        from pyiceberg.catalog import Catalog
+        from pyiceberg.catalog.sql import IcebergNamespaceProperties, SqlCatalog
+
+        if not isinstance(self.catalog, SqlCatalog):
+            return super().claim(namespace, key, value)
+        from sqlalchemy.exc import IntegrityError
+        from sqlalchemy.orm import Session
+
+        with _reaching(self.label):
+            if self.properties(namespace) is None:
+                self.set_properties(namespace, {})
+            try:
+                with Session(self.catalog.engine) as session:
+                    session.add(IcebergNamespaceProperties(catalog_name=self.catalog.name,
+                                                           namespace=Catalog.namespace_to_string(namespace),
+                                                           property_key=key, property_value=value))
+                    session.commit()
+            except IntegrityError:
+                return False
+        return True
+
     def namespaces(self) -> list[str]:
         from pyiceberg.exceptions import NoSuchNamespaceError
 

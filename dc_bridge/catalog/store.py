@@ -51,6 +51,15 @@ class Store(ABC):
     def table_schema(self, namespace: str, table: str):
         """The table's schema as a pyspark StructType; None when the table does not exist."""
 
+    def claim(self, namespace: str, key: str, value: str) -> bool:
+        """Set `key` on the namespace only when no writer has set it; False when one had. This generic form reads,
+        writes and reads back: two writers between one's read and write can both believe they set it (a catalog
+        with a unique key says so atomically: IcebergStore on pyiceberg's SQL catalog)."""
+        if key in (self.properties(namespace) or {}):
+            return False
+        self.set_properties(namespace, {key: value})
+        return (self.properties(namespace) or {}).get(key) == value
+
     def namespaces(self) -> list[str]:
         """Every namespace the catalog lists (for a hint when one is not found); empty when it lists none."""
         return []

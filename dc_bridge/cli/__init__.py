@@ -251,10 +251,12 @@ class _TimeLimit(click.ParamType):
 @click.option("--split-format", type=click.Choice(quarantine.SPLIT_FORMATS), default="parquet", show_default=True,
               help="With --quarantine: the format both outputs are written in.")
 @click.option("--overwrite", is_flag=True, help="With --quarantine: replace outputs that exist (only once the new ones are complete).")
+@click.option("--allow-retired", is_flag=True, help="Run a contract whose version the registry says is retired (refused otherwise; "
+                                                     "docs/catalogs.md).")
 def run_command(contracts, engines, server, data_options, where, master, conf_options, output_format, output_file, fail_on, samples,
                 data_docs, timeout, side_by_side, cache, history, openlineage, metrics_push, metrics_file, explain, quarantine_path,
                 valid_output, split_model, split_format, overwrite, variables, registered=False, catalog_spec=None, namespaces=(),
-                contract_glob=None, parallel=1, enforce_levels=()) -> None:
+                contract_glob=None, parallel=1, enforce_levels=(), allow_retired=False) -> None:
     """Check a contract's data with Great Expectations and Soda and print one verdict.
 
     Several contracts (files, or globs in quotes) are checked one after the other in one process and
@@ -388,9 +390,16 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 
             preflight = functools.partial(check_iceberg_session, spec=spec)
         try:
+            from dc_bridge.cli.lifecycle import for_run, registered_place
+            from dc_bridge.verdict import with_lifecycle
+
+            # the registry's state of the version: a retired one stops here (DataError), a deprecated one is a note
+            found = None if isinstance(read, Refused) else \
+                for_run(read, *(registered_place(spec, file, read) if registered else (None, None)), allow_retired=allow_retired)
             if split is not None:
-                return quarantine.split_and_write(read, split, options)
-            return check(read, options, spark=session, history=recorded, preflight=preflight, on_unchecked=ended.append)
+                return with_lifecycle(quarantine.split_and_write(read, split, options), found)
+            return with_lifecycle(check(read, options, spark=session, history=recorded, preflight=preflight,
+                                        on_unchecked=ended.append), found)
         except Exception as exc:  # an error no run expects too: this contract's error, the others go on
             click.echo(FORMATTERS["text"](exc.findings, [file]) if isinstance(exc, ContractError) else
                        f"dc-bridge run: {file + ': ' if several else ''}{exc}" if isinstance(exc, (DataError, ValueError)) else

@@ -27,7 +27,9 @@ from dc_bridge.report.finding_formats import FORMATTERS
 
 def register(group: click.Group) -> None:
     """Add the commands to the `dc-bridge` group (called at the end of cli/__init__.py)."""
-    for command in (register_command, registrations_command, init_command):
+    from dc_bridge.cli.lifecycle import lifecycle_command
+
+    for command in (register_command, registrations_command, init_command, lifecycle_command):
         group.add_command(command)
 
 
@@ -183,6 +185,7 @@ def register_command(contract: str, catalog_spec: str | None, namespace: str | N
         with open_catalog(spec, master, conf_options, create=True) as store:
             _say_note(store, "register")
             done = register_contract(store, namespace, loaded.contract, text)
+            status_note = _record_status(store, namespace, done.record, text)
             # the tables carry the current version: one recorded below it leaves them as they are
             tagged = (_tag_tables(store, namespace, loaded.contract, done.record)
                       if done.changed and done.current.version == done.record.version else [])
@@ -198,6 +201,17 @@ def register_command(contract: str, catalog_spec: str | None, namespace: str | N
                    f"{contract} was not registered: {exc} ({settings.source('registration')})", err=True)
         sys.exit(EXIT_FINDINGS if strict else EXIT_OK)
     click.echo("\n".join(registered_lines(contract, done, store.label, namespace, tagged)))
+    if status_note:
+        click.echo("\n".join(prose(f"dc-bridge register: note: {status_note}")), err=True)
+
+
+def _record_status(store, namespace: str, record, text: bytes) -> str | None:
+    """The text's `status` as the version's first state (catalog/lifecycle.py `record_start`); a note when it is not."""
+    import yaml
+
+    from dc_bridge.catalog.lifecycle import record_start, text_status
+
+    return record_start(store, namespace, record.id, record.version, text_status(yaml.safe_load(text)))
 
 
 def registered_lines(contract: str, done, label: str, namespace: str, tagged: list[str]) -> list[str]:
@@ -261,8 +275,17 @@ def registrations_command(catalog_spec: str | None, namespace: str | None, maste
         what = "" if isinstance(exc, (CatalogMisconfigured, BadRecord)) else "the catalog cannot be reached: "
         click.echo(f"dc-bridge registrations: {what}{exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
-    report = {cid: {"current": version, "versions": [json.loads(r.to_json()) for r in history(properties, cid)]}
-              for cid, version in listed.items()}
+    from dc_bridge.catalog.lifecycle import life, utc_now
+
+    now = utc_now()
+    try:
+        report = {cid: {"current": version,
+                        "versions": [{**json.loads(r.to_json()), "lifecycle": life(properties, cid, r.version, now).as_dict(now)}
+                                     for r in history(properties, cid)]}
+                  for cid, version in listed.items()}
+    except BadRecord as exc:
+        click.echo(f"dc-bridge registrations: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
     if output_format == "json":
         click.echo(json.dumps({"catalog": spec, "catalog_label": store.label, "namespace": namespace, "contracts": report},
                               indent=2, ensure_ascii=False))
@@ -272,11 +295,22 @@ def registrations_command(catalog_spec: str | None, namespace: str | None, maste
                                      f"{store.label} namespace {namespace}"):
             click.echo(line)
     for cid, entry in report.items():
-        click.echo(f"{cid} {entry['current']} (current)")
+        click.echo(f"{cid} {entry['current']} (current, {life_words(entry['versions'][-1]['lifecycle'])})")
         for version in reversed(entry["versions"]):
             mark = "*" if version["version"] == entry["current"] else " "
             owner = f"owner {version['owner']}" if version["owner"] else "no owner"
-            click.echo(f"  {mark} {version['version']}  {version['registered_at']}  {owner}  {short_digest(version['schema_hash'])}")
+            click.echo(f"  {mark} {version['version']}  {version['registered_at']}  {owner}  {short_digest(version['schema_hash'])}"
+                       f"  {version['lifecycle']['state']}")
+
+
+def life_words(lifecycle: dict) -> str:
+    """A version's state as `registrations` says it: `deprecated, sunset 2027-03-31T00:00:00Z in 114 days, successor X`."""
+    words = lifecycle["state"] + (" (its sunset date passed)" if lifecycle["by_date"] else "")
+    if lifecycle["state"] == "deprecated":
+        words += f", sunset {lifecycle['sunset']} in {lifecycle['days_to_sunset']} days"
+    if lifecycle["successor"] and lifecycle["state"] in ("deprecated", "sunset"):
+        words += f", successor {lifecycle['successor']}"
+    return words
 
 
 def registered_baseline(new_spec: str, catalog_spec: str | None, namespace: str | None, variables: dict[str, str] | None = None,
@@ -504,6 +538,17 @@ def init_command(sources: tuple[str, ...], out: str, overwrite: bool, contract_i
         sys.exit(EXIT_FINDINGS)
 
 
+def _retired(store, entries) -> list[str]:
+    """The labels of the entries whose version the registry says is retired (catalog/lifecycle.py)."""
+    from dc_bridge.catalog.lifecycle import life, utc_now
+
+    now, properties = utc_now(), {}
+    for entry in entries:
+        properties.setdefault(entry.namespace, store.properties(entry.namespace))
+    return [entry.label for entry in entries
+            if life(properties[entry.namespace], entry.record.id, entry.record.version, now).state == "retired"]
+
+
 def registered_runs(catalog_spec: str | None, namespaces: tuple[str, ...], pattern: str | None, folder: Path,
                     session, variables: dict[str, str] | None = None) -> tuple[str, list[tuple[str, object]], set[str]]:
     """`run --registered`: (the catalog, [(NS/ID@VERSION, its ReadContract, or its Refusal)], the labels of
@@ -542,10 +587,15 @@ def registered_runs(catalog_spec: str | None, namespaces: tuple[str, ...], patte
         for why in absent:
             click.echo("\n".join(prose(f"dc-bridge run: {why}")), err=True)
         entries = registered_contracts(store, list(namespaces), pattern)
+        retired = _retired(store, entries)
     except (CatalogUnavailable, BadRecord) as exc:
         what = "" if isinstance(exc, (CatalogMisconfigured, BadRecord)) else "the catalog cannot be reached: "
         click.echo(f"dc-bridge run: {what}{exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
+    if retired:
+        entries = [entry for entry in entries if entry.label not in retired]
+        click.echo("\n".join(prose(f"dc-bridge run: skipped {len(retired)} retired contract(s): {listed(retired)} (the "
+                                    f"registry says their current version is retired)")), err=True)
     if not entries:
         click.echo(f"dc-bridge run: nothing to run: no contract{f' matching {pattern}' if pattern else ''} is registered in "
                    f"{store.label} namespace(s) {listed(list(namespaces))}", err=True)

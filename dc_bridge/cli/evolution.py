@@ -171,19 +171,24 @@ def check_version_command(old: str, new: str | None, output_format: str, output_
     _check_output(output_file, versions)
     before, after = (v.result for v in versions)
     verdict = config.enforce(check_version(before, after, changes))  # `warn` makes its errors warnings
-    failed = any(f.level == "error" for f in verdict)
+    waiting = None
+    if against_registered:  # a breaking change to a version consumers were not warned of long enough (docs/catalogs.md)
+        from dc_bridge.cli.lifecycle import deprecation_refusal
+
+        waiting = deprecation_refusal(before, changes, catalog_spec, namespace, master, conf_options)
+    failed = any(f.level == "error" for f in verdict) or waiting is not None
     # the changes are listed for context; only the version finding decides
     findings = _relabel(versions, verdict + [c.finding(severity="info") for c in changes])
     files = [v.label for v in versions]
     old_v, new_v = SemVer.parse(before.contract.version), SemVer.parse(after.contract.version)
     bump = bump_level(old_v, new_v) if old_v and new_v else None
     extra = {"old_version": before.contract.version, "new_version": after.contract.version, "bump": bump,
-             "required_bump": required_bump(changes), "ok": not failed}
+             "required_bump": required_bump(changes), "ok": not failed, **({"deprecation_wait": waiting} if waiting else {})}
     report = _report(output_format, findings, files, changes, extra, versions)
     if output_format == "text":
         outcome = "ok" if not verdict else "NOT ENOUGH" if failed else f"NOT ENOUGH (only a warning: {config.current().source('version-bump')})"
         report += (f"\n{_summary(changes)}\nversion {before.contract.version} -> {after.contract.version}: "
-                   f"{(bump or 'unknown').upper()} bump: {outcome}")
+                   f"{(bump or 'unknown').upper()} bump: {outcome}") + (f"\n{waiting}" if waiting else "")
     _emit(report, output_file)
     sys.exit(EXIT_FINDINGS if failed else EXIT_OK)
 

@@ -59,6 +59,10 @@ def message(verdict: Verdict) -> dict[str, Any]:
     results = [_check_result(c, verdict, document) for c in verdict.checks()]
     results += [_objective_result(o, document) for o in verdict.objectives]
     results += [_monitor_result(m, verdict) for m in verdict.monitors]
+    if verdict.lifecycle is not None:  # the registry's state of the version: a note, or past its sunset its level's outcome
+        results.append({"id": "lifecycle", "type": "check", "name": f"lifecycle {verdict.lifecycle.state}",
+                        "status": STATUS[verdict.lifecycle.weighs_as], "severity": "info" if verdict.lifecycle.weighs_as == "passed"
+                        else MONITOR_SEVERITY[verdict.lifecycle.level], "message": verdict.lifecycle.message})
     if verdict.error:  # a contract not checked: one result saying why
         results.append({"id": "contract", "type": "check", "name": "contract checked", "status": "error", "message": verdict.error})
     out: dict[str, Any] = {

@@ -104,6 +104,20 @@ def _monitor_assertion(monitor: MonitorVerdict):
         params={k: v for k, v in params.items() if v is not None})
 
 
+def _lifecycle_assertion(verdict: Verdict):
+    """The registry's lifecycle state of the contract's version, on each dataset it checks: a success unless past its
+    sunset at strict; the finding (sunset, days left, successor) is its description."""
+    from openlineage.client.facet_v2 import data_quality_assertions_dataset as dq
+
+    lifecycle = verdict.lifecycle
+    params = {"state": lifecycle.state, "sunset": lifecycle.sunset, "daysToSunset": lifecycle.days_to_sunset,
+              "successor": lifecycle.successor, "level": lifecycle.level}
+    return dq.Assertion(assertion="lifecycle", success=lifecycle.weighs_as != "failed",
+                        severity="error" if lifecycle.weighs_as == "failed" else "warn", name=f"lifecycle {lifecycle.state}",
+                        description=lifecycle.message, expected="not past its sunset", actual=lifecycle.state,
+                        params={k: v for k, v in params.items() if v is not None})
+
+
 def _metrics(verdict: Verdict, checks: list[CheckVerdict]):
     """The dataQualityMetrics facet from the counts the run has of the whole dataset: rows from a row count check,
     nulls per column from a null check counting nulls alone (not missingValues too: `CheckVerdict.dataset_metric`)
@@ -140,7 +154,8 @@ def run_event(verdict: Verdict):
         namespace, name = dataset_name(verdict.data_sources[model.name], model.name)
         facets = {"dataQualityAssertions": dq.DataQualityAssertionsDatasetFacet(
             assertions=[_assertion(c) for c in model.checks + whole]
-            + [_monitor_assertion(m) for m in judged if m.model == model.name or m.model not in verdict.data_sources],
+            + [_monitor_assertion(m) for m in judged if m.model == model.name or m.model not in verdict.data_sources]
+            + ([_lifecycle_assertion(verdict)] if verdict.lifecycle is not None else []),
             producer=PRODUCER)}
         metrics = _metrics(verdict, model.checks)
         if metrics is not None:

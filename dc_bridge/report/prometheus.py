@@ -233,7 +233,30 @@ def registry(verdicts: Iterable[Verdict], limit: int = SERIES_LIMIT):
             raise TooManySeries(f"contract {verdict.contract_id!r}: its metrics would be {count:,} series, over the limit of {limit:,} "
                                 f"per contract ({len(verdict.checks()):,} checks, {len(ALL)} outcome series each"
                                 f"{f'; {len(verdict.monitors):,} monitors' if verdict.monitors else ''})")
+    _lifecycle_gauges(reg, verdicts)
     return reg
+
+
+def _lifecycle_gauges(reg, verdicts: list[Verdict]) -> None:
+    """The registry's lifecycle state of each contract's version (1 for its state, 0 for the others) and its sunset, so an
+    alert can fire days before it (`dc_bridge_contract_sunset_timestamp_seconds - time() < 7 * 86400`)."""
+    from prometheus_client import Gauge
+
+    from dc_bridge.catalog.lifecycle import STATES
+
+    having = [verdict for verdict in verdicts if verdict.lifecycle is not None]
+    if not having:
+        return
+    state = Gauge("dc_bridge_contract_lifecycle", "1 for the lifecycle state the registry gives the contract's version "
+                  "(deprecated, sunset, retired, ...), 0 for the others.", (*CONTRACT, "state"), registry=reg)
+    sunset = Gauge("dc_bridge_contract_sunset_timestamp_seconds", "When the contract's deprecated version is sunset, in Unix time.",
+                   CONTRACT, registry=reg)
+    for verdict in having:
+        contract = {"contract": verdict.contract_id, "version": verdict.contract_version}
+        for name in STATES:
+            state.labels(**contract, state=name).set(int(verdict.lifecycle.state == name))
+        if verdict.lifecycle.sunset_timestamp is not None:
+            sunset.labels(**contract).set(verdict.lifecycle.sunset_timestamp)
 
 
 def _series(reg) -> int:

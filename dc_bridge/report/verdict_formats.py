@@ -71,6 +71,10 @@ def as_junit(verdicts: Verdict | list[Verdict]) -> str:
             suite = _element(suites, "testsuite", name="monitors", **_counts(_monitor_counts(verdict.monitors)))
         for monitor in in_order(verdict.monitors):
             _monitor_case(suite, f"{verdict.contract_id}.monitors", monitor)
+        if verdict.lifecycle is not None:
+            if not several:
+                suite = _element(suites, "testsuite", name="lifecycle", **_counts(_lifecycle_counts(verdict)))
+            _lifecycle_case(suite, verdict)
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
 
@@ -119,6 +123,9 @@ def as_sarif(verdicts: Verdict | list[Verdict], model_lines: Mapping[str, Mappin
                 where = (checks.get(monitor.subject) if monitor.metric == "check" else None) or {**contract, "line": lines.get(monitor.model)}
                 result(_monitor_rule(monitor.metric), _SARIF_LEVEL[weighs_as(monitor)], f"{monitor.monitor_id}: {monitor.sentence}", where,
                        monitor.monitor_id)
+        if verdict.lifecycle is not None:  # a deprecated version: a note; past its sunset: its enforcement level's
+            result(_LIFECYCLE, _SARIF_LEVEL.get(verdict.lifecycle.weighs_as, "note"),
+                   f"{verdict.contract_id} {verdict.contract_version}: {verdict.lifecycle.message}", contract, None)
     # the contracts' files, and any other file a check was written in (a quality-rule library a contract imports)
     files = [v.contract_file for v in contracts] + [c.source["file"] for v in contracts for c in v.checks()]
     invocation = {"executionSuccessful": not any(v.error or v.engine_errors for v in contracts), "toolExecutionNotifications": notes}
@@ -145,6 +152,10 @@ def _monitor_rule(metric: str) -> dict:
 _SLO = sarif_rule("slo/dataQuality", "DataQualitySlo", "A dataQuality SLO of the contract was not met",
                   f"Too few of its rules' evaluations passed, or it could not be judged; the message names each rule's share. {_FIX}",
                   "error", "mapping.md#data-quality-slos")
+_LIFECYCLE = sarif_rule("contract/lifecycle", "ContractLifecycle", "The contract's version is deprecated, sunset or retired",
+                        "The registry says where this version is in its life: a deprecated one names its sunset date and "
+                        "successor; past the sunset, enforcement.lifecycle decides (warn: a warning, strict: an error).",
+                        "note", "catalogs.md#the-contracts-life-dc-bridge-lifecycle")
 _UNCHECKED = sarif_rule("contract/unchecked", "ContractUnchecked", "A contract could not be checked",
                         "Its file has errors (dc-bridge lint lists them) or its data could not be read; the message says which.",
                         "error", "reports.md#sarif---output-sarif")
@@ -155,6 +166,7 @@ def _sum_counts(verdicts: list[Verdict], as_cases: bool = False) -> dict[str, in
     counts = [v.counts for v in verdicts]
     if as_cases:
         counts += [_outcome_counts(v.objectives) for v in verdicts] + [_monitor_counts(v.monitors) for v in verdicts]
+        counts += [_lifecycle_counts(v) for v in verdicts]
     return {outcome: sum(c.get(outcome, 0) for c in counts) for outcome in ALL}
 
 
@@ -216,6 +228,22 @@ def _monitor_case(suite: ET.Element, classname: str, monitor: MonitorVerdict) ->
         _element(case, "skipped", message=text)
     else:
         _element(case, "system-out", text)
+
+
+def _lifecycle_counts(verdict: Verdict) -> dict[str, int]:
+    """The lifecycle's one test case: failed past a sunset at strict, else passed (its finding in its output)."""
+    if verdict.lifecycle is None:
+        return {}
+    return {"failed" if verdict.lifecycle.weighs_as == "failed" else "passed": 1}
+
+
+def _lifecycle_case(suite: ET.Element, verdict: Verdict) -> None:
+    lifecycle = verdict.lifecycle
+    case = _element(suite, "testcase", classname=f"{verdict.contract_id}.lifecycle", name=lifecycle.state)
+    if lifecycle.weighs_as == "failed":
+        _element(case, "failure", lifecycle.message, message=lifecycle.message, type="lifecycle")
+    else:
+        _element(case, "system-out", f"{lifecycle.weighs_as if lifecycle.weighs_as != 'passed' else 'note'}: {lifecycle.message}")
 
 
 def _explain_objective(objective: ObjectiveVerdict) -> str:
@@ -297,6 +325,10 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
         console.print(Text.assemble((f"{engine} failed", "bold red"), ": ", console_text(error)))
     if verdict.error:
         console.print(Text.assemble(("not checked", "bold red"), ": ", console_text(verdict.error)))
+    if verdict.lifecycle is not None:
+        weight = verdict.lifecycle.weighs_as
+        console.print(Text.assemble(("lifecycle", "yellow" if weight == "passed" else _STYLE[weight]), ": ",
+                                    console_text(verdict.lifecycle.message)))
     if verdict.reason:  # the outcome is worse than the checks and SLOs above make it (a monitor at strict)
         console.print(Text.assemble((f"{verdict.outcome} because", _STYLE[verdict.outcome]), " ", console_text(verdict.reason)))
     timing = ", ".join(f"{engine} {seconds:.1f}s" for engine, seconds in verdict.engine_seconds.items())

@@ -197,3 +197,28 @@ def test_a_table_tag_holding_spark_variable_syntax_is_stored_as_written(tables, 
     assert result.exit_code == 0, result.output
     tagged = {row[0]: row[1] for row in tables.sql("SHOW TBLPROPERTIES sales.customers").collect()}
     assert tagged["dc-bridge.contract.id"] == contract_id
+
+
+def test_the_lifecycle_in_dbproperties(tables, tmp_path):
+    """Every transition of a version through `--catalog spark` (DBPROPERTIES), with a hostile reason; a refusal that
+    writes nothing; the trail read back; the text's status recorded at registration."""
+    spark = tables
+    where = ("--catalog", "spark", "--namespace", "lifecycle")
+    assert invoke("register", write(tmp_path, "1.0.0", name="l1.yaml"), *where).exit_code == 0
+    assert invoke("register", write(tmp_path, "2.0.0", name="l2.yaml"), *where).exit_code == 0
+    reason = 'moved to "2.0.0"\n${HOME}'
+    steps = [("deprecated", ("--sunset", "2099-03-31T18:00:00+02:00", "--successor", "customers@2.0.0", "--reason", reason)),
+             ("sunset", ()), ("retired", ())]
+    for state, extra in steps:
+        moved = invoke("lifecycle", "customers@1.0.0", "--to", state, *extra, *where)
+        assert moved.exit_code == 0, moved.output
+    before = spark.sql("DESCRIBE NAMESPACE EXTENDED lifecycle").collect()
+    backwards = invoke("lifecycle", "customers@1.0.0", "--to", "active", *where)
+    assert backwards.exit_code == 2 and "states only move forward" in " ".join(backwards.output.split())
+    assert spark.sql("DESCRIBE NAMESPACE EXTENDED lifecycle").collect() == before
+    listed = json.loads(invoke("registrations", *where, "--format", "json").stdout)["contracts"]["customers"]
+    trail = {v["version"]: v["lifecycle"] for v in listed["versions"]}
+    assert [(t["from_state"], t["to"]) for t in trail["1.0.0"]["transitions"]] == [
+        (None, "active"), ("active", "deprecated"), ("deprecated", "sunset"), ("sunset", "retired")]
+    assert trail["1.0.0"]["transitions"][1]["reason"] == reason and trail["1.0.0"]["sunset"] == "2099-03-31T16:00:00Z"
+    assert trail["2.0.0"]["state"] == "active"
