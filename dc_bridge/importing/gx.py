@@ -63,20 +63,34 @@ def _percent(mostly: Any) -> float:
     return round((1 - mostly) * 100, 10)
 
 
-def _bounds(kw: dict, *, integer: bool = False) -> dict[str, Any]:
-    """min_value/max_value/strict_min/strict_max as contract threshold keys (a bound of None is open)."""
+def _limits(kw: dict) -> list[tuple[str, Any]]:
+    """min_value/max_value/strict_min/strict_max as (operator, bound) pairs; a bound of None is open."""
     low, high = kw.get("min_value"), kw.get("max_value")
     if low is None and high is None:
         raise NoForm("neither min_value nor max_value is given")
     for value in (low, high):
         if value is not None and not _number(value):
             raise NoForm(f"the bound {value!r} is not a number")
-    keys = {}
-    if low is not None:
-        keys["mustBeGreaterThan" if kw.get("strict_min") else "mustBeGreaterOrEqualTo"] = low
-    if high is not None:
-        keys["mustBeLessThan" if kw.get("strict_max") else "mustBeLessOrEqualTo"] = high
-    return keys
+    return ([(">" if kw.get("strict_min") else ">=", low)] if low is not None else []) + \
+        ([("<" if kw.get("strict_max") else "<=", high)] if high is not None else [])
+
+
+THRESHOLD_OF = {">": "mustBeGreaterThan", ">=": "mustBeGreaterOrEqualTo", "<": "mustBeLessThan", "<=": "mustBeLessOrEqualTo"}
+
+
+def _bounds(kw: dict, *, integer: bool = False) -> dict[str, Any]:
+    """The bounds as one ODCS threshold key. Two bounds are `mustBeBetween`, which ODCS makes exclusive: an
+    inclusive bound is moved one out where the metric is a whole number (`integer`), else it has no form."""
+    limits = _limits(kw)
+    if len(limits) == 1:
+        operator, value = limits[0]
+        return {THRESHOLD_OF[operator]: value}
+    (low_op, low), (high_op, high) = limits
+    if low_op == ">" and high_op == "<":
+        return {"mustBeBetween": [low, high]}
+    if not integer or not all(float(v).is_integer() for v in (low, high)):
+        raise NoForm("two bounds, one of them inclusive, on a number: ODCS mustBeBetween excludes its bounds")
+    return {"mustBeBetween": [int(low) - (low_op == ">="), int(high) + (high_op == "<=")]}
 
 
 def _counted(kw: dict, rule: dict) -> dict:
@@ -128,18 +142,12 @@ def _in_set(kw: dict) -> Form:
 def _length(kw: dict) -> Form:
     if "mostly" in kw and kw["mostly"] != 1:
         raise NoForm("a length range with mostly has no contract form")
-    keys = _bounds(kw)
-    if not all(float(v).is_integer() for v in keys.values()):
+    limits = _limits(kw)
+    if not all(float(value).is_integer() for _, value in limits):
         raise NoForm("a length bound is not a whole number")
     # lengths are whole numbers: a strict bound is the next one in
-    options = {}
-    for key, value in keys.items():
-        value = int(value)
-        if key.startswith("mustBeGreater"):
-            options["minLength"] = value + (key == "mustBeGreaterThan")
-        else:
-            options["maxLength"] = value - (key == "mustBeLessThan")
-    return Form({"logicalTypeOptions": options})
+    names = {">": ("minLength", 1), ">=": ("minLength", 0), "<": ("maxLength", -1), "<=": ("maxLength", 0)}
+    return Form({"logicalTypeOptions": {names[op][0]: int(value) + names[op][1] for op, value in limits}})
 
 
 def _length_equal(kw: dict) -> Form:
@@ -149,14 +157,12 @@ def _length_equal(kw: dict) -> Form:
 def _between(kw: dict) -> Form:
     if "mostly" in kw and kw["mostly"] != 1:
         raise NoForm("a value range with mostly has no contract form")
-    keys = _bounds(kw)
-    names = {"mustBeGreaterThan": "exclusiveMinimum", "mustBeGreaterOrEqualTo": "minimum",
-             "mustBeLessThan": "exclusiveMaximum", "mustBeLessOrEqualTo": "maximum"}
-    return Form({"logicalTypeOptions": {names[key]: value for key, value in keys.items()}})
+    names = {">": "exclusiveMinimum", ">=": "minimum", "<": "exclusiveMaximum", "<=": "maximum"}
+    return Form({"logicalTypeOptions": {names[op]: value for op, value in _limits(kw)}})
 
 
 def _row_count_between(kw: dict) -> Form:
-    return Form({}, {"type": "library", "metric": "rowCount", **_bounds(kw)}, on_field=False)
+    return Form({}, {"type": "library", "metric": "rowCount", **_bounds(kw, integer=True)}, on_field=False)
 
 
 def _row_count_equal(kw: dict) -> Form:
@@ -184,10 +190,11 @@ def _in_type_list(kw: dict) -> Form:
     return Form({"logicalType": logical})
 
 
-def _aggregate(function: str) -> Callable[[dict], Form]:
+def _aggregate(function: str, integer: bool = False) -> Callable[[dict], Form]:
+    """A SQL rule of one aggregate of the column; `integer`: the aggregate is a whole number (a count)."""
     def form(kw: dict) -> Form:
         query = f"SELECT {function.format(quote_identifier(kw['column']))} FROM {{model}}"
-        return Form({}, {"type": "sql", "query": query, **_bounds(kw)})
+        return Form({}, {"type": "sql", "query": query, **_bounds(kw, integer=integer)})
     return form
 
 
@@ -217,9 +224,8 @@ def _col(kw: dict) -> str:
 
 
 def _between_violation(kw: dict, expression: str) -> str:
-    parts = [f"{expression} {'<=' if kw.get('strict_min') else '<'} {sql_literal(kw['min_value'])}"] if kw.get("min_value") is not None else []
-    parts += [f"{expression} {'>=' if kw.get('strict_max') else '>'} {sql_literal(kw['max_value'])}"] if kw.get("max_value") is not None else []
-    _bounds(kw)
+    broken = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
+    parts = [f"{expression} {broken[op]} {sql_literal(value)}" for op, value in _limits(kw)]
     return f"{expression} IS NOT NULL AND ({' OR '.join(parts)})"
 
 
@@ -278,7 +284,7 @@ MAPPINGS: dict[str, Mapping] = {
     "expect_column_mean_to_be_between": _row("column", *BOUNDS, form=_aggregate("AVG({})")),
     "expect_column_sum_to_be_between": _row("column", *BOUNDS, form=_aggregate("SUM({})")),
     "expect_column_stdev_to_be_between": _row("column", *BOUNDS, form=_aggregate("STDDEV_SAMP({})")),
-    "expect_column_unique_value_count_to_be_between": _row("column", *BOUNDS, form=_aggregate("COUNT(DISTINCT {})")),
+    "expect_column_unique_value_count_to_be_between": _row("column", *BOUNDS, form=_aggregate("COUNT(DISTINCT {})", integer=True)),
     "expect_column_values_to_be_null": _row("column", "mostly", form=_sql_count(VIOLATIONS["expect_column_values_to_be_null"])),
     "expect_column_values_to_not_match_regex": _row("column", "regex", "mostly",
                                                     form=_sql_count(VIOLATIONS["expect_column_values_to_not_match_regex"])),
@@ -296,8 +302,10 @@ def expectation_text(kind: str, kwargs: dict) -> str:
     return f"{kind}({shown})".replace("\n", " ")
 
 
-def carry(expectation: Any, *, file: str, location: str, dataset: str) -> Carried:
-    """One expectation (a GX 1.x or pre-1.0 mapping) as what it becomes."""
+def carry(expectation: Any, *, file: str, location: str, dataset: str, views: dict[str, str] | None = None) -> Carried:
+    """One expectation (a GX 1.x or pre-1.0 mapping) as what it becomes. `views`: the temp view names of the
+    models of suites dc-bridge compiled (their `meta.dc_bridge.view`) -> the model, so a query that reads another
+    model's view (a foreign key's) reads that model by name."""
     if not isinstance(expectation, dict):
         check = SourceCheck("gx", file, location, dataset, json.dumps(expectation, default=str)[:200])
         return Carried(check, "refused", dataset, reason="an expectation is a mapping with `type` and `kwargs`")
@@ -308,13 +316,13 @@ def carry(expectation: Any, *, file: str, location: str, dataset: str) -> Carrie
         return Carried(check, "refused", dataset, reason="the expectation names no type (`type`, or pre-1.0 `expectation_type`)")
     if not isinstance(kwargs, dict):
         return Carried(check, "refused", dataset, reason="`kwargs` is not a mapping")
-    column = kwargs.get("column") if isinstance(kwargs.get("column"), str) else None
+    column = _field_name(kind, kwargs.get("column")) if isinstance(kwargs.get("column"), str) else None
     extras = _kept(expectation)
     unknown_keys = sorted(set(expectation) - EXPECTATION_KEYS)
     try:
         if unknown_keys:
             raise NoForm(f"the expectation has key(s) {', '.join(unknown_keys)} the mapping does not know")
-        form = _form(kind, kwargs)
+        form = _form(kind, _bound(kwargs, views or {}))
     except NoForm as exc:
         return _custom(check, kind, kwargs, expectation, column, extras, str(exc))
     if form.on_field and column is None:
@@ -330,6 +338,25 @@ def carry(expectation: Any, *, file: str, location: str, dataset: str) -> Carrie
     lost = sorted(key for key in extras if key != "severity") if rule is None else []
     reason = f"a field property: the expectation's {' and '.join(lost)} are in this report only" if lost else ""
     return Carried(check, "mapped", dataset, column if form.on_field else None, form.properties, rule, reason)
+
+
+def _bound(kwargs: dict, views: dict[str, str]) -> dict:
+    query = kwargs.get("unexpected_rows_query")
+    if not isinstance(query, str) or not views:
+        return kwargs
+    for view, model in views.items():
+        query = query.replace(view, quote_identifier(model))
+    return {**kwargs, "unexpected_rows_query": query}
+
+
+# the table-level expectations that name a column with a dot in backticks, as GX lists it (engines/columns.py gx_listed_name)
+LISTED_NAMES = frozenset({"expect_column_to_exist", "expect_column_values_to_be_of_type", "expect_column_values_to_be_in_type_list"})
+
+
+def _field_name(kind: str, column: str) -> str:
+    """The field an expectation's column is: GX's listed `` `a.b` `` is the top-level column `a.b`."""
+    listed = kind in LISTED_NAMES and len(column) > 2 and column[0] == column[-1] == "`" and "." in column
+    return column[1:-1] if listed else column
 
 
 def _form(kind: str, kwargs: dict) -> Form:
@@ -394,11 +421,21 @@ def read(path: str) -> list[Carried]:
         if not files:
             raise ImportInputError(f"{path}: no suite (*.json) in this folder; give a GX suite's JSON, a GX project "
                                    f"folder (with expectations/) or a checkpoint")
-        return [item for file in files for item in read_suite(_load(file), str(file))]
+        suites = [(_load(file), str(file)) for file in files]
+        views = dict(item for suite, _ in suites for item in _view(suite))
+        return [item for suite, file in suites for item in read_suite(suite, file, views=views)]
     document = _load(target)
     if isinstance(document, dict) and "validation_definitions" in document:
         return _checkpoint(document, target)
-    return read_suite(document, path)
+    return read_suite(document, path, views=dict(_view(document)))
+
+
+def _view(suite: Any) -> list[tuple[str, str]]:
+    """(view, model) of a suite dc-bridge compiled, from its meta; none for another suite."""
+    own = suite.get("meta", {}).get("dc_bridge") if isinstance(suite, dict) and isinstance(suite.get("meta"), dict) else None
+    if isinstance(own, dict) and isinstance(own.get("view"), str) and isinstance(own.get("model"), str):
+        return [(own["view"], own["model"])]
+    return []
 
 
 def _load(file: Path) -> Any:
@@ -415,7 +452,7 @@ def _load(file: Path) -> Any:
                                f"GX writes (gx/expectations/NAME.json)") from None
 
 
-def read_suite(suite: Any, file: str, dataset: str | None = None) -> list[Carried]:
+def read_suite(suite: Any, file: str, dataset: str | None = None, views: dict[str, str] | None = None) -> list[Carried]:
     """One suite's expectations; `dataset`: the data asset a checkpoint validates it on, else the suite's model
     (`meta.dc_bridge.model`, as dc-bridge compiles it) or its name."""
     if not isinstance(suite, dict) or not isinstance(suite.get("expectations"), list):
@@ -425,7 +462,7 @@ def read_suite(suite: Any, file: str, dataset: str | None = None) -> list[Carrie
     meta = suite.get("meta") if isinstance(suite.get("meta"), dict) else {}
     own = meta.get("dc_bridge", {}).get("model") if isinstance(meta.get("dc_bridge"), dict) else None
     dataset = dataset or own or (name if isinstance(name, str) and name else Path(file).stem)
-    return [carry(expectation, file=file, location=f"expectations[{index}]", dataset=dataset)
+    return [carry(expectation, file=file, location=f"expectations[{index}]", dataset=dataset, views=views)
             for index, expectation in enumerate(suite["expectations"])]
 
 
