@@ -22,7 +22,7 @@ from typing import Any, Callable
 from dc_bridge.contract.lint.gx_catalog import EXPECTATION_TYPES
 from dc_bridge.contract.sql import quote_identifier, sql_literal
 from dc_bridge.contract.types import SPARK_TYPES
-from dc_bridge.engines.gx.translate import GX_SPARK_TYPES, SEVERITY
+from dc_bridge.engines.gx import GX_SPARK_TYPES, SEVERITY
 from dc_bridge.importing.model import Carried, ImportInputError, SourceCheck
 
 # the keys of an expectation beside its kwargs: kept (meta, notes, severity, description, id) or shown only
