@@ -259,8 +259,8 @@ VIOLATIONS: dict[str, Callable[[dict], str]] = {
 
 
 # a field property with severity: the library rule that checks the same
-PROPERTY_RULES = {(("required", True),): {"type": "library", "metric": "nullValues", "mustBe": 0},
-                  (("unique", True),): {"type": "library", "metric": "duplicateValues", "mustBe": 0}}
+PROPERTY_RULES = {'{"required": true}': {"type": "library", "metric": "nullValues", "mustBe": 0},
+                  '{"unique": true}': {"type": "library", "metric": "duplicateValues", "mustBe": 0}}
 
 
 @dataclass(frozen=True)
@@ -341,7 +341,7 @@ def carry(expectation: Any, *, file: str, location: str, dataset: str, views: di
         return _custom(check, kind, kwargs, expectation, None, extras, "the expectation names no column")
     if form.rule is None and extras.get("severity", "error") != "error":
         # a field property is checked at severity error: the rule form of the property keeps the expectation's
-        as_rule = PROPERTY_RULES.get(tuple(form.properties.items()))
+        as_rule = PROPERTY_RULES.get(json.dumps(form.properties, sort_keys=True))
         if as_rule is None:
             return _custom(check, kind, kwargs, expectation, column, extras,
                            f"severity {expectation.get('severity')}: the field property it maps to is checked at severity error")
