@@ -66,6 +66,9 @@ def test_exit_codes(tmp_path):
         assert not (tmp_path / "c.yaml").exists()
     assert invoke(f"gx:{good}", "--out", str(tmp_path / "a.yaml")).exit_code == 2, "--out exists without --overwrite"
     assert invoke(f"gx:{good}", "--out", str(tmp_path / "a.yaml"), "--overwrite").exit_code == 0
+    result = invoke(f"gx:{good}", "--out", str(tmp_path / "v32.yaml"), "--standard", "3.2", "--id", "orders-v32", "--name", "Orders")
+    assert result.exit_code == 0 and "lint: clean" in result.output
+    assert yaml.safe_load((tmp_path / "v32.yaml").read_text())["apiVersion"] == "v3.2.0"
 
 
 def test_out_is_never_an_input(tmp_path):

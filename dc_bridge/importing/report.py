@@ -1,6 +1,6 @@
 """The import report: one row per source check (nothing dropped: the rows are the sources' checks), what it
-became, and the conflicts and duplicates assembling found; as a rich table on the console and as JSON
-(`--report FILE`)."""
+became, and the conflicts and duplicates assembling found; on the console as one aligned line per row (styled by
+rich, never cut), and as JSON (`--report FILE`)."""
 
 from __future__ import annotations
 
