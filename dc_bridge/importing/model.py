@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field as dataclass_field
 from typing import Any, Literal
 
 # mapped: a contract form of its own (a field property, a library metric, a SQL rule);
@@ -35,6 +35,6 @@ class Carried:
     outcome: Outcome
     model: str
     field: str | None = None
-    properties: dict[str, Any] = field(default_factory=dict)
+    properties: dict[str, Any] = dataclass_field(default_factory=dict)
     rule: dict[str, Any] | None = None
     reason: str = ""       # why custom or refused; for mapped, a documented semantic difference if any
