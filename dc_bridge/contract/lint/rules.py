@@ -44,7 +44,8 @@ def semantic_findings(contract: Contract, regex_compiler: RegexCompiler | None =
         findings += _name_findings(model)
         rules = model.quality_rules()
         # what the model's quality SQL may read (only built where there is SQL: it lists every model)
-        tables = model_tables(contract, model) if any(rule.type == "sql" for _, _, rule in rules) else ()
+        tables = model_tables(contract, model) if any(rule.type == "sql" or (rule.type == "custom" and rule.engine == "soda")
+                                                      for _, _, rule in rules) else ()
         for field in walk_fields(model.fields):
             findings += _constraint_findings(field, options)
             findings += _type_findings(field, contract.format)
@@ -298,7 +299,8 @@ def _rule_findings(rule: QualityRule, field: Field | None, tables: tuple[tuple[s
                                 expected="one read-only SELECT",
                                 found=rule.query.strip().splitlines()[0][:80] if rule.query.strip() else "empty"))
     if rule.type == "custom":
-        findings += _custom_findings(rule, views)
+        # a Soda check may name its datasets as its team does (the plan binds them to the views: CustomSoda.tables)
+        findings += _custom_findings(rule, views | {name for name, _ in tables} if rule.engine == "soda" else views)
     if field is None and rule.metric in ("nullValues", "missingValues", "invalidValues"):
         findings.append(_at(rule.source, "DCB102", f"{rule.metric} counts values of one field; this rule is on the model",
                             expected="the rule under the property it checks", found="a model-level rule",
@@ -442,7 +444,8 @@ def _custom_sql_findings(rule: QualityRule, views: frozenset[str] = frozenset())
             body = yaml.safe_load(body)
         except yaml.YAMLError:
             return []
-    allowed = "its model as {batch} (GX) or the models' views " + ", ".join(sorted(views)[:6]) + (", ..." if len(views) > 6 else "")
+    allowed = ("its model as {batch} (GX), the contract's models by name (Soda) or the models' views "
+               + ", ".join(sorted(views)[:6]) + (", ..." if len(views) > 6 else ""))
     findings = []
     for key, text, parent in _string_values(body):
         name = key.lower().replace("_", " ")
