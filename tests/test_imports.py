@@ -25,7 +25,8 @@ LAYERS: list[set[str]] = [
     # the history store reads runner/history.py's records; the runner will write through it (same layer, no cycle)
     {"dc_bridge.runner", "dc_bridge.history"},
     {"dc_bridge.catalog", "dc_bridge.generate"},
-    {"dc_bridge.enforce"},
+    # import reads other tools' checks into the contract model and lays them out as init's generation does
+    {"dc_bridge.enforce", "dc_bridge.importing"},
     {"dc_bridge.integrations"},
     {"dc_bridge.cli"},
 ]

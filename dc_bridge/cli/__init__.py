@@ -11,7 +11,7 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge import __version__
-from dc_bridge.cli import catalog, evolution, integrations, outputs, quarantine
+from dc_bridge.cli import catalog, evolution, importing, integrations, outputs, quarantine
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
 from dc_bridge.cli import monitor as monitor_commands
 from dc_bridge.cli.options import (DATA_METAVAR, READER_HELP, Group, collector_paused, conf_pairs, default_engines, report_console,
@@ -559,6 +559,7 @@ def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, ou
 evolution.register(main)
 integrations.register(main)
 catalog.register(main)
+importing.register(main)
 history_commands.register(main)
 monitor_commands.register(main)
 

@@ -35,6 +35,6 @@ class Carried:
     outcome: Outcome
     model: str
     field: str | None = None
-    properties: dict[str, Any] = dataclass_field(default_factory=dict)
+    properties: dict[str, Any] = dataclass_field(default_factory=dict)  # (`field` is the name of a field here)
     rule: dict[str, Any] | None = None
     reason: str = ""       # why custom or refused; for mapped, a documented semantic difference if any
