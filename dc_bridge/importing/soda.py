@@ -422,17 +422,23 @@ def negate(threshold: Threshold) -> Threshold | None:
 
 
 # ODCS threshold keys of one comparison
-_ODCS_KEYS = {"=": "mustBe", "!=": "mustNotBe", ">": "mustBeGreaterThan", ">=": "mustBeGreaterThanOrEqualTo",
-              "<": "mustBeLessThan", "<=": "mustBeLessThanOrEqualTo"}
+_ODCS_KEYS = {"=": "mustBe", "!=": "mustNotBe", ">": "mustBeGreaterThan", ">=": "mustBeGreaterOrEqualTo",
+              "<": "mustBeLessThan", "<=": "mustBeLessOrEqualTo"}
 
 
-def odcs_threshold(threshold: Threshold) -> dict | str:
+def odcs_threshold(threshold: Threshold, whole: bool = False) -> dict | str:
     """The ODCS threshold keys of a SodaCL threshold, or why there is none. ODCS `mustBeBetween` excludes its
-    bounds: an inclusive between is the pair of its two comparisons; only a not-between of two excluded
-    bounds (`not between (1 and 5)`, outside [1, 5]... i.e. at most 1 or at least 5) is `mustNotBeBetween`."""
+    bounds: an inclusive between of a count (`whole`) is `mustBeBetween` widened by one, any other the pair of its
+    two comparisons; only a not-between of two excluded bounds (`not between (1 and 5)`: at most 1 or at least 5)
+    is `mustNotBeBetween`."""
     if threshold.op in _ODCS_KEYS:
         return {_ODCS_KEYS[threshold.op]: threshold.value}
+    if threshold.op == "between" and whole and all(isinstance(b, int) for b in (threshold.low, threshold.high)):
+        # a count is a whole number: an inclusive [low, high] is ODCS's exclusive (low - 1, high + 1), one standard key
+        return {"mustBeBetween": [threshold.low - (1 if threshold.low_inclusive else 0),
+                                  threshold.high + (1 if threshold.high_inclusive else 0)]}
     if threshold.op == "between":
+        # both comparisons: dc-bridge reads the pair as one range; the standard's schema wants one key (DCB100)
         return {_ODCS_KEYS[">=" if threshold.low_inclusive else ">"]: threshold.low,
                 _ODCS_KEYS["<=" if threshold.high_inclusive else "<"]: threshold.high}
     if not threshold.low_inclusive and not threshold.high_inclusive:
@@ -465,7 +471,7 @@ def _library(check: Check, metric: str, arguments: dict | None = None, field: st
     """An ODCS library rule with the check's threshold."""
     if check.threshold is None:
         return f"`{check.metric}` without a threshold"
-    keys, unit = odcs_threshold(check.threshold), _unit(check)
+    keys, unit = odcs_threshold(check.threshold, whole=not check.metric.endswith("_percent")), _unit(check)
     if isinstance(keys, str) or isinstance(unit, str):
         return keys if isinstance(keys, str) else unit
     rule = {"type": "library", "metric": metric, **({"arguments": arguments} if arguments else {}), **unit, **keys}
@@ -476,7 +482,7 @@ def _sql(check: Check, query: str, field: str | None = None, reason: str = "") -
     """An ODCS SQL rule: `query` gives one number, judged by the check's threshold."""
     if check.threshold is None:
         return f"`{check.metric}` without a threshold"
-    keys = odcs_threshold(check.threshold)
+    keys = odcs_threshold(check.threshold, whole=check.metric.endswith("_count") or check.metric == "failed rows")
     if isinstance(keys, str):
         return keys
     if check.threshold.percent and not check.metric.endswith("_percent"):
