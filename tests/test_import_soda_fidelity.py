@@ -24,10 +24,16 @@ from dc_bridge.importing.soda import read
 
 CHECKS = Path(__file__).parent / "soda_import" / "documented_checks.yml"
 NOW = datetime.now(timezone.utc).replace(microsecond=0, tzinfo=None)
-SODA_OUTCOMES = {"pass": "passed", "warn": "warning", "fail": "failed"}
+# Soda's outcome -> the verdict's; None: Soda did not evaluate the check (its documented `freshness (start_date)`,
+# with a space, does not parse in Soda 3), which a run reports as `error`
+SODA_OUTCOMES = {"pass": "passed", "warn": "warning", "fail": "failed", None: "error"}
 # (location, what differs) -> why: each documented in docs/importing-soda.md ("Fidelity")
 DIFFERENCES = {
     ("checks for dim_customer[4]", "count"): "duplicate_count counts distinct duplicated values; the contract the rows holding them",
+    # Soda writes `"number_cars_owned"` into Spark SQL as written, where double quotes make a text literal: Soda
+    # checks the text, never the column, and passes; the contract checks the column
+    ("checks for dim_customer[16]", "outcome"): "a double-quoted column is a text literal in Soda's Spark SQL",
+    ("checks for dim_customer[16]", "count"): "a double-quoted column is a text literal in Soda's Spark SQL",
 }
 
 
@@ -144,10 +150,10 @@ def test_imported_contract_judges_as_soda(spark, imported, passing):
     differences, compared = [], 0
     for item in carried:
         dataset, index = item.model, int(item.check.location.rsplit("[", 1)[1].rstrip("]"))
-        outcome, value = soda[(dataset, index)]
+        outcome, value = soda.get((dataset, index), (None, None))  # a check Soda could not parse has no object
         check = by_id[ids[item.check.location]]
         compared += 1
-        if check.outcome != SODA_OUTCOMES.get(outcome):
+        if check.outcome != SODA_OUTCOMES[outcome]:
             differences.append((item.check.location, "outcome", f"Soda {outcome}, dc-bridge {check.outcome} ({check.reason})"))
         for engine, result in check.engines.items():
             number = result.observed

@@ -433,10 +433,10 @@ def odcs_threshold(threshold: Threshold, whole: bool = False) -> dict | str:
     is `mustNotBeBetween`."""
     if threshold.op in _ODCS_KEYS:
         return {_ODCS_KEYS[threshold.op]: threshold.value}
-    if threshold.op == "between" and whole and all(isinstance(b, int) for b in (threshold.low, threshold.high)):
-        # a count is a whole number: an inclusive [low, high] is ODCS's exclusive (low - 1, high + 1), one standard key
-        return {"mustBeBetween": [threshold.low - (1 if threshold.low_inclusive else 0),
-                                  threshold.high + (1 if threshold.high_inclusive else 0)]}
+    if whole and all(isinstance(b, int) for b in (threshold.low, threshold.high)):
+        # a count is a whole number: an included bound is ODCS's excluded one a step further out, one standard key
+        bounds = [threshold.low - (1 if threshold.low_inclusive else 0), threshold.high + (1 if threshold.high_inclusive else 0)]
+        return {"mustBeBetween" if threshold.op == "between" else "mustNotBeBetween": bounds}
     if threshold.op == "between":
         # both comparisons: dc-bridge reads the pair as one range; the standard's schema wants one key (DCB100)
         return {_ODCS_KEYS[">=" if threshold.low_inclusive else ">"]: threshold.low,
