@@ -95,3 +95,23 @@ def test_a_custom_soda_query_may_name_its_model(tmp_path):
     path.write_text(CONTRACT)
     errors = [(f.code, f.message) for f in lint_file(str(path)).findings if f.level == "error"]
     assert errors == []
+
+
+def test_a_name_the_plan_does_not_bind_is_refused(tmp_path):
+    """A table that is no model, and a model named inside an expression (the translation binds queries and dataset
+    names of check lines, not subqueries of a `fail condition`), stay refused with what the check may read."""
+    path = tmp_path / "contract.yaml"
+    path.write_text(CONTRACT.replace("    quality:\n      - {id: warn_only", """    quality:
+      - id: unknown_table
+        type: custom
+        engine: soda
+        implementation: "n = 0:\\n  n query: SELECT COUNT(*) FROM somewhere_else\\n"
+      - id: model_in_condition
+        type: custom
+        engine: soda
+        implementation: "failed rows:\\n  fail condition: department IN (SELECT department_name FROM dim_employee)\\n"
+      - {id: warn_only""", 1))
+    errors = {f.path.rsplit(".", 2)[-2]: f.message for f in lint_file(str(path)).findings if f.level == "error"}
+    assert set(errors) == {"quality[0]", "quality[1]"}, errors
+    assert "the contract's models by name (in a query)" in errors["quality[0]"]
+    assert "somewhere_else" in errors["quality[0]"] and "dim_employee" in errors["quality[1]"]
