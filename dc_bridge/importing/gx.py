@@ -4,7 +4,9 @@ definitions name, each on its data asset).
 
 `MAPPINGS` has one row per expectation type with a contract form: the kwargs it knows and the form it becomes
 (a field property, an ODCS library metric, a SQL rule), the inverse of engines/gx/translate.py where both exist
-(tests/test_import_gx.py holds them so). `mostly` becomes a percent threshold where the form has one; a Spark
+(tests/test_import_gx_roundtrip.py holds them so). `mostly` becomes a threshold on the share GX judges: of all rows
+for not_null (a percent of the contract's nullValues), of the column's non-null values for the other column maps (a
+SQL rule: a contract's percent counts nulls too, GX's mostly does not); a Spark
 `row_condition` becomes a SQL rule counting the violating rows among those it selects, where the row knows its
 violation. Any other expectation, or one with a kwarg its row does not know, is an ODCS `type: custom` rule for
 GX with the expectation itself as the implementation: GX still judges it. An expectation type GX does not ship
@@ -22,7 +24,7 @@ from typing import Any, Callable
 from dc_bridge.contract.lint.gx_catalog import EXPECTATION_TYPES
 from dc_bridge.contract.sql import quote_identifier, sql_literal
 from dc_bridge.contract.types import SPARK_TYPES
-from dc_bridge.engines.gx.translate import GX_SPARK_TYPES, SEVERITY
+from dc_bridge.engines.gx import GX_SPARK_TYPES, SEVERITY
 from dc_bridge.importing.model import Carried, ImportInputError, SourceCheck
 
 # the keys of an expectation beside its kwargs: kept (meta, notes, severity, description, id) or shown only
@@ -63,40 +65,66 @@ def _percent(mostly: Any) -> float:
     return round((1 - mostly) * 100, 10)
 
 
-def _bounds(kw: dict, *, integer: bool = False) -> dict[str, Any]:
-    """min_value/max_value/strict_min/strict_max as contract threshold keys (a bound of None is open)."""
+def _limits(kw: dict) -> list[tuple[str, Any]]:
+    """min_value/max_value/strict_min/strict_max as (operator, bound) pairs; a bound of None is open."""
     low, high = kw.get("min_value"), kw.get("max_value")
     if low is None and high is None:
         raise NoForm("neither min_value nor max_value is given")
     for value in (low, high):
         if value is not None and not _number(value):
             raise NoForm(f"the bound {value!r} is not a number")
-    keys = {}
-    if low is not None:
-        keys["mustBeGreaterThan" if kw.get("strict_min") else "mustBeGreaterOrEqualTo"] = low
-    if high is not None:
-        keys["mustBeLessThan" if kw.get("strict_max") else "mustBeLessOrEqualTo"] = high
-    return keys
+    return ([(">" if kw.get("strict_min") else ">=", low)] if low is not None else []) + \
+        ([("<" if kw.get("strict_max") else "<=", high)] if high is not None else [])
 
 
-def _counted(kw: dict, rule: dict) -> dict:
-    """A rule counting bad rows: none allowed, or at most (1 - mostly) of them as a percent."""
-    if "mostly" in kw and kw["mostly"] != 1:
-        return {**rule, "unit": "percent", "mustBeLessOrEqualTo": _percent(kw["mostly"])}
-    return {**rule, "mustBe": 0}
+THRESHOLD_OF = {">": "mustBeGreaterThan", ">=": "mustBeGreaterOrEqualTo", "<": "mustBeLessThan", "<=": "mustBeLessOrEqualTo"}
+
+
+def _bounds(kw: dict, *, integer: bool = False) -> dict[str, Any]:
+    """The bounds as one ODCS threshold key. Two bounds are `mustBeBetween`, which ODCS makes exclusive: an
+    inclusive bound is moved one out where the metric is a whole number (`integer`), else it has no form."""
+    limits = _limits(kw)
+    if len(limits) == 1:
+        operator, value = limits[0]
+        return {THRESHOLD_OF[operator]: value}
+    (low_op, low), (high_op, high) = limits
+    if low_op == ">" and high_op == "<":
+        return {"mustBeBetween": [low, high]}
+    if not integer or not all(float(v).is_integer() for v in (low, high)):
+        raise NoForm("two bounds, one of them inclusive, on a number: ODCS mustBeBetween excludes its bounds")
+    return {"mustBeBetween": [int(low) - (low_op == ">="), int(high) + (high_op == "<=")]}
 
 
 # --- the forms, one per row ---------------------------------------------------------------------
 
 def _not_null(kw: dict) -> Form:
-    if "mostly" in kw and kw["mostly"] != 1:
-        return Form({}, _counted(kw, {"type": "library", "metric": "nullValues"}))
+    if "mostly" in kw and kw["mostly"] != 1:  # nulls are what it counts: GX's share is of all rows, as a contract's percent
+        return Form({}, {"type": "library", "metric": "nullValues", "unit": "percent", "mustBeLessOrEqualTo": _percent(kw["mostly"])})
     return Form({"required": True})
+
+
+def _mostly_of_values(kw: dict, violation: str, source: str = "{model}") -> Form:
+    """`mostly` of a column map expectation as GX judges it: the share of the column's non-null values that
+    violate, at most 1 - mostly (a contract's percent counts every row, nulls too; an all-null column passes)."""
+    column = quote_identifier(kw["column"])
+    share = f"COALESCE(100.0 * COUNT_IF({violation}) / NULLIF(COUNT({column}), 0), 0)"
+    return Form({}, {"type": "sql", "query": f"SELECT {share} FROM {source}", "mustBeLessOrEqualTo": _percent(kw["mostly"])})
+
+
+def _with_mostly(kind: str, form: Callable[[dict], Form]) -> Callable[[dict], Form]:
+    """`form`, or GX's share of violating non-null values when mostly is below 1."""
+    def chosen(kw: dict) -> Form:
+        if kw.get("mostly", 1) != 1:
+            return _mostly_of_values(kw, VIOLATIONS[kind](kw))
+        return form(kw)
+    return chosen
 
 
 def _unique(kw: dict) -> Form:
     if "mostly" in kw and kw["mostly"] != 1:
-        return Form({}, _counted(kw, {"type": "library", "metric": "duplicateValues"}))
+        column = quote_identifier(kw["column"])
+        counted = f"(SELECT {column}, COUNT(*) OVER (PARTITION BY {column}) AS n FROM {{model}}) AS counted"
+        return _mostly_of_values(kw, f"{column} IS NOT NULL AND n > 1", counted)
     return Form({"unique": True})
 
 
@@ -105,58 +133,47 @@ def _compound_unique(kw: dict) -> Form:
     if kw.get("ignore_row_if") != "any_value_is_missing":
         raise NoForm(f"ignore_row_if {kw.get('ignore_row_if', 'all_values_are_missing')!r}: a contract's key ignores rows with "
                      f"any value missing (any_value_is_missing)")
+    if kw.get("mostly", 1) != 1:
+        raise NoForm("mostly on a compound key has no contract form")
     columns = kw.get("column_list")
     if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):
         raise NoForm("column_list is not a list of column names")
-    rule = _counted(kw, {"type": "library", "metric": "duplicateValues", "arguments": {"properties": list(columns)}})
-    return Form({}, rule, on_field=False)
+    return Form({}, {"type": "library", "metric": "duplicateValues", "arguments": {"properties": list(columns)}, "mustBe": 0}, on_field=False)
 
 
 def _regex(kw: dict) -> Form:
     if not isinstance(kw.get("regex"), str):
         raise NoForm("regex is not a text")
-    return Form({}, _counted(kw, {"type": "library", "metric": "invalidValues", "arguments": {"pattern": kw["regex"]}}))
+    return Form({}, {"type": "library", "metric": "invalidValues", "arguments": {"pattern": kw["regex"]}, "mustBe": 0})
 
 
 def _in_set(kw: dict) -> Form:
     values = kw.get("value_set")
     if not isinstance(values, list) or not values or not all(isinstance(v, (str, int, float, bool)) for v in values):
         raise NoForm("value_set is not a list of plain values")
-    return Form({}, _counted(kw, {"type": "library", "metric": "invalidValues", "arguments": {"validValues": list(values)}}))
+    return Form({}, {"type": "library", "metric": "invalidValues", "arguments": {"validValues": list(values)}, "mustBe": 0})
 
 
 def _length(kw: dict) -> Form:
-    if "mostly" in kw and kw["mostly"] != 1:
-        raise NoForm("a length range with mostly has no contract form")
-    keys = _bounds(kw)
-    if not all(float(v).is_integer() for v in keys.values()):
+    limits = _limits(kw)
+    if not all(float(value).is_integer() for _, value in limits):
         raise NoForm("a length bound is not a whole number")
     # lengths are whole numbers: a strict bound is the next one in
-    options = {}
-    for key, value in keys.items():
-        value = int(value)
-        if key.startswith("mustBeGreater"):
-            options["minLength"] = value + (key == "mustBeGreaterThan")
-        else:
-            options["maxLength"] = value - (key == "mustBeLessThan")
-    return Form({"logicalTypeOptions": options})
+    names = {">": ("minLength", 1), ">=": ("minLength", 0), "<": ("maxLength", -1), "<=": ("maxLength", 0)}
+    return Form({"logicalTypeOptions": {names[op][0]: int(value) + names[op][1] for op, value in limits}})
 
 
 def _length_equal(kw: dict) -> Form:
-    return _length({"min_value": kw.get("value"), "max_value": kw.get("value"), **({"mostly": kw["mostly"]} if "mostly" in kw else {})})
+    return _length({"min_value": kw.get("value"), "max_value": kw.get("value")})
 
 
 def _between(kw: dict) -> Form:
-    if "mostly" in kw and kw["mostly"] != 1:
-        raise NoForm("a value range with mostly has no contract form")
-    keys = _bounds(kw)
-    names = {"mustBeGreaterThan": "exclusiveMinimum", "mustBeGreaterOrEqualTo": "minimum",
-             "mustBeLessThan": "exclusiveMaximum", "mustBeLessOrEqualTo": "maximum"}
-    return Form({"logicalTypeOptions": {names[key]: value for key, value in keys.items()}})
+    names = {">": "exclusiveMinimum", ">=": "minimum", "<": "exclusiveMaximum", "<=": "maximum"}
+    return Form({"logicalTypeOptions": {names[op]: value for op, value in _limits(kw)}})
 
 
 def _row_count_between(kw: dict) -> Form:
-    return Form({}, {"type": "library", "metric": "rowCount", **_bounds(kw)}, on_field=False)
+    return Form({}, {"type": "library", "metric": "rowCount", **_bounds(kw, integer=True)}, on_field=False)
 
 
 def _row_count_equal(kw: dict) -> Form:
@@ -184,10 +201,11 @@ def _in_type_list(kw: dict) -> Form:
     return Form({"logicalType": logical})
 
 
-def _aggregate(function: str) -> Callable[[dict], Form]:
+def _aggregate(function: str, integer: bool = False) -> Callable[[dict], Form]:
+    """A SQL rule of one aggregate of the column; `integer`: the aggregate is a whole number (a count)."""
     def form(kw: dict) -> Form:
         query = f"SELECT {function.format(quote_identifier(kw['column']))} FROM {{model}}"
-        return Form({}, {"type": "sql", "query": query, **_bounds(kw)})
+        return Form({}, {"type": "sql", "query": query, **_bounds(kw, integer=integer)})
     return form
 
 
@@ -217,9 +235,8 @@ def _col(kw: dict) -> str:
 
 
 def _between_violation(kw: dict, expression: str) -> str:
-    parts = [f"{expression} {'<=' if kw.get('strict_min') else '<'} {sql_literal(kw['min_value'])}"] if kw.get("min_value") is not None else []
-    parts += [f"{expression} {'>=' if kw.get('strict_max') else '>'} {sql_literal(kw['max_value'])}"] if kw.get("max_value") is not None else []
-    _bounds(kw)
+    broken = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
+    parts = [f"{expression} {broken[op]} {sql_literal(value)}" for op, value in _limits(kw)]
     return f"{expression} IS NOT NULL AND ({' OR '.join(parts)})"
 
 
@@ -242,8 +259,8 @@ VIOLATIONS: dict[str, Callable[[dict], str]] = {
 
 
 # a field property with severity: the library rule that checks the same
-PROPERTY_RULES = {(("required", True),): {"type": "library", "metric": "nullValues", "mustBe": 0},
-                  (("unique", True),): {"type": "library", "metric": "duplicateValues", "mustBe": 0}}
+PROPERTY_RULES = {'{"required": true}': {"type": "library", "metric": "nullValues", "mustBe": 0},
+                  '{"unique": true}': {"type": "library", "metric": "duplicateValues", "mustBe": 0}}
 
 
 @dataclass(frozen=True)
@@ -263,11 +280,12 @@ MAPPINGS: dict[str, Mapping] = {
     "expect_column_values_to_not_be_null": _row("column", "mostly", form=_not_null),
     "expect_column_values_to_be_unique": _row("column", "mostly", form=_unique),
     "expect_compound_columns_to_be_unique": _row("column_list", "ignore_row_if", "mostly", form=_compound_unique),
-    "expect_column_values_to_match_regex": _row("column", "regex", "mostly", form=_regex),
-    "expect_column_values_to_be_in_set": _row("column", "value_set", "mostly", form=_in_set),
-    "expect_column_value_lengths_to_be_between": _row("column", *BOUNDS, "mostly", form=_length),
-    "expect_column_value_lengths_to_equal": _row("column", "value", "mostly", form=_length_equal),
-    "expect_column_values_to_be_between": _row("column", *BOUNDS, "mostly", form=_between),
+    "expect_column_values_to_match_regex": _row("column", "regex", "mostly", form=_with_mostly("expect_column_values_to_match_regex", _regex)),
+    "expect_column_values_to_be_in_set": _row("column", "value_set", "mostly", form=_with_mostly("expect_column_values_to_be_in_set", _in_set)),
+    "expect_column_value_lengths_to_be_between": _row("column", *BOUNDS, "mostly",
+                                                      form=_with_mostly("expect_column_value_lengths_to_be_between", _length)),
+    "expect_column_value_lengths_to_equal": _row("column", "value", form=_length_equal),
+    "expect_column_values_to_be_between": _row("column", *BOUNDS, "mostly", form=_with_mostly("expect_column_values_to_be_between", _between)),
     "expect_table_row_count_to_be_between": _row(*BOUNDS, form=_row_count_between),
     "expect_table_row_count_to_equal": _row("value", form=_row_count_equal),
     "expect_column_to_exist": _row("column", form=_exists),
@@ -278,12 +296,12 @@ MAPPINGS: dict[str, Mapping] = {
     "expect_column_mean_to_be_between": _row("column", *BOUNDS, form=_aggregate("AVG({})")),
     "expect_column_sum_to_be_between": _row("column", *BOUNDS, form=_aggregate("SUM({})")),
     "expect_column_stdev_to_be_between": _row("column", *BOUNDS, form=_aggregate("STDDEV_SAMP({})")),
-    "expect_column_unique_value_count_to_be_between": _row("column", *BOUNDS, form=_aggregate("COUNT(DISTINCT {})")),
+    "expect_column_unique_value_count_to_be_between": _row("column", *BOUNDS, form=_aggregate("COUNT(DISTINCT {})", integer=True)),
     "expect_column_values_to_be_null": _row("column", "mostly", form=_sql_count(VIOLATIONS["expect_column_values_to_be_null"])),
-    "expect_column_values_to_not_match_regex": _row("column", "regex", "mostly",
-                                                    form=_sql_count(VIOLATIONS["expect_column_values_to_not_match_regex"])),
-    "expect_column_values_to_not_be_in_set": _row("column", "value_set", "mostly",
-                                                  form=_sql_count(VIOLATIONS["expect_column_values_to_not_be_in_set"])),
+    "expect_column_values_to_not_match_regex": _row("column", "regex", "mostly", form=_with_mostly(
+        "expect_column_values_to_not_match_regex", _sql_count(VIOLATIONS["expect_column_values_to_not_match_regex"]))),
+    "expect_column_values_to_not_be_in_set": _row("column", "value_set", "mostly", form=_with_mostly(
+        "expect_column_values_to_not_be_in_set", _sql_count(VIOLATIONS["expect_column_values_to_not_be_in_set"]))),
     "unexpected_rows_expectation": _row("unexpected_rows_query", form=_unexpected_rows),
 }
 
@@ -296,8 +314,10 @@ def expectation_text(kind: str, kwargs: dict) -> str:
     return f"{kind}({shown})".replace("\n", " ")
 
 
-def carry(expectation: Any, *, file: str, location: str, dataset: str) -> Carried:
-    """One expectation (a GX 1.x or pre-1.0 mapping) as what it becomes."""
+def carry(expectation: Any, *, file: str, location: str, dataset: str, views: dict[str, str] | None = None) -> Carried:
+    """One expectation (a GX 1.x or pre-1.0 mapping) as what it becomes. `views`: the temp view names of the
+    models of suites dc-bridge compiled (their `meta.dc_bridge.view`) -> the model, so a query that reads another
+    model's view (a foreign key's) reads that model by name."""
     if not isinstance(expectation, dict):
         check = SourceCheck("gx", file, location, dataset, json.dumps(expectation, default=str)[:200])
         return Carried(check, "refused", dataset, reason="an expectation is a mapping with `type` and `kwargs`")
@@ -308,20 +328,20 @@ def carry(expectation: Any, *, file: str, location: str, dataset: str) -> Carrie
         return Carried(check, "refused", dataset, reason="the expectation names no type (`type`, or pre-1.0 `expectation_type`)")
     if not isinstance(kwargs, dict):
         return Carried(check, "refused", dataset, reason="`kwargs` is not a mapping")
-    column = kwargs.get("column") if isinstance(kwargs.get("column"), str) else None
+    column = _field_name(kind, kwargs.get("column")) if isinstance(kwargs.get("column"), str) else None
     extras = _kept(expectation)
     unknown_keys = sorted(set(expectation) - EXPECTATION_KEYS)
     try:
         if unknown_keys:
             raise NoForm(f"the expectation has key(s) {', '.join(unknown_keys)} the mapping does not know")
-        form = _form(kind, kwargs)
+        form = _form(kind, _bound(kwargs, views or {}))
     except NoForm as exc:
         return _custom(check, kind, kwargs, expectation, column, extras, str(exc))
     if form.on_field and column is None:
         return _custom(check, kind, kwargs, expectation, None, extras, "the expectation names no column")
     if form.rule is None and extras.get("severity", "error") != "error":
         # a field property is checked at severity error: the rule form of the property keeps the expectation's
-        as_rule = PROPERTY_RULES.get(tuple(form.properties.items()))
+        as_rule = PROPERTY_RULES.get(json.dumps(form.properties, sort_keys=True))
         if as_rule is None:
             return _custom(check, kind, kwargs, expectation, column, extras,
                            f"severity {expectation.get('severity')}: the field property it maps to is checked at severity error")
@@ -330,6 +350,25 @@ def carry(expectation: Any, *, file: str, location: str, dataset: str) -> Carrie
     lost = sorted(key for key in extras if key != "severity") if rule is None else []
     reason = f"a field property: the expectation's {' and '.join(lost)} are in this report only" if lost else ""
     return Carried(check, "mapped", dataset, column if form.on_field else None, form.properties, rule, reason)
+
+
+def _bound(kwargs: dict, views: dict[str, str]) -> dict:
+    query = kwargs.get("unexpected_rows_query")
+    if not isinstance(query, str) or not views:
+        return kwargs
+    for view, model in views.items():
+        query = query.replace(view, quote_identifier(model))
+    return {**kwargs, "unexpected_rows_query": query}
+
+
+# the table-level expectations that name a column with a dot in backticks, as GX lists it (engines/columns.py gx_listed_name)
+LISTED_NAMES = frozenset({"expect_column_to_exist", "expect_column_values_to_be_of_type", "expect_column_values_to_be_in_type_list"})
+
+
+def _field_name(kind: str, column: str) -> str:
+    """The field an expectation's column is: GX's listed `` `a.b` `` is the top-level column `a.b`."""
+    listed = kind in LISTED_NAMES and len(column) > 2 and column[0] == column[-1] == "`" and "." in column
+    return column[1:-1] if listed else column
 
 
 def _form(kind: str, kwargs: dict) -> Form:
@@ -394,11 +433,21 @@ def read(path: str) -> list[Carried]:
         if not files:
             raise ImportInputError(f"{path}: no suite (*.json) in this folder; give a GX suite's JSON, a GX project "
                                    f"folder (with expectations/) or a checkpoint")
-        return [item for file in files for item in read_suite(_load(file), str(file))]
+        suites = [(_load(file), str(file)) for file in files]
+        views = dict(item for suite, _ in suites for item in _view(suite))
+        return [item for suite, file in suites for item in read_suite(suite, file, views=views)]
     document = _load(target)
     if isinstance(document, dict) and "validation_definitions" in document:
         return _checkpoint(document, target)
-    return read_suite(document, path)
+    return read_suite(document, path, views=dict(_view(document)))
+
+
+def _view(suite: Any) -> list[tuple[str, str]]:
+    """(view, model) of a suite dc-bridge compiled, from its meta; none for another suite."""
+    own = suite.get("meta", {}).get("dc_bridge") if isinstance(suite, dict) and isinstance(suite.get("meta"), dict) else None
+    if isinstance(own, dict) and isinstance(own.get("view"), str) and isinstance(own.get("model"), str):
+        return [(own["view"], own["model"])]
+    return []
 
 
 def _load(file: Path) -> Any:
@@ -415,7 +464,7 @@ def _load(file: Path) -> Any:
                                f"GX writes (gx/expectations/NAME.json)") from None
 
 
-def read_suite(suite: Any, file: str, dataset: str | None = None) -> list[Carried]:
+def read_suite(suite: Any, file: str, dataset: str | None = None, views: dict[str, str] | None = None) -> list[Carried]:
     """One suite's expectations; `dataset`: the data asset a checkpoint validates it on, else the suite's model
     (`meta.dc_bridge.model`, as dc-bridge compiles it) or its name."""
     if not isinstance(suite, dict) or not isinstance(suite.get("expectations"), list):
@@ -425,7 +474,7 @@ def read_suite(suite: Any, file: str, dataset: str | None = None) -> list[Carrie
     meta = suite.get("meta") if isinstance(suite.get("meta"), dict) else {}
     own = meta.get("dc_bridge", {}).get("model") if isinstance(meta.get("dc_bridge"), dict) else None
     dataset = dataset or own or (name if isinstance(name, str) and name else Path(file).stem)
-    return [carry(expectation, file=file, location=f"expectations[{index}]", dataset=dataset)
+    return [carry(expectation, file=file, location=f"expectations[{index}]", dataset=dataset, views=views)
             for index, expectation in enumerate(suite["expectations"])]
 
 
