@@ -111,6 +111,8 @@ KIND_TABLES = {
     "verdict.py": {"_HISTORY_SHARES"},
     # keyed by ODCS service-level names (contract vocabulary, `ServiceLevel.kind`), some of which a check kind shares
     "plan/build.py": {"_SERVICE_LEVEL_PARAMS"},
+    # keyed by SodaCL metric names (Soda's vocabulary: `row_count`, `freshness`), some of which a check kind shares
+    "importing/soda.py": {"METRICS"},
 }
 # contract/ is below plan/ and knows no check kind: its `freshness`, `availability` are the standards'
 # service-level names (`ServiceLevel.kind`), which plan/build.py maps to check kinds

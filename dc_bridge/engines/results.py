@@ -22,7 +22,9 @@ from datetime import date, datetime, timezone
 from typing import Any, Literal
 
 Engine = Literal["gx", "soda", "spark"]
-Outcome = Literal["passed", "failed", "error"]
+# `warning`: the engine itself rated the check a warning (Soda's `warn` level of a custom Soda check), which the
+# fold keeps as it is; an engine's failure of a check the contract marks warning/info is the fold's to soften
+Outcome = Literal["passed", "warning", "failed", "error"]
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ def build_plan(contract: Contract) -> CheckPlan:
 def model_checks(contract: Contract, model: Model) -> list[Check]:
     result: list[Check] = []
     # the tables its quality SQL may read, and what each becomes (built where there is SQL: it lists every model)
-    tables = model_tables(contract, model) if any(rule.type == "sql" for _, _, rule in model.quality_rules()) else ()
+    tables = model_tables(contract, model) if any(_names_tables(rule) for _, _, rule in model.quality_rules()) else ()
     for field, column in _columns(model.fields):
         if field.computed:
             result.append(Check(f"{model.name}.{column}.{field.semantic_type}", model.name, (), c.NotExecutable(
@@ -318,16 +318,28 @@ def _in_set(values, key: str) -> c.Params:
     return c.InSet(allowed)
 
 
+def _names_tables(rule: QualityRule) -> bool:
+    """Whether a rule may name tables the plan binds (`model_tables`): an SQL rule, a custom Soda rule."""
+    return rule.type == "sql" or (rule.type == "custom" and rule.engine == "soda")
+
+
 def _custom_rule(model, field, column, rule, columns, tables=()):
     """The implementation as the contract wrote it: the engine whose syntax it is reads it (its translate.py)."""
     custom = _CUSTOM_PARAMS.get(rule.engine)
     if custom is None:
         return c.NotExecutable(f"engine `{rule.engine}` is not run by dc-bridge"), columns
-    return custom(rule.implementation), columns
+    return custom(rule.implementation, tables or _own_tables(model)), columns
 
 
-# a custom rule's `engine` (contract vocabulary) -> the params of its kind
-_CUSTOM_PARAMS: dict[str, Callable[..., c.Params]] = {"gx": c.CustomGx, "soda": c.CustomSoda}
+def _own_tables(model: Model) -> tuple[tuple[str, str], ...]:
+    """The model's own names -> TABLE_MARKER: what a query may read when no other model is known."""
+    return tuple(sorted({name.lower(): TABLE_MARKER for name in (model.name, model.physical_name) if name}.items()))
+
+
+# a custom rule's `engine` (contract vocabulary) -> the params of its kind, given the implementation and the tables
+# its check may name (a Soda check names datasets; a GX expectation reads its model as `{batch}` and names none)
+_CUSTOM_PARAMS: dict[str, Callable[..., c.Params]] = {"gx": lambda implementation, tables: c.CustomGx(implementation),
+                                                      "soda": c.CustomSoda}
 
 
 _RULE_TYPES: dict[str, Callable] = {"text": _text_rule, "sql": _sql_rule, "library": _library_rule, "custom": _custom_rule}
@@ -342,8 +354,7 @@ def normalise_query(query: str, model: Model, column: str | None, tables: tuple[
     model of the contract becomes that model's run view (`sql.model_tables`). Without `tables`, the
     query may read its own model only.
     """
-    if not tables:
-        tables = tuple(sorted({name.lower(): TABLE_MARKER for name in (model.name, model.physical_name) if name}.items()))
+    tables = tables or _own_tables(model)
     normalised = _normalised_template(query, tables, column is not None)
     return normalised if column is None else normalised.replace(_STAND_IN, quote_identifier(column))
 

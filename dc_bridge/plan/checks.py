@@ -155,8 +155,11 @@ class CustomGx:
 class CustomSoda:
     """SodaCL run verbatim, as the contract's `implementation` holds it (SodaCL text or mapping, or
     Soda's data-contract form): Soda's translation reads its syntax (engines/soda/translate.py
-    `soda_check_lines`), the plan does not."""
+    `soda_check_lines`), the plan does not. `tables`: the dataset names the check may name (lower case) and
+    what each is in a run (`sql.model_tables`: TABLE_MARKER for its own model, another model's run view),
+    which the translation binds its queries and other datasets to (`bind_soda_lines`)."""
     implementation: Any
+    tables: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

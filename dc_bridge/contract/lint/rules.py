@@ -44,7 +44,8 @@ def semantic_findings(contract: Contract, regex_compiler: RegexCompiler | None =
         findings += _name_findings(model)
         rules = model.quality_rules()
         # what the model's quality SQL may read (only built where there is SQL: it lists every model)
-        tables = model_tables(contract, model) if any(rule.type == "sql" for _, _, rule in rules) else ()
+        tables = model_tables(contract, model) if any(rule.type == "sql" or (rule.type == "custom" and rule.engine == "soda")
+                                                      for _, _, rule in rules) else ()
         for field in walk_fields(model.fields):
             findings += _constraint_findings(field, options)
             findings += _type_findings(field, contract.format)
@@ -298,7 +299,8 @@ def _rule_findings(rule: QualityRule, field: Field | None, tables: tuple[tuple[s
                                 expected="one read-only SELECT",
                                 found=rule.query.strip().splitlines()[0][:80] if rule.query.strip() else "empty"))
     if rule.type == "custom":
-        findings += _custom_findings(rule, views)
+        # a Soda check's queries may name the contract's models as its team does (the plan binds them: CustomSoda.tables)
+        findings += _custom_findings(rule, views, frozenset(name for name, _ in tables) if rule.engine == "soda" else frozenset())
     if field is None and rule.metric in ("nullValues", "missingValues", "invalidValues"):
         findings.append(_at(rule.source, "DCB102", f"{rule.metric} counts values of one field; this rule is on the model",
                             expected="the rule under the property it checks", found="a model-level rule",
@@ -418,11 +420,12 @@ def _sql_problem(query: str, has_field: bool, tables: tuple[tuple[str, str], ...
     return None
 
 
-def _custom_findings(rule: QualityRule, views: frozenset[str] = frozenset()) -> list[Finding]:
+def _custom_findings(rule: QualityRule, views: frozenset[str] = frozenset(), names: frozenset[str] = frozenset()) -> list[Finding]:
+    """`names`: the models' names a query of the check may read besides the views (a Soda check's, which the plan binds)."""
     if rule.engine not in ("gx", "soda"):
         return [_at(rule.source, "DCB180", f"engine `{rule.engine}` is not one dc-bridge runs", "engine",
                     expected="great-expectations or soda", found=repr(rule.engine))]
-    return _custom_shape_findings(rule) or _custom_sql_findings(rule, views)
+    return _custom_shape_findings(rule) or _custom_sql_findings(rule, views, names)
 
 
 # SQL a custom check hands to Spark: GX `unexpected_rows_query`, Soda `fail query`, `<metric> query`
@@ -433,21 +436,24 @@ _SQL_EXPRESSION_KEYS = ("expression", "condition", "filter")
 _GX_CONDITION_PARSERS = {"great_expectations", "great_expectations__experimental__"}
 
 
-def _custom_sql_findings(rule: QualityRule, views: frozenset[str] = frozenset()) -> list[Finding]:
+def _custom_sql_findings(rule: QualityRule, views: frozenset[str] = frozenset(), names: frozenset[str] = frozenset()) -> list[Finding]:
     """The SQL inside a custom check runs verbatim in Spark, so the rules of quality SQL apply, and it may
-    read only what is the run's own data when it runs: GX's `{batch}` and the models' views."""
+    read only what is the run's own data when it runs: GX's `{batch}` and the models' views, and in a query (not
+    an expression: the translation binds queries only, engines/soda/translate.py `bind_soda_line`) `names`."""
     body = rule.implementation
     if isinstance(body, str):
         try:
             body = yaml.safe_load(body)
         except yaml.YAMLError:
             return []
-    allowed = "its model as {batch} (GX) or the models' views " + ", ".join(sorted(views)[:6]) + (", ..." if len(views) > 6 else "")
+    allowed = ("its model as {batch} (GX), " + ("the contract's models by name (in a query), " if names else "")
+               + "or the models' views " + ", ".join(sorted(views)[:6]) + (", ..." if len(views) > 6 else ""))
     findings = []
     for key, text, parent in _string_values(body):
         name = key.lower().replace("_", " ")
+        readable = views
         if name.endswith("query"):
-            check = check_read_only
+            check, readable = check_read_only, views | names
         elif name.endswith(_SQL_EXPRESSION_KEYS):
             if key == "row_condition" and str(parent.get("condition_parser", "")).lower() in _GX_CONDITION_PARSERS:
                 continue  # GX's own grammar; `condition_parser: spark` hands the text to Spark as SQL
@@ -455,7 +461,7 @@ def _custom_sql_findings(rule: QualityRule, views: frozenset[str] = frozenset())
         else:
             continue
         try:
-            check(custom_placeholders(text), views, allowed=allowed)
+            check(custom_placeholders(text), readable, allowed=allowed)
         except SqlProblem as problem:
             findings.append(_at(rule.source, problem.code, f"`{key}` of the custom check: {problem}", "implementation",
                                 expected="one read-only SELECT" if check is check_read_only else "one SQL expression",

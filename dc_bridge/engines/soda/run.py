@@ -52,8 +52,9 @@ from dc_bridge.engines.views import temp_views
 from dc_bridge.engines.spark_conditions import key_examples
 from dc_bridge.engines.soda.translate import DATA_SOURCE, RUN_CLOCK_VARIABLE, key_count_query, key_samples_query, soda_resolved
 
-# a custom check's own `warn` is not a pass: it counts as failed (the contract's severity then decides)
-_SODA_OUTCOMES = {"pass": "passed", "fail": "failed", "warn": "failed"}
+# Soda's outcome of a check it judges itself (a custom check): its `warn` level is a warning, as Soda rates it
+# (a check whose `fail` level holds too is `fail`); the contract's severity softens a failure, never a warning
+_SODA_OUTCOMES = {"pass": "passed", "warn": "warning", "fail": "failed"}
 
 
 def disable_soda_telemetry() -> None:

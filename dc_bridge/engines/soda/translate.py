@@ -20,7 +20,8 @@ import yaml
 from dc_bridge.plan import checks as c
 from dc_bridge.plan.checks import Check
 from dc_bridge.contract.thresholds import Syntax, negate, render
-from dc_bridge.contract.sql import TABLE_MARKER, quote_identifier, sql_literal, view_name
+from dc_bridge.contract.sql import (TABLE_MARKER, SqlProblem, check_read_only, custom_placeholders, quote_identifier, retarget,
+                                   sql_literal, view_name)
 from dc_bridge.engines.compiled_text import block_yaml
 from dc_bridge.engines.engine import Unsupported, from_history, not_executable, unsupported
 from dc_bridge.contract.sql import epoch_seconds
@@ -337,7 +338,53 @@ def _foreign_key(check: Check, p: c.ForeignKey, table: str, contract_id: str):
 
 
 def _custom(check: Check, p: c.CustomSoda, table: str, contract_id: str) -> list[dict]:
-    return [_named(line, check) for line in soda_check_lines(p.implementation, check.column)]
+    targets = {name: table if target == TABLE_MARKER else target for name, target in p.tables}
+    return [_named(bind_soda_line(line, targets), check) for line in soda_check_lines(p.implementation, check.column)]
+
+
+# where a SodaCL check line names another dataset: a reference check (`values in (a) must exist in other (b)`) and a
+# cross check (`row_count same as other`, optionally `in data_source`)
+_NAMED_DATASETS = (re.compile(r"(\bmust\s+(?:not\s+)?exist\s+in\s+)(?P<name>\S+?)(\s*\()"),
+                   re.compile(r"(\bsame\s+as\s+)(?P<name>\S+)()"))
+
+
+def bind_soda_line(line: Any, targets: dict[str, str]) -> Any:
+    """A custom Soda check with every dataset it names bound to what the run has for it (`targets`: lower-case name
+    -> view; CustomSoda.tables): the dataset a reference or cross check names in its line, and the tables each query
+    of its configuration reads (`fail query`, `<metric> query`). A contract's custom check names its datasets as its
+    team does (`FROM dim_customer`); Soda runs on dc-bridge's views. A name that is no model is left as written (lint
+    refuses it in a query: DCB170). The check is otherwise as written."""
+    if isinstance(line, str):
+        return _bind_datasets(line, targets)
+    if not (isinstance(line, dict) and len(line) == 1):
+        return line
+    key, config = next(iter(line.items()))
+    if isinstance(config, dict):
+        config = {name: _bind_query(value, targets) if isinstance(name, str) and name.endswith("query") else value
+                  for name, value in config.items()}
+    return {_bind_datasets(str(key), targets): config}
+
+
+def _bind_datasets(line: str, targets: dict[str, str]) -> str:
+    for pattern in _NAMED_DATASETS:
+        line = pattern.sub(lambda m: m.group(1) + targets.get(_unquoted(m["name"]).lower(), m["name"]) + m.group(3), line)
+    return line
+
+
+def _unquoted(name: str) -> str:
+    return name[1:-1] if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"`'" else name
+
+
+def _bind_query(query: Any, targets: dict[str, str]) -> Any:
+    """The query with each table it reads that `targets` names bound to its view; as written when it does not parse
+    as one read-only SELECT (Soda then reports its own error, lint its finding)."""
+    if not isinstance(query, str) or not targets or custom_placeholders(query) != query:
+        return query  # a query with Soda's `${NOW}` or GX-like braces: sqlglot reads no table in it reliably
+    try:
+        check_read_only(query, list(targets))
+        return retarget(query, targets)
+    except (SqlProblem, RecursionError):
+        return query
 
 
 def soda_check_lines(implementation, column: str | None) -> tuple:
