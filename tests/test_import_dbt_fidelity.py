@@ -1,0 +1,188 @@
+"""dbt's own verdict against the imported contract's, on the same rows.
+
+tests/dbt/jaffle is a dbt project of jaffle-shop-classic's seeds and the tests of its schema.yml files, plus one
+test per config the import carries (where, severity, warn_if/error_if, limit, fail_calc, quote). For the rows as
+jaffle-shop ships them (every test passes) and for the same rows with violations planted (every test fails or
+warns), dbt runs as its users run it (`dbt build --store-failures` on dbt-duckdb, one build per data set), and
+the contract that `dc-bridge import` makes of the same property file runs through `dc_bridge.run` in GX, Soda
+and the native engine (one run per data set). For every dbt test:
+
+    dbt's status (pass / warn / fail)  == each engine's outcome (passed / warning / failed)
+    dbt's count                        == each engine's observed count
+
+where dbt's count is its `failures` for a rule the import wrote as dbt's own query (a `type: sql` rule), and the
+rows dbt stored as failing (the sum of `n_records` for unique and accepted_values, which return one row per
+value) for a field property or library metric, which count rows. For uniqueness, dbt's `failures` (duplicated
+values) is also the run's `duplicated_values`. The manifest dbt writes for the project imports to the same
+contract forms as the property file.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("dbt.cli.main", reason="dbt-core is in the `test` extra")
+pytest.importorskip("dbt.adapters.duckdb", reason="dbt-duckdb is in the `test` extra")
+duckdb = pytest.importorskip("duckdb")
+
+from dc_bridge.importing.assemble import assemble  # noqa: E402
+from dc_bridge.importing.dbt import read  # noqa: E402
+
+PROJECT = Path(__file__).parent / "dbt" / "jaffle"
+PROPERTIES = PROJECT / "seeds" / "properties.yml"
+ENGINES = ("gx", "soda", "spark")
+SCHEMAS = {
+    "stg_customers": "customer_id INT, first_name STRING, last_name STRING",
+    "stg_orders": "order_id INT, customer_id INT, order_date STRING, status STRING",
+    "stg_payments": "payment_id INT, order_id INT, payment_method STRING, amount INT",
+}
+# planted violations: (seed, row index, column, value); "" is NULL to both dbt's seed loader and Spark's CSV reader
+PLANTED = [
+    ("stg_customers", 1, "customer_id", "1"),          # a duplicated key (2 rows, 1 value)
+    ("stg_customers", 5, "customer_id", ""),           # a null key; orders of customers 2 and 6 become orphans
+    ("stg_customers", 7, "first_name", ""),            # warns
+    ("stg_orders", 1, "order_id", "1"),                # 3 rows share order_id 1
+    ("stg_orders", 2, "order_id", "1"),
+    ("stg_orders", 3, "order_id", ""),
+    ("stg_orders", 10, "status", "lost"),              # 3 rows, 2 values outside the list; 'lost' is allowed by one test
+    ("stg_orders", 11, "status", "lost"),
+    ("stg_orders", 12, "status", "unknown"),
+    ("stg_orders", 13, "status", "stolen"),
+    ("stg_orders", 20, "customer_id", ""),
+    ("stg_orders", 21, "customer_id", "999"),          # orphans, one of them placed
+    ("stg_orders", 21, "status", "placed"),
+    ("stg_orders", 22, "customer_id", "998"),
+    ("stg_payments", 1, "payment_id", "1"),
+    ("stg_payments", 2, "payment_id", ""),
+    ("stg_payments", 5, "payment_method", "cash"),
+    ("stg_payments", 6, "payment_method", "cash"),
+    ("stg_payments", 7, "payment_method", "bitcoin"),
+    ("stg_payments", 8, "payment_method", "iou"),
+    ("stg_payments", 9, "payment_method", "coupon"),
+    ("stg_payments", 9, "amount", ""),
+    ("stg_payments", 10, "amount", ""),
+]
+STATUS = {"pass": "passed", "warn": "warning", "fail": "failed", "error": "error"}
+PROPERTY_CHECKS = {"required": "required", "unique": "unique", "relationships": "foreign_key"}
+
+
+def _planted(project: Path) -> None:
+    for seed in SCHEMAS:
+        path = project / "seeds" / f"{seed}.csv"
+        with path.open(newline="") as file:
+            rows = list(csv.DictReader(file))
+        for table, index, column, value in PLANTED:
+            if table == seed:
+                rows[index][column] = value
+        with path.open("w", newline="") as file:
+            writer = csv.DictWriter(file, fieldnames=list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+def _dbt_build(project: Path, work: Path) -> dict[str, dict]:
+    """Each test's status, failures and failing rows (as dbt stored them), by unique_id."""
+    env = {**os.environ, "DC_BRIDGE_DBT_DATABASE": str(work / "db.duckdb"), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+           "DO_NOT_TRACK": "1"}
+    dbt = Path(sys.executable).parent / "dbt"
+    done = subprocess.run([str(dbt), "build", "--store-failures", "--profiles-dir", str(project), "--project-dir",
+                           str(project), "--target-path", str(work / "target"), "--log-path", str(work / "logs")],
+                          env=env, capture_output=True, text=True, timeout=300)
+    results = json.loads((work / "target" / "run_results.json").read_text())["results"]
+    assert [r["unique_id"] for r in results if r["status"] == "error"] == [], done.stdout[-3000:]
+    tests = {}
+    with duckdb.connect(str(work / "db.duckdb"), read_only=True) as db:
+        for result in results:
+            if not result["unique_id"].startswith("test."):
+                continue
+            stored = db.execute(f"SELECT * FROM {result['relation_name']}")
+            columns = [d[0] for d in stored.description]
+            rows = stored.fetchall()
+            failing = sum(row[columns.index("n_records")] for row in rows) if "n_records" in columns else len(rows)
+            tests[result["unique_id"]] = {"status": result["status"], "failures": result["failures"], "rows": failing}
+    return tests
+
+
+def _check_id(document: dict, item) -> str:
+    """The check id dc-bridge gives what `item` became in the assembled contract."""
+    if item.rule is None:
+        (key,) = item.properties
+        return f"{item.model}.{item.field}.{PROPERTY_CHECKS[key]}"
+    schema = next(s for s in document["schema"] if s["name"] == item.model)
+    if item.field is None:
+        return f"{item.model}.quality[{schema['quality'].index(item.rule)}]"
+    prop = next(p for p in schema["properties"] if p["name"] == item.field)
+    return f"{item.model}.{item.field}.quality[{prop['quality'].index(item.rule)}]"
+
+
+def _shape(item) -> tuple:
+    return item.outcome, item.model, item.field, json.dumps(item.properties, sort_keys=True), json.dumps(item.rule, sort_keys=True)
+
+
+@pytest.fixture(scope="module")
+def fidelity(tmp_path_factory, spark):
+    """Per data set: dbt's results, and the verdict of the imported contract on the same CSV files."""
+    import dc_bridge
+
+    carried = read(str(PROPERTIES))
+    assert [c for c in carried if c.outcome != "mapped"] == []
+    assembled = assemble(carried, id="jaffle-dbt-import")
+    base = tmp_path_factory.mktemp("dbt_fidelity")
+    contract = base / "jaffle.odcs.yaml"
+    contract.write_text(yaml.safe_dump(assembled.document, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    found = {}
+    for variant in ("shipped", "planted"):
+        project = base / variant / "project"
+        shutil.copytree(PROJECT, project)
+        if variant == "planted":
+            _planted(project)
+        tests = _dbt_build(project, base / variant)
+        frames = {seed: spark.read.csv(str(project / "seeds" / f"{seed}.csv"), header=True, schema=schema)
+                  for seed, schema in SCHEMAS.items()}
+        verdict = dc_bridge.run(str(contract), dataframes=frames, spark=spark, engines=ENGINES)
+        manifest = read(str(base / variant / "target" / "manifest.json"))
+        found[variant] = (tests, verdict, manifest)
+    return carried, assembled.document, found
+
+
+@pytest.mark.parametrize("variant", ["shipped", "planted"])
+def test_dbt_and_the_imported_contract_agree(fidelity, variant):
+    carried, document, found = fidelity
+    tests, verdict, manifest = found[variant]
+    # the manifest dbt wrote for the project carries every test as the property file does
+    assert sorted(map(_shape, manifest)) == sorted(map(_shape, carried))
+    assert len(manifest) == len(tests) == 17
+    checks = {c.check_id: c for c in verdict.checks()}
+    differences = []
+    for item in manifest:
+        unique_id = item.check.location.removeprefix("nodes.")
+        dbt = tests[unique_id]
+        if variant == "planted":
+            assert dbt["status"] in ("fail", "warn"), f"{unique_id}: the planted rows do not fail it"
+        check = checks[_check_id(document, item)]
+        sql_rule = item.rule is not None and item.rule.get("type") == "sql"
+        expected_count = dbt["failures"] if sql_rule else dbt["rows"]
+        assert check.outcome == STATUS[dbt["status"]], (unique_id, check.outcome, check.reason)
+        for engine in ENGINES:
+            result = check.engines[engine]
+            # an engine judges the threshold; the rule's severity makes a failed check a warning in the verdict
+            allowed = {STATUS[dbt["status"]], "failed"} if dbt["status"] == "warn" else {STATUS[dbt["status"]]}
+            assert result.outcome in allowed, (unique_id, engine, result.outcome, result.error)
+            if result.observed is None:
+                # GX runs a SQL rule as rows returned on violation: a passing one has no number
+                assert engine == "gx" and sql_rule and dbt["status"] == "pass", (unique_id, engine)
+                continue
+            if result.observed != expected_count:
+                differences.append((unique_id, engine, result.observed, expected_count))
+        if item.properties.get("unique") and dbt["status"] != "pass":
+            assert check.duplicated_values == dbt["failures"], (unique_id, check.duplicated_values)
+    assert differences == []
