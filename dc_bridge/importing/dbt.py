@@ -150,6 +150,13 @@ def _row_count_form(args: dict) -> Form | None:
     if not bounds or not all(_number(v) for v in bounds.values()):
         return None
     strict = bool(args.get("strictly"))
+    if len(bounds) == 2:
+        # ODCS has one key for two bounds, `mustBeBetween`, and it excludes them: a count is whole, so an
+        # inclusive range widens by one on each side
+        low, high = bounds["min_value"], bounds["max_value"]
+        if not strict and not (isinstance(low, int) and isinstance(high, int)):
+            return None
+        return Form(rule={"metric": "rowCount", "mustBeBetween": [low, high] if strict else [low - 1, high + 1]}, judged=True)
     keys = {"min_value": "mustBeGreaterThan" if strict else "mustBeGreaterOrEqualTo",
             "max_value": "mustBeLessThan" if strict else "mustBeLessOrEqualTo"}
     return Form(rule={"metric": "rowCount", **{keys[k]: v for k, v in bounds.items()}}, judged=True)
