@@ -72,7 +72,17 @@ PLANTED = [
     ("stg_payments", 10, "amount", ""),
 ]
 STATUS = {"pass": "passed", "warn": "warning", "fail": "failed", "error": "error"}
-PROPERTY_CHECKS = {"required": "required", "unique": "unique", "relationships": "foreign_key"}
+PROPERTY_CHECKS = {"required": "required", "unique": "unique", "relationships": "foreign_key", "physicalType": "type",
+                   "minimum": "range", "maximum": "range", "exclusiveMinimum": "range", "exclusiveMaximum": "range",
+                   "pattern": "pattern", "minLength": "length", "maxLength": "length"}
+
+
+def _property_check(properties: dict) -> str:
+    """The constraint a field property checks, as its check id ends (docs/mapping.md, "Check ids")."""
+    if not properties:
+        return "exists"
+    ((key, value),) = properties.items()
+    return PROPERTY_CHECKS[next(iter(value)) if key == "logicalTypeOptions" else key]
 
 
 def _planted(project: Path) -> None:
@@ -115,8 +125,7 @@ def _dbt_build(project: Path, work: Path) -> dict[str, dict]:
 def _check_id(document: dict, item) -> str:
     """The check id dc-bridge gives what `item` became in the assembled contract."""
     if item.rule is None:
-        (key,) = item.properties
-        return f"{item.model}.{item.field}.{PROPERTY_CHECKS[key]}"
+        return f"{item.model}.{item.field}.{_property_check(item.properties)}"
     schema = next(s for s in document["schema"] if s["name"] == item.model)
     if item.field is None:
         return f"{item.model}.quality[{schema['quality'].index(item.rule)}]"
@@ -124,65 +133,136 @@ def _check_id(document: dict, item) -> str:
     return f"{item.model}.{item.field}.quality[{prop['quality'].index(item.rule)}]"
 
 
-def _shape(item) -> tuple:
-    return item.outcome, item.model, item.field, json.dumps(item.properties, sort_keys=True), json.dumps(item.rule, sort_keys=True)
+def _shape(item) -> str:
+    return json.dumps([item.outcome, item.model, item.field, item.properties, item.rule], sort_keys=True)
 
 
-@pytest.fixture(scope="module")
-def fidelity(tmp_path_factory, spark):
-    """Per data set: dbt's results, and the verdict of the imported contract on the same CSV files."""
+def _both(base: Path, source: Path, variants: dict, schemas: dict, spark) -> tuple:
+    """The import of `source`'s property file, and per variant (name -> a writer of the seeds' rows, or None to
+    keep them): dbt's results, the verdict of the imported contract on the same CSV files, the manifest's import."""
     import dc_bridge
 
-    carried = read(str(PROPERTIES))
+    carried = read(str(source / "seeds" / "properties.yml"))
     assert [c for c in carried if c.outcome != "mapped"] == []
-    assembled = assemble(carried, id="jaffle-dbt-import")
-    base = tmp_path_factory.mktemp("dbt_fidelity")
-    contract = base / "jaffle.odcs.yaml"
+    assembled = assemble(carried, id=f"{source.name}-dbt-import")
+    contract = base / "contract.odcs.yaml"
     contract.write_text(yaml.safe_dump(assembled.document, sort_keys=False, allow_unicode=True), encoding="utf-8")
     found = {}
-    for variant in ("shipped", "planted"):
+    for variant, write in variants.items():
         project = base / variant / "project"
-        shutil.copytree(PROJECT, project)
-        if variant == "planted":
-            _planted(project)
+        shutil.copytree(source, project)
+        if write is not None:
+            write(project)
+        if source == PACKAGE_PROJECT:
+            shutil.copytree(PACKAGES, project / "dbt_packages")
         tests = _dbt_build(project, base / variant)
         frames = {seed: spark.read.csv(str(project / "seeds" / f"{seed}.csv"), header=True, schema=schema)
-                  for seed, schema in SCHEMAS.items()}
+                  for seed, schema in schemas.items()}
         verdict = dc_bridge.run(str(contract), dataframes=frames, spark=spark, engines=ENGINES)
         manifest = read(str(base / variant / "target" / "manifest.json"))
         found[variant] = (tests, verdict, manifest)
     return carried, assembled.document, found
 
 
-@pytest.mark.parametrize("variant", ["shipped", "planted"])
-def test_dbt_and_the_imported_contract_agree(fidelity, variant):
-    carried, document, found = fidelity
+def _compare(carried, document, found, variant: str, count: int, unchanged: frozenset = frozenset()) -> None:
+    """dbt and each engine agree on every test (`unchanged`: tests of the table's shape, which the planted rows
+    leave passing)."""
     tests, verdict, manifest = found[variant]
     # the manifest dbt wrote for the project carries every test as the property file does
     assert sorted(map(_shape, manifest)) == sorted(map(_shape, carried))
-    assert len(manifest) == len(tests) == 17
+    assert len(manifest) == len(tests) == count
     checks = {c.check_id: c for c in verdict.checks()}
     differences = []
     for item in manifest:
         unique_id = item.check.location.removeprefix("nodes.")
         dbt = tests[unique_id]
-        if variant == "planted":
+        if variant == "planted" and item.check.text not in unchanged:
             assert dbt["status"] in ("fail", "warn"), f"{unique_id}: the planted rows do not fail it"
         check = checks[_check_id(document, item)]
         sql_rule = item.rule is not None and item.rule.get("type") == "sql"
+        judged = item.rule is not None and item.rule.get("metric") == "rowCount"
         expected_count = dbt["failures"] if sql_rule else dbt["rows"]
         assert check.outcome == STATUS[dbt["status"]], (unique_id, check.outcome, check.reason)
         for engine in ENGINES:
-            result = check.engines[engine]
+            result = check.engines.get(engine)
+            if result is None:
+                # a logical type's compatible set runs in GX only (docs/mapping.md)
+                assert check.kind == "column_type" and engine == "soda", (unique_id, engine)
+                continue
             # an engine judges the threshold; the rule's severity makes a failed check a warning in the verdict
             allowed = {STATUS[dbt["status"]], "failed"} if dbt["status"] == "warn" else {STATUS[dbt["status"]]}
             assert result.outcome in allowed, (unique_id, engine, result.outcome, result.error)
-            if result.observed is None:
-                # GX runs a SQL rule as rows returned on violation: a passing one has no number
-                assert engine == "gx" and sql_rule and dbt["status"] == "pass", (unique_id, engine)
+            if result.observed is None or judged or check.kind in ("column_exists", "column_type"):
+                # GX runs a SQL rule as rows returned on violation: a passing one has no number; a row count is
+                # the table's size, and a column's existence or type no count, where dbt counts 0 or 1 failure
+                assert result.observed is None or judged or check.kind in ("column_exists", "column_type"), (unique_id, engine)
                 continue
             if result.observed != expected_count:
                 differences.append((unique_id, engine, result.observed, expected_count))
         if item.properties.get("unique") and dbt["status"] != "pass":
             assert check.duplicated_values == dbt["failures"], (unique_id, check.duplicated_values)
     assert differences == []
+
+
+@pytest.fixture(scope="module")
+def jaffle(tmp_path_factory, spark):
+    return _both(tmp_path_factory.mktemp("dbt_jaffle"), PROJECT, {"shipped": None, "planted": _planted}, SCHEMAS, spark)
+
+
+@pytest.mark.parametrize("variant", ["shipped", "planted"])
+def test_dbt_and_the_imported_contract_agree(jaffle, variant):
+    _compare(*jaffle, variant, count=17)
+
+
+# ---------------------------------------------------------------------------------------------
+# dbt-utils and dbt-expectations: dbt packages, which `dbt deps` fetches from dbt's hub; the test runs where
+# DC_BRIDGE_DBT_PACKAGES names a folder holding dbt_utils, dbt_expectations and dbt_date as dbt installs them
+
+PACKAGES = os.environ.get("DC_BRIDGE_DBT_PACKAGES")
+PACKAGE_PROJECT = Path(__file__).parent / "dbt" / "packages"
+PACKAGE_SCHEMAS = {
+    "measures": "id INT, amount INT, note STRING, status STRING, name STRING, maybe STRING, kind STRING, blank STRING, code STRING",
+    "mirror": "id INT",
+}
+SHAPE = frozenset({"dbt_expectations.expect_column_to_exist", '{"dbt_expectations.expect_column_values_to_be_of_type": '
+                                                               '{"column_type": "integer"}}'})
+NAMES = ["ann", "bo", "cy", "dee", "ed", "flo", "gus", "hal", "ivy", "jo"]
+
+
+def _measures(planted: bool) -> list[dict]:
+    rows = [{"id": i + 1, "amount": 10 + 5 * i, "note": "" if i == 0 else "n", "status": "ab"[i % 2], "name": NAMES[i],
+             "maybe": "m" if i == 3 else "", "kind": "kj"[i % 2], "blank": "", "code": "abc"} for i in range(10)]
+    if not planted:
+        return rows
+    rows.append({**rows[0], "code": "ab1"})                          # (id 1, a) twice; a digit in the code
+    rows.append({**rows[5], "id": 12})
+    for i, column, value in [(1, "amount", -5), (2, "amount", 500), (3, "amount", 100), (1, "note", ""), (2, "note", ""),
+                             (3, "note", ""), (4, "status", "x"), (5, "status", ""), (6, "name", " "), (7, "name", ""),
+                             (8, "name", "toolongname"), (9, "blank", "z")]:
+        rows[i][column] = value
+    for row in rows:
+        row["maybe"], row["kind"] = "", "k"
+    return rows
+
+
+def _write_measures(planted: bool):
+    def write(project: Path) -> None:
+        for seed, rows in (("measures", _measures(planted)), ("mirror", [{"id": i + 1} for i in range(10)])):
+            with (project / "seeds" / f"{seed}.csv").open("w", newline="") as file:
+                writer = csv.DictWriter(file, fieldnames=list(rows[0]), lineterminator="\n")
+                writer.writeheader()
+                writer.writerows(rows)
+    return write
+
+
+@pytest.fixture(scope="module")
+def packages(tmp_path_factory, spark):
+    if not PACKAGES:
+        pytest.skip("DC_BRIDGE_DBT_PACKAGES names no folder of the dbt packages dbt_utils, dbt_expectations, dbt_date")
+    return _both(tmp_path_factory.mktemp("dbt_packages"), PACKAGE_PROJECT,
+                 {"shipped": _write_measures(False), "planted": _write_measures(True)}, PACKAGE_SCHEMAS, spark)
+
+
+@pytest.mark.parametrize("variant", ["shipped", "planted"])
+def test_package_tests_agree(packages, variant):
+    _compare(*packages, variant, count=23, unchanged=SHAPE | {"not_null"})

@@ -266,19 +266,21 @@ TESTS: dict[str, Row] = {
         lambda a, c: Form(properties={"required": True}, rule={"metric": "nullValues"})),
     "dbt_expectations.expect_column_values_to_be_null": Row(
         EXPECTATION, frozenset(), lambda a, c, r: f"SELECT {c} FROM {_filtered(r, a)} WHERE {c} IS NOT NULL"),
+    # dbt-expectations returns one row per duplicated value, as dbt's unique does
     "dbt_expectations.expect_column_values_to_be_unique": Row(
-        EXPECTATION, frozenset(), lambda a, c, r: f"SELECT {c} FROM (SELECT {c}, COUNT(*) OVER (PARTITION BY {c}) AS n FROM "
-                                                  f"{_filtered(r, a)} WHERE {c} IS NOT NULL) AS d WHERE n > 1",
-        lambda a, c: Form(properties={"unique": True}, rule={"metric": "duplicateValues"})),
+        EXPECTATION, frozenset(), lambda a, c, r: f"SELECT {c}, COUNT(*) AS n_records FROM {_filtered(r, a)} WHERE {c} IS NOT NULL "
+                                                  f"GROUP BY {c} HAVING COUNT(*) > 1",
+        lambda a, c: Form(properties={"unique": True}, rule={"metric": "duplicateValues"}), alike=False,
+        note="dbt-expectations counts duplicated values, the contract the rows holding them"),
     "dbt_expectations.expect_column_values_to_be_between": Row(
         EXPECTATION | {"min_value", "max_value", "strictly"}, frozenset(),
         lambda a, c, r: f"SELECT * FROM {_filtered(r, a)} WHERE {_range_sql(c, a, 'min_value', 'max_value', not a.get('strictly'))}",
         lambda a, c: _range_form(a, "min_value", "max_value", not a.get("strictly"))),
     "dbt_expectations.expect_column_values_to_be_in_set": Row(
         EXPECTATION | {"value_set", "quote_values"}, frozenset({"value_set"}),
-        lambda a, c, r: f"SELECT {c} FROM {_filtered(r, a)} WHERE {c} IS NOT NULL AND {c} NOT IN ({_values(a, 'value_set', 'quote_values')})",
-        lambda a, c: (Form(rule={"metric": "invalidValues", "arguments": {"validValues": v}})
-                      if (v := _plain_values(a, "value_set", "quote_values")) else None)),
+        # a null is in no set here (a left join that finds no match): the contract's allowed values never judge a
+        # null, so the rule is dbt-expectations' own query
+        lambda a, c, r: f"SELECT {c} FROM {_filtered(r, a)} WHERE {c} IS NULL OR {c} NOT IN ({_values(a, 'value_set', 'quote_values')})"),
     "dbt_expectations.expect_column_values_to_not_be_in_set": Row(
         EXPECTATION | {"value_set", "quote_values"}, frozenset({"value_set"}),
         lambda a, c, r: f"SELECT {c} FROM {_filtered(r, a)} WHERE {c} IN ({_values(a, 'value_set', 'quote_values')})"),
@@ -321,16 +323,20 @@ def _columns(args: dict) -> str:
 # ---------------------------------------------------------------------------------------------
 # what a test becomes
 
-def carry(test: Test) -> Carried:
-    """One test through its row of TESTS: mapped, or refused with the reason."""
+def carry(test: Test, taken: dict | None = None) -> Carried:
+    """One test through its row of TESTS: mapped, or refused with the reason. `taken`: the field properties the
+    tests read before it set, {(model, field, key): value}; a property another test set to another value (two
+    ranges on one column, a range and a pattern in one `logicalTypeOptions`) would be one contract key holding
+    two values, so this test is carried as its SQL rule instead."""
+    taken = {} if taken is None else taken
     try:
-        field_name, properties, rule, reason = _carry(test)
+        field_name, properties, rule, reason = _carry(test, taken)
     except Refused as exc:
         return Carried(test.check, "refused", test.model, test.column, reason=str(exc))
     return Carried(test.check, "mapped", test.model, field_name, properties=properties, rule=rule, reason=reason)
 
 
-def _carry(test: Test) -> tuple[str | None, dict, dict | None, str]:
+def _carry(test: Test, taken: dict) -> tuple[str | None, dict, dict | None, str]:
     row = TESTS.get(test.name)
     if row is None:
         raise Refused(f"the dbt test `{test.name}` is not in dc-bridge's mapping table (docs/importing-dbt.md); dbt is not "
@@ -369,7 +375,8 @@ def _carry(test: Test) -> tuple[str | None, dict, dict | None, str]:
         if form.judged:
             if plain_threshold:
                 return column, {}, _with(form.rule, severity, {}), notes
-        elif form.properties is not None and severity == "error" and plain_threshold:
+        elif form.properties is not None and severity == "error" and plain_threshold and _free(taken, test.model, column, form.properties):
+            taken.update({(test.model, column, key): value for key, value in form.properties.items()})
             return column, form.properties, None, _joined(notes, "" if row.alike else row.note)
         elif form.rule is not None and (row.alike or plain_threshold):
             return column, {}, _with(form.rule, severity, threshold), _joined(notes, "" if row.alike else row.note)
@@ -384,6 +391,11 @@ def _carry(test: Test) -> tuple[str | None, dict, dict | None, str]:
     query = f"SELECT {fail_calc} FROM ({failing}) AS dbt_failures"
     rule = _with({"type": "sql", "query": query}, severity, threshold)
     return (column if row.column else None), {}, rule, notes
+
+
+def _free(taken: dict, model: str, column: str | None, properties: dict) -> bool:
+    """No property of `properties` was set on the field to another value."""
+    return all(taken.get((model, column, key), value) == value for key, value in properties.items())
 
 
 def _with(rule: dict, severity: str, threshold: dict) -> dict:
@@ -490,12 +502,12 @@ def read(path: str) -> list[Carried]:
         if not files:
             raise ImportInputError(f"{path}: a folder with no dbt property file (*.yml); give a schema.yml, a folder "
                                    f"of them, or a manifest.json")
-        return [item for file in files for item in _property_file(file)]
+        return _settle([item for file in files for item in _property_file(file)])
     if not target.is_file():
         raise ImportInputError(f"{path}: no such file or folder; give a dbt schema.yml, a folder of them, or a manifest.json")
     if target.suffix == ".json":
         return read_manifest(target)
-    return _property_file(target)
+    return _settle(_property_file(target))
 
 
 def _load(file: Path, parse: Callable[[str], Any], kind: str) -> Any:
@@ -511,7 +523,21 @@ def _load(file: Path, parse: Callable[[str], Any], kind: str) -> Any:
         raise ImportInputError(f"{file}: not a dbt {kind}: {str(exc).splitlines()[0]}") from None
 
 
-def _property_file(file: Path) -> list[Carried]:
+def _settle(items: list) -> list[Carried]:
+    """Each test carried, in an order of their own content (so a property file and the manifest dbt writes for it,
+    which lists tests in another order, give each test the same form when two set one property); the rest as read."""
+    taken: dict = {}
+    order = sorted((i for i, item in enumerate(items) if isinstance(item, Test)), key=lambda i: _identity(items[i]))
+    done = {i: carry(items[i], taken) for i in order}
+    return [done.get(i, item) for i, item in enumerate(items)]
+
+
+def _identity(test: Test) -> str:
+    config = {k: v for k, v in test.config.items() if k in JUDGING_CONFIG}
+    return _text([test.model, test.column or "", test.name, test.args, config])
+
+
+def _property_file(file: Path) -> list:
     document = _load(file, yaml.safe_load, "property file (YAML)")
     if not isinstance(document, dict) or not any(key in document for key in TESTED):
         found = sorted(document)[:6] if isinstance(document, dict) else type(document).__name__
@@ -544,12 +570,12 @@ def _property_file(file: Path) -> list[Carried]:
     return carried
 
 
-def _node(file: Path, where: str, node: dict, model: str, dataset: str) -> list[Carried]:
+def _node(file: Path, where: str, node: dict, model: str, dataset: str) -> list:
     """A model's (or source table's) tests, its columns' tests, and its enforced contract."""
     def check(location: str, text: str) -> SourceCheck:
         return SourceCheck("dbt", str(file), location, dataset, text)
 
-    carried = [carry(t) for t in _tests(file, where, node, model, None, check)]
+    carried: list = list(_tests(file, where, node, model, None, check))
     enforced = _enforced(node.get("config"))
     columns = node.get("columns") or []
     if not isinstance(columns, list):
@@ -558,7 +584,7 @@ def _node(file: Path, where: str, node: dict, model: str, dataset: str) -> list[
         at = f"{where}.columns[{k}]"
         if not isinstance(col, dict) or not isinstance(col.get("name"), str):
             raise ImportInputError(f"{file}: {at}: expected a mapping with a `name`; found {col!r:.80}")
-        carried += [carry(t) for t in _tests(file, at, col, model, col["name"], check)]
+        carried += _tests(file, at, col, model, col["name"], check)
         if enforced:
             carried += _contract_column(at, col, model, check)
     if enforced:
@@ -646,7 +672,7 @@ def read_manifest(file: Path) -> list[Carried]:
                                f"{', '.join(MANIFEST_VERSIONS)} (dbt 1.5 to 1.11): regenerate it with such a dbt "
                                f"(`dbt parse`), or import the project's schema.yml files instead")
     nodes, sources = manifest["nodes"], manifest.get("sources") or {}
-    carried: list[Carried] = []
+    carried: list = []
     for key in sorted(nodes):
         node = nodes[key]
         if not isinstance(node, dict):
@@ -655,7 +681,7 @@ def read_manifest(file: Path) -> list[Carried]:
             carried.append(_manifest_test(file, key, node, nodes, sources))
         elif node.get("resource_type") in ("model", "seed", "snapshot") and _enforced(node.get("config")):
             carried += _manifest_contract(file, key, node)
-    return carried
+    return _settle(carried)
 
 
 def _parent(node: dict, nodes: dict, sources: dict) -> tuple[str, str] | None:
@@ -669,7 +695,7 @@ def _parent(node: dict, nodes: dict, sources: dict) -> tuple[str, str] | None:
     return None
 
 
-def _manifest_test(file: Path, key: str, node: dict, nodes: dict, sources: dict) -> Carried:
+def _manifest_test(file: Path, key: str, node: dict, nodes: dict, sources: dict) -> Test | Carried:
     location = f"nodes.{key}"
     meta = node.get("test_metadata")
     parent = _parent(node, nodes, sources)
@@ -691,7 +717,7 @@ def _manifest_test(file: Path, key: str, node: dict, nodes: dict, sources: dict)
                        ("error_if", DEFAULT_CONDITION), ("severity", "ERROR")):
         if config.get(k) is None or (k != "fail_calc" and str(config.get(k)).replace(" ", "") == str(default).replace(" ", "")):
             config.pop(k, None)  # the manifest writes every default; a default is no config
-    return carry(Test(check, model, column, full, kwargs, config))
+    return Test(check, model, column, full, kwargs, config)
 
 
 def _manifest_contract(file: Path, key: str, node: dict) -> list[Carried]:
