@@ -51,6 +51,8 @@ def print_report(report: dict[str, Any], console) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    if not console.is_terminal:
+        console.width = max(console.width, 200)  # a log or a file: one line per check, never a column cut into letters
     table = Table(title="dc-bridge import", show_lines=False)
     for column in ("source", "file", "location", "dataset", "check", "outcome", "model.field", "reason"):
         table.add_column(column, overflow="fold")

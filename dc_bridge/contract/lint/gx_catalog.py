@@ -67,6 +67,13 @@ EXPECTATION_TYPES = frozenset({
 })
 
 
+def gx_name(name: str) -> str:
+    """A GX type or kwarg name as GX spells it: a camelCase or PascalCase name (no underscore, a capital) in
+    snake_case (`minValue` -> `min_value`); any other name as written, since GX's own names have capitals after
+    an underscore (`column_A`, `column_B`) that snake-casing would break (`column__a`)."""
+    return to_snake_case(name) if "_" not in name and name != name.lower() else name
+
+
 def to_snake_case(name: str) -> str:
     """`ExpectColumnValuesToNotBeNull` or `minValue` -> `expect_column_values_to_not_be_null` / `min_value`."""
     out = []

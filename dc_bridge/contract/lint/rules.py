@@ -14,7 +14,7 @@ import sqlglot
 import yaml
 from sqlglot import exp
 
-from dc_bridge.contract.lint.gx_catalog import EXPECTATION_TYPES, to_snake_case
+from dc_bridge.contract.lint.gx_catalog import EXPECTATION_TYPES, gx_name
 from dc_bridge.contract.lint.java_regex import RegexCompiler, java_regex_errors
 from dc_bridge.contract.limits import (
     LENGTH_RANGE, MAX_PRECISION, NUMBER_RANGE, PRECISION_RANGE, length_problem, number_problem, shown,
@@ -494,12 +494,12 @@ def _custom_shape_findings(rule: QualityRule) -> list[Finding]:
     if "expectation_type" in body and "type" not in body:
         findings.append(_at(rule.source, "DCB185", "`expectation_type` is the GX 0.x spelling", expected="type", found="expectation_type"))
     name = body.get("type") or body.get("expectation_type")
-    if not isinstance(name, str) or to_snake_case(name) not in EXPECTATION_TYPES:
+    if not isinstance(name, str) or gx_name(name) not in EXPECTATION_TYPES:
         findings.append(_at(rule.source, "DCB181", f"`{name}` is not a GX 1.x expectation type", expected="e.g. expect_column_values_to_not_be_null",
                             found=repr(name)))
     kwargs = body.get("kwargs")
     if isinstance(kwargs, dict):
-        camel = [k for k in kwargs if isinstance(k, str) and to_snake_case(k) != k]
+        camel = [k for k in kwargs if isinstance(k, str) and gx_name(k) != k]
         if camel:
             findings.append(_at(rule.source, "DCB182", f"GX kwargs {', '.join(camel)} are camelCase", expected="snake_case",
                                 found=", ".join(camel)))

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dc_bridge.engines.engine import CompiledFiles, Engine
 from dc_bridge.engines.gx.external import reader as read_external
-from dc_bridge.engines.gx.translate import assemble_suite, suite_name, suite_text, translate_check
+from dc_bridge.engines.gx.translate import GX_SPARK_TYPES, SEVERITY, assemble_suite, suite_name, suite_text, translate_check
 
-__all__ = ["ENGINE", "RESULT_FORMATS", "Change", "ProjectConflict", "build_data_docs", "data_docs_pages",
+# GX_SPARK_TYPES and SEVERITY: GX's spellings of Spark types and severities, which dc_bridge/importing reads backwards
+__all__ = ["ENGINE", "GX_SPARK_TYPES", "SEVERITY", "RESULT_FORMATS", "Change", "ProjectConflict", "build_data_docs", "data_docs_pages",
            "expectation_parameters", "file_context", "suite_name", "sync", "unstorable"]
 
 # exports of project.py and data_docs.py (with run.py under them), imported on first use: compile and lint reach

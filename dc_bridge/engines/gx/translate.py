@@ -16,7 +16,7 @@ from dc_bridge.plan.checks import Check
 from dc_bridge.engines.columns import gx_listed_name
 from dc_bridge.engines.compiled_text import indented_json
 from dc_bridge.engines.engine import Unsupported, from_history, not_executable, unsupported
-from dc_bridge.contract.lint.gx_catalog import to_snake_case
+from dc_bridge.contract.lint.gx_catalog import gx_name
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import Syntax
 from dc_bridge.contract.sql import TABLE_MARKER, epoch_seconds, quote_identifier, view_name
@@ -177,9 +177,10 @@ def gx_expectation(implementation, column: str | None) -> dict:
     """A custom GX check as a GX 1.x expectation: 0.x `expectation_type` and camelCase kwargs mapped,
     the rule's field as the `column` of a column expectation that names none."""
     body = dict(implementation) if isinstance(implementation, dict) else {}
-    expectation_type = to_snake_case(str(body.get("type") or body.get("expectation_type") or ""))
-    kwargs = {to_snake_case(k): v for k, v in (body.get("kwargs") or {}).items()}
-    if column and "column" not in kwargs and expectation_type.startswith("expect_column"):
+    expectation_type = gx_name(str(body.get("type") or body.get("expectation_type") or ""))
+    kwargs = {gx_name(k): v for k, v in (body.get("kwargs") or {}).items()}
+    # a column pair names its columns column_A and column_B: it takes no `column`
+    if column and "column" not in kwargs and expectation_type.startswith("expect_column") and not expectation_type.startswith("expect_column_pair_"):
         kwargs["column"] = column
     return {"type": expectation_type, "kwargs": kwargs, "meta": dict(body.get("meta") or {})}
 
