@@ -265,3 +265,26 @@ def test_hostile_names(tmp_path):
     joins = [q["query"] for q in first["quality"] if "LEFT JOIN" in q.get("query", "")]
     assert len(joins) == 1 and "`order.lines`" in joins[0] and "`order lines`" in joins[0]
     assert result.exit_code == 0
+
+
+def test_two_tests_of_one_property(tmp_path):
+    """Two tests setting one field property (two ranges, a range and a regex in `logicalTypeOptions`, two foreign
+    keys): one keeps the property, the others are their SQL rules, so the contract keeps every test (assembling would
+    keep the first value alone, listed as a conflict); the same forms whatever the tests' order."""
+    tests = [{"dbt_utils.accepted_range": {"min_value": 0, "max_value": 100}},
+             {"dbt_expectations.expect_column_values_to_be_between": {"min_value": 1, "max_value": 9}},
+             {"dbt_expectations.expect_column_values_to_match_regex": {"regex": "^[0-9]+$"}},
+             {"relationships": {"to": "ref('a')", "field": "id"}},
+             {"relationships": {"to": "ref('b')", "field": "id"}}]
+    forms = []
+    for order in (tests, tests[::-1]):
+        document = {"models": [{"name": "a", "columns": [{"name": "id", "tests": ["unique"]}]},
+                               {"name": "b", "columns": [{"name": "id", "tests": ["unique"]}]},
+                               {"name": "m", "columns": [{"name": "c", "tests": order}]}]}
+        result, out, report = _import(tmp_path, f"dbt:{_property_file(tmp_path, document)}")
+        assert result.exit_code == 0 and "conflict" not in result.output, result.output
+        column = next(s for s in yaml.safe_load(out.read_text())["schema"] if s["name"] == "m")["properties"][0]
+        assert len(column["quality"]) == 3 and all(q["type"] == "sql" for q in column["quality"])
+        assert len(column["logicalTypeOptions"]) == 2 and len(column["relationships"]) == 1
+        forms.append(sorted(json.dumps(q, sort_keys=True) for q in column["quality"]))
+    assert forms[0] == forms[1]
