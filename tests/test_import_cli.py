@@ -66,6 +66,9 @@ def test_exit_codes(tmp_path):
         assert not (tmp_path / "c.yaml").exists()
     assert invoke(f"gx:{good}", "--out", str(tmp_path / "a.yaml")).exit_code == 2, "--out exists without --overwrite"
     assert invoke(f"gx:{good}", "--out", str(tmp_path / "a.yaml"), "--overwrite").exit_code == 0
+    result = invoke(f"gx:{good}", "--out", str(tmp_path / "v32.yaml"), "--standard", "3.2", "--id", "orders-v32", "--name", "Orders")
+    assert result.exit_code == 0 and "lint: clean" in result.output
+    assert yaml.safe_load((tmp_path / "v32.yaml").read_text())["apiVersion"] == "v3.2.0"
 
 
 def test_out_is_never_an_input(tmp_path):
@@ -106,9 +109,12 @@ def test_plugin_types_and_unknown_kwargs_are_custom_with_the_reason(tmp_path):
         {"type": "expect_column_max_to_be_between", "kwargs": {"column": "ts", "min_value": {"$PARAMETER": "now"}}},
         {"type": "expect_column_values_to_be_in_set", "kwargs": {"column": "s", "value_set": ["a"], "row_condition": 'col("x")>1',
                                                                  "condition_parser": "great_expectations"}},
+        # a non-critical severity on an expectation whose property is a mapping (it raised TypeError once)
+        {"type": "expect_column_values_to_be_between", "kwargs": {"column": "n", "min_value": 0}, "severity": "warning"},
     ])
     rows = [(c.outcome, c.reason) for c in read_source(f"gx:{suite}")]
-    assert [outcome for outcome, _ in rows] == ["custom"] * 5
+    assert [outcome for outcome, _ in rows] == ["custom"] * 6
+    assert "checked at severity error" in rows[5][1]
     assert "not an expectation type GX ships" in rows[0][1] and "future_kwarg" in rows[1][1] and "future_key" in rows[2][1]
     assert "$PARAMETER" in rows[3][1] and "great_expectations" in rows[4][1]
 

@@ -78,3 +78,13 @@ def test_mapping_is_the_inverse_of_translate(tmp_path):
     got = [(e["type"], e["kwargs"]) for f in (tmp_path / "c").rglob("*.json") for e in json.loads(f.read_text())["expectations"]]
     for row in ROWS:
         assert (row["type"], row["kwargs"]) in got, row
+
+
+def test_the_docs_table_has_every_expectation_type_as_the_mapping_carries_it():
+    from dc_bridge.contract.lint.gx_catalog import EXPECTATION_TYPES
+    from dc_bridge.importing.gx import MAPPINGS
+
+    rows = {line.split("|")[1].strip().strip("`"): line.split("|")[2] for line in Path("docs/importing.md").read_text().splitlines()
+            if line.startswith("| `")}
+    assert set(rows) == set(EXPECTATION_TYPES)
+    assert {t for t, becomes in rows.items() if becomes.strip().startswith("custom")} == set(EXPECTATION_TYPES) - set(MAPPINGS)

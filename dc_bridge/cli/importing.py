@@ -51,7 +51,7 @@ def import_command(sources: tuple[str, ...], out: str, report_file: str | None, 
     from dc_bridge.cli.outputs import Input, check_apart, check_file, write_text
     from dc_bridge.contract.lint import lint_file
     from dc_bridge.importing import ImportInputError, read_source
-    from dc_bridge.importing.assemble import assemble
+    from dc_bridge.importing.assemble import assemble, contract_text
     from dc_bridge.importing.report import print_report, report_json, report_text
     from dc_bridge.report.finding_formats import FORMATTERS
 
@@ -80,7 +80,7 @@ def import_command(sources: tuple[str, ...], out: str, report_file: str | None, 
     assembled = assemble(carried, id=default_id, standard=standard, name=name, version=version, base=base, sources=list(sources))
     report = report_json(carried, assembled, sources=list(sources), out=out)
     check_file("--out", out, inputs, written="the contract")
-    write_whole(out, yaml.safe_dump(assembled.document, sort_keys=False, allow_unicode=True, width=120), replace=overwrite)
+    write_whole(out, contract_text(assembled.document), replace=overwrite)
     if report_file:
         check_file("--report", report_file, inputs, written="the import report")
         write_text("--report", report_file, report_text(report))

@@ -4,7 +4,9 @@ definitions name, each on its data asset).
 
 `MAPPINGS` has one row per expectation type with a contract form: the kwargs it knows and the form it becomes
 (a field property, an ODCS library metric, a SQL rule), the inverse of engines/gx/translate.py where both exist
-(tests/test_import_gx.py holds them so). `mostly` becomes a percent threshold where the form has one; a Spark
+(tests/test_import_gx_roundtrip.py holds them so). `mostly` becomes a threshold on the share GX judges: of all rows
+for not_null (a percent of the contract's nullValues), of the column's non-null values for the other column maps (a
+SQL rule: a contract's percent counts nulls too, GX's mostly does not); a Spark
 `row_condition` becomes a SQL rule counting the violating rows among those it selects, where the row knows its
 violation. Any other expectation, or one with a kwarg its row does not know, is an ODCS `type: custom` rule for
 GX with the expectation itself as the implementation: GX still judges it. An expectation type GX does not ship
@@ -93,24 +95,36 @@ def _bounds(kw: dict, *, integer: bool = False) -> dict[str, Any]:
     return {"mustBeBetween": [int(low) - (low_op == ">="), int(high) + (high_op == "<=")]}
 
 
-def _counted(kw: dict, rule: dict) -> dict:
-    """A rule counting bad rows: none allowed, or at most (1 - mostly) of them as a percent."""
-    if "mostly" in kw and kw["mostly"] != 1:
-        return {**rule, "unit": "percent", "mustBeLessOrEqualTo": _percent(kw["mostly"])}
-    return {**rule, "mustBe": 0}
-
-
 # --- the forms, one per row ---------------------------------------------------------------------
 
 def _not_null(kw: dict) -> Form:
-    if "mostly" in kw and kw["mostly"] != 1:
-        return Form({}, _counted(kw, {"type": "library", "metric": "nullValues"}))
+    if "mostly" in kw and kw["mostly"] != 1:  # nulls are what it counts: GX's share is of all rows, as a contract's percent
+        return Form({}, {"type": "library", "metric": "nullValues", "unit": "percent", "mustBeLessOrEqualTo": _percent(kw["mostly"])})
     return Form({"required": True})
+
+
+def _mostly_of_values(kw: dict, violation: str, source: str = "{model}") -> Form:
+    """`mostly` of a column map expectation as GX judges it: the share of the column's non-null values that
+    violate, at most 1 - mostly (a contract's percent counts every row, nulls too; an all-null column passes)."""
+    column = quote_identifier(kw["column"])
+    share = f"COALESCE(100.0 * COUNT_IF({violation}) / NULLIF(COUNT({column}), 0), 0)"
+    return Form({}, {"type": "sql", "query": f"SELECT {share} FROM {source}", "mustBeLessOrEqualTo": _percent(kw["mostly"])})
+
+
+def _with_mostly(kind: str, form: Callable[[dict], Form]) -> Callable[[dict], Form]:
+    """`form`, or GX's share of violating non-null values when mostly is below 1."""
+    def chosen(kw: dict) -> Form:
+        if kw.get("mostly", 1) != 1:
+            return _mostly_of_values(kw, VIOLATIONS[kind](kw))
+        return form(kw)
+    return chosen
 
 
 def _unique(kw: dict) -> Form:
     if "mostly" in kw and kw["mostly"] != 1:
-        return Form({}, _counted(kw, {"type": "library", "metric": "duplicateValues"}))
+        column = quote_identifier(kw["column"])
+        counted = f"(SELECT {column}, COUNT(*) OVER (PARTITION BY {column}) AS n FROM {{model}}) AS counted"
+        return _mostly_of_values(kw, f"{column} IS NOT NULL AND n > 1", counted)
     return Form({"unique": True})
 
 
@@ -119,29 +133,28 @@ def _compound_unique(kw: dict) -> Form:
     if kw.get("ignore_row_if") != "any_value_is_missing":
         raise NoForm(f"ignore_row_if {kw.get('ignore_row_if', 'all_values_are_missing')!r}: a contract's key ignores rows with "
                      f"any value missing (any_value_is_missing)")
+    if kw.get("mostly", 1) != 1:
+        raise NoForm("mostly on a compound key has no contract form")
     columns = kw.get("column_list")
     if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):
         raise NoForm("column_list is not a list of column names")
-    rule = _counted(kw, {"type": "library", "metric": "duplicateValues", "arguments": {"properties": list(columns)}})
-    return Form({}, rule, on_field=False)
+    return Form({}, {"type": "library", "metric": "duplicateValues", "arguments": {"properties": list(columns)}, "mustBe": 0}, on_field=False)
 
 
 def _regex(kw: dict) -> Form:
     if not isinstance(kw.get("regex"), str):
         raise NoForm("regex is not a text")
-    return Form({}, _counted(kw, {"type": "library", "metric": "invalidValues", "arguments": {"pattern": kw["regex"]}}))
+    return Form({}, {"type": "library", "metric": "invalidValues", "arguments": {"pattern": kw["regex"]}, "mustBe": 0})
 
 
 def _in_set(kw: dict) -> Form:
     values = kw.get("value_set")
     if not isinstance(values, list) or not values or not all(isinstance(v, (str, int, float, bool)) for v in values):
         raise NoForm("value_set is not a list of plain values")
-    return Form({}, _counted(kw, {"type": "library", "metric": "invalidValues", "arguments": {"validValues": list(values)}}))
+    return Form({}, {"type": "library", "metric": "invalidValues", "arguments": {"validValues": list(values)}, "mustBe": 0})
 
 
 def _length(kw: dict) -> Form:
-    if "mostly" in kw and kw["mostly"] != 1:
-        raise NoForm("a length range with mostly has no contract form")
     limits = _limits(kw)
     if not all(float(value).is_integer() for _, value in limits):
         raise NoForm("a length bound is not a whole number")
@@ -151,12 +164,10 @@ def _length(kw: dict) -> Form:
 
 
 def _length_equal(kw: dict) -> Form:
-    return _length({"min_value": kw.get("value"), "max_value": kw.get("value"), **({"mostly": kw["mostly"]} if "mostly" in kw else {})})
+    return _length({"min_value": kw.get("value"), "max_value": kw.get("value")})
 
 
 def _between(kw: dict) -> Form:
-    if "mostly" in kw and kw["mostly"] != 1:
-        raise NoForm("a value range with mostly has no contract form")
     names = {">": "exclusiveMinimum", ">=": "minimum", "<": "exclusiveMaximum", "<=": "maximum"}
     return Form({"logicalTypeOptions": {names[op]: value for op, value in _limits(kw)}})
 
@@ -248,8 +259,8 @@ VIOLATIONS: dict[str, Callable[[dict], str]] = {
 
 
 # a field property with severity: the library rule that checks the same
-PROPERTY_RULES = {(("required", True),): {"type": "library", "metric": "nullValues", "mustBe": 0},
-                  (("unique", True),): {"type": "library", "metric": "duplicateValues", "mustBe": 0}}
+PROPERTY_RULES = {'{"required": true}': {"type": "library", "metric": "nullValues", "mustBe": 0},
+                  '{"unique": true}': {"type": "library", "metric": "duplicateValues", "mustBe": 0}}
 
 
 @dataclass(frozen=True)
@@ -269,11 +280,12 @@ MAPPINGS: dict[str, Mapping] = {
     "expect_column_values_to_not_be_null": _row("column", "mostly", form=_not_null),
     "expect_column_values_to_be_unique": _row("column", "mostly", form=_unique),
     "expect_compound_columns_to_be_unique": _row("column_list", "ignore_row_if", "mostly", form=_compound_unique),
-    "expect_column_values_to_match_regex": _row("column", "regex", "mostly", form=_regex),
-    "expect_column_values_to_be_in_set": _row("column", "value_set", "mostly", form=_in_set),
-    "expect_column_value_lengths_to_be_between": _row("column", *BOUNDS, "mostly", form=_length),
-    "expect_column_value_lengths_to_equal": _row("column", "value", "mostly", form=_length_equal),
-    "expect_column_values_to_be_between": _row("column", *BOUNDS, "mostly", form=_between),
+    "expect_column_values_to_match_regex": _row("column", "regex", "mostly", form=_with_mostly("expect_column_values_to_match_regex", _regex)),
+    "expect_column_values_to_be_in_set": _row("column", "value_set", "mostly", form=_with_mostly("expect_column_values_to_be_in_set", _in_set)),
+    "expect_column_value_lengths_to_be_between": _row("column", *BOUNDS, "mostly",
+                                                      form=_with_mostly("expect_column_value_lengths_to_be_between", _length)),
+    "expect_column_value_lengths_to_equal": _row("column", "value", form=_length_equal),
+    "expect_column_values_to_be_between": _row("column", *BOUNDS, "mostly", form=_with_mostly("expect_column_values_to_be_between", _between)),
     "expect_table_row_count_to_be_between": _row(*BOUNDS, form=_row_count_between),
     "expect_table_row_count_to_equal": _row("value", form=_row_count_equal),
     "expect_column_to_exist": _row("column", form=_exists),
@@ -286,10 +298,10 @@ MAPPINGS: dict[str, Mapping] = {
     "expect_column_stdev_to_be_between": _row("column", *BOUNDS, form=_aggregate("STDDEV_SAMP({})")),
     "expect_column_unique_value_count_to_be_between": _row("column", *BOUNDS, form=_aggregate("COUNT(DISTINCT {})", integer=True)),
     "expect_column_values_to_be_null": _row("column", "mostly", form=_sql_count(VIOLATIONS["expect_column_values_to_be_null"])),
-    "expect_column_values_to_not_match_regex": _row("column", "regex", "mostly",
-                                                    form=_sql_count(VIOLATIONS["expect_column_values_to_not_match_regex"])),
-    "expect_column_values_to_not_be_in_set": _row("column", "value_set", "mostly",
-                                                  form=_sql_count(VIOLATIONS["expect_column_values_to_not_be_in_set"])),
+    "expect_column_values_to_not_match_regex": _row("column", "regex", "mostly", form=_with_mostly(
+        "expect_column_values_to_not_match_regex", _sql_count(VIOLATIONS["expect_column_values_to_not_match_regex"]))),
+    "expect_column_values_to_not_be_in_set": _row("column", "value_set", "mostly", form=_with_mostly(
+        "expect_column_values_to_not_be_in_set", _sql_count(VIOLATIONS["expect_column_values_to_not_be_in_set"]))),
     "unexpected_rows_expectation": _row("unexpected_rows_query", form=_unexpected_rows),
 }
 
@@ -329,7 +341,7 @@ def carry(expectation: Any, *, file: str, location: str, dataset: str, views: di
         return _custom(check, kind, kwargs, expectation, None, extras, "the expectation names no column")
     if form.rule is None and extras.get("severity", "error") != "error":
         # a field property is checked at severity error: the rule form of the property keeps the expectation's
-        as_rule = PROPERTY_RULES.get(tuple(form.properties.items()))
+        as_rule = PROPERTY_RULES.get(json.dumps(form.properties, sort_keys=True))
         if as_rule is None:
             return _custom(check, kind, kwargs, expectation, column, extras,
                            f"severity {expectation.get('severity')}: the field property it maps to is checked at severity error")
