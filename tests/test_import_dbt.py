@@ -288,3 +288,31 @@ def test_two_tests_of_one_property(tmp_path):
         assert len(column["logicalTypeOptions"]) == 2 and len(column["relationships"]) == 1
         forms.append(sorted(json.dumps(q, sort_keys=True) for q in column["quality"]))
     assert forms[0] == forms[1]
+
+
+@pytest.mark.parametrize("node", [
+    "not an object",
+    {"resource_type": "test", "test_metadata": "not_null", "attached_node": "seed.p.s"},
+    {"resource_type": "test", "test_metadata": {"name": "not_null", "kwargs": ["x"]}, "attached_node": "seed.p.s"},
+    {"resource_type": "model", "name": "m", "config": {"contract": {"enforced": True}}, "columns": {"c": "text"}},
+])
+def test_manifest_nodes_of_the_wrong_shape_exit_2(tmp_path, node):
+    manifest = {"metadata": {"dbt_schema_version": "https://schemas.getdbt.com/dbt/manifest/v12.json"},
+                "nodes": {"seed.p.s": {"resource_type": "seed", "name": "s"}, "x.p.bad": node}}
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(manifest))
+    result, out, report = _import(tmp_path, f"dbt:{path}")
+    assert result.exit_code == 2 and "nodes.x.p.bad" in result.output, result.output
+
+
+@pytest.mark.parametrize("test", [{"not_null": {"config": "warn"}}, {"accepted_values": {"arguments": ["a"]}}])
+def test_test_body_of_the_wrong_shape_exits_2(tmp_path, test):
+    document = {"models": [{"name": "m", "columns": [{"name": "c", "tests": [test]}]}]}
+    result, out, report = _import(tmp_path, f"dbt:{_property_file(tmp_path, document)}")
+    assert result.exit_code == 2 and "expected a mapping" in result.output, result.output
+
+
+def test_limit_that_is_no_count_is_refused(tmp_path):
+    document = {"models": [{"name": "m", "columns": [{"name": "c", "tests": [{"not_null": {"config": {"limit": "ten"}}}]}]}]}
+    result, out, report = _import(tmp_path, f"dbt:{_property_file(tmp_path, document)}")
+    assert report["checks"][0]["outcome"] == "refused" and "no count of rows" in report["checks"][0]["reason"]

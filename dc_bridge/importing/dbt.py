@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -369,7 +369,10 @@ def _carry(test: Test, taken: dict) -> tuple[str | None, dict, dict | None, str]
     fail_calc = str(config.get("fail_calc", row.fail_calc))
     scoped = bool(config.get("where")) or bool(args.get("row_condition"))
     notes = _lost_warning(config, severity)
-    plain_config = not scoped and config.get("limit") is None and fail_calc == row.fail_calc
+    limit = config.get("limit")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        raise Refused(f"limit {limit!r} is no count of rows")
+    plain_config = not scoped and limit is None and fail_calc == row.fail_calc
     form = row.form(args, column) if plain_config else None
     if form is not None:
         if form.judged:
@@ -386,8 +389,8 @@ def _carry(test: Test, taken: dict) -> tuple[str | None, dict, dict | None, str]
     if config.get("where"):
         relation = f"(SELECT * FROM {{model}} WHERE {config['where']}) AS dbt_subquery"
     failing = row.failing(args, _q(column) if column is not None else None, relation)
-    if config.get("limit") is not None:
-        failing += f" LIMIT {int(config['limit'])}"
+    if limit is not None:
+        failing += f" LIMIT {limit}"
     query = f"SELECT {fail_calc} FROM ({failing}) AS dbt_failures"
     rule = _with({"type": "sql", "query": query}, severity, threshold)
     return (column if row.column else None), {}, rule, notes
@@ -627,20 +630,23 @@ def _test_item(file: Path, location: str, item: Any) -> tuple[str, dict, dict]:
         return item, {}, {}
     if isinstance(item, dict) and "test_name" in item:
         body = {k: v for k, v in item.items() if k != "test_name"}
-        return str(item["test_name"]), *_split(body)
+        return str(item["test_name"]), *_split(file, location, body)
     if isinstance(item, dict) and len(item) == 1:
         name, body = next(iter(item.items()))
         if body is None:
             body = {}
         if not isinstance(body, dict):
             raise ImportInputError(f"{file}: {location}: the test `{name}` takes a mapping of arguments; found {body!r:.80}")
-        return str(name), *_split(body)
+        return str(name), *_split(file, location, body)
     raise ImportInputError(f"{file}: {location}: a test is a name (`- not_null`) or a mapping of one name to its "
                            f"arguments; found {item!r:.80}")
 
 
-def _split(body: dict) -> tuple[dict, dict]:
+def _split(file: Path, location: str, body: dict) -> tuple[dict, dict]:
     """Arguments and config of a test's mapping: `config:` and the keys dbt reads as config beside the arguments."""
+    for key in ("config", "arguments"):
+        if not isinstance(body.get(key) or {}, dict):
+            raise ImportInputError(f"{file}: {location}.{key}: expected a mapping; found {body[key]!r:.80}")
     config = dict(body.get("config") or {})
     args = dict(body.get("arguments") or {})
     for key, value in body.items():
@@ -675,12 +681,14 @@ def read_manifest(file: Path) -> list[Carried]:
     carried: list = []
     for key in sorted(nodes):
         node = nodes[key]
-        if not isinstance(node, dict):
-            raise ImportInputError(f"{file}: nodes.{key}: expected an object")
-        if node.get("resource_type") == "test":
-            carried.append(_manifest_test(file, key, node, nodes, sources))
-        elif node.get("resource_type") in ("model", "seed", "snapshot") and _enforced(node.get("config")):
-            carried += _manifest_contract(file, key, node)
+        try:
+            if node.get("resource_type") == "test":
+                carried.append(_manifest_test(file, key, node, nodes, sources))
+            elif node.get("resource_type") in ("model", "seed", "snapshot") and _enforced(node.get("config")):
+                carried += _manifest_contract(file, key, node)
+        except (AttributeError, KeyError, TypeError) as exc:
+            raise ImportInputError(f"{file}: nodes.{key}: not a node as dbt writes it ({type(exc).__name__}: {exc}); "
+                                   f"regenerate the manifest with dbt (`dbt parse`)") from None
     return _settle(carried)
 
 
@@ -700,7 +708,9 @@ def _manifest_test(file: Path, key: str, node: dict, nodes: dict, sources: dict)
     meta = node.get("test_metadata")
     parent = _parent(node, nodes, sources)
     model, dataset = parent if parent else ("(unknown)", "(unknown)")
-    if not isinstance(meta, dict):
+    if meta is not None and not isinstance(meta, dict):
+        raise TypeError(f"test_metadata is {type(meta).__name__}, not an object")
+    if meta is None:
         check = SourceCheck("dbt", str(file), location, dataset, f"singular test {node.get('name')}")
         return Carried(check, "refused", model, reason="a singular test (a SQL file of its own) is warehouse SQL with "
                        "refs and macros, no generic test: write it as a contract `type: sql` rule")
