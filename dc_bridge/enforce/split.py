@@ -50,7 +50,7 @@ from dc_bridge.engines.native import ENGINE as NATIVE
 from dc_bridge.engines.native import counted_pass, judge_rows
 from dc_bridge.engines.registry import ENGINES
 from dc_bridge.engines.results import EngineReport
-from dc_bridge.engines.views import temp_views
+from dc_bridge.engines.views import held, temp_views
 from dc_bridge.plan.checks import Check, kind_of
 from dc_bridge.runner.data import is_connect, jvm_of
 from dc_bridge.runner.pipeline import run_engine
@@ -248,7 +248,7 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
 
     views = {view_name(loaded.id, name): frame for name, frame in frames.items() if name in plan.models}
     table_level = [c for c in checks if c not in row_level]
-    with temp_views(spark, views):
+    with held(views), temp_views(spark, views):
         foreign = foreign_reads(spark, [c for c in table_level if c.id not in compiled.invalid],
                                 {name: view_name(loaded.id, name) for name in frames if name in plan.models})
     absent = absent_references(table_level, frames)
@@ -267,7 +267,7 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
         rows = int(observed["rows"])
         results = {check.id: judge_rows(check, int(observed[name]), rows) for check, name in counts}
         reports = {}
-        with temp_views(spark, views):
+        with held(views), temp_views(spark, views):
             if ENGINE_NAME in engines:
                 report = (NATIVE.run(spark, frames, table_compiled, model, now) if table_pass is None
                           else table_pass.report(totals=observed, rows=rows))

@@ -29,6 +29,7 @@ from dc_bridge.contract.sql import view_name
 from dc_bridge.engines.columns import absent_references, exact_ranges, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
+from dc_bridge.engines.views import held
 from dc_bridge.report.prometheus import Targets, publish, warn_unpublished
 from dc_bridge.runner.data import (
     SMALL_DATA_BYTES, DataError, DataLocation, UnreadModel, embedded, get_session, jvm_of, local_bytes, model_sources,
@@ -155,14 +156,19 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
             history = open_store(options.history, spark)
             past = history.earlier_runs(loaded.id, started_at)
     versions = _versions(spark.version)
-    # a session the caller gave is put back as the run found it (views under the run's names included)
-    # (not a session the command started for its contracts: nobody else's state is in it, and contracts run side
-    # by side would put back each other's settings)
-    guard = None if created or session.owned else SessionGuard.record(spark, [view_name(loaded.id, model.name) for model in loaded.models])
+    views = [view_name(loaded.id, model.name) for model in loaded.models]
+    # another run of this contract in the process's other threads waits until this one's views are gone (engines/views.py)
+    holding = contextlib.ExitStack()
+    holding.enter_context(held(views))
+    guard = None
     cached: list = []
     reports: dict[str, dict[str, EngineReport]] = {}
     seconds = {engine: 0.0 for engine in options.engines}
     try:
+        # a session the caller gave is put back as the run found it (views under the run's names included)
+        # (not a session the command started for its contracts: nobody else's state is in it, and contracts run side
+        # by side would put back each other's settings)
+        guard = None if created or session.owned else SessionGuard.record(spark, views)
         with phases.timed("data"):
             with _recorded_unread(loaded, history, started_at):
                 frames, unfiltered, data_sources = _model_frames(spark, loaded, dataframes or {}, sources.found, sources.server, options.where,
@@ -256,6 +262,7 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
                 guard.restore()
             if created:
                 spark.stop()
+            holding.close()
     return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3), "phases": phases.records})
 
 
