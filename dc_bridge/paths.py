@@ -132,3 +132,16 @@ def nearest_existing(folder: Path) -> Path:
 def may_write_in(folder: Path) -> bool:
     """Whether this process may create files in the existing folder `folder`."""
     return os.access(folder, os.W_OK | os.X_OK)
+
+
+def foreign(file: str | Path, mark: str) -> bool:
+    """Whether `file` exists as another program's file: not empty, and without `mark` (what dc-bridge, or the
+    library it drives, puts in the first lines of a file it writes) in its first 4 KiB. Such a file is not replaced."""
+    path = Path(local_path(str(file)) or file)
+    try:
+        if not path.is_file() or not path.stat().st_size:
+            return False
+        with path.open(encoding="utf-8", errors="replace") as text:
+            return mark not in text.read(4096)
+    except OSError:
+        return False

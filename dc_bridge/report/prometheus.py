@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from dc_bridge.monitors import MonitorOutcome
 from dc_bridge.outcomes import ALL
-from dc_bridge.paths import may_write_in, nearest_existing
+from dc_bridge.paths import Place, clash, foreign, local_path, may_write_in, nearest_existing
 from dc_bridge.verdict import CheckVerdict, Verdict
 
 JOB = "dc-bridge"
@@ -267,7 +267,30 @@ def write_file(path: str | Path, verdicts: list[Verdict], limit: int = SERIES_LI
 def metrics(verdicts: Verdict | list[Verdict], *, push: str | None = None, file: str | Path | None = None) -> list[str]:
     """`dc_bridge.metrics`: publish verdicts the caller has (a `split`'s, a folded GX or Soda run's) as `run` does;
     MetricsError for a bad target, else what could not be published (empty when all was)."""
-    return publish(verdicts, Targets(push=push, file=file, words=("push=", "file=")))
+    targets = Targets(push=push, file=local_path(str(file)) if file is not None else None, words=("push=", "file="))
+    if targets.file is not None:
+        _refuse_inputs(targets.file, [verdicts] if isinstance(verdicts, Verdict) else list(verdicts))
+    return publish(verdicts, targets)
+
+
+# what the first lines of a metrics file dc-bridge wrote hold (every metric's name starts with it)
+METRICS_MARK = "dc_bridge_"
+
+
+def _refuse_inputs(file: str, verdicts: list[Verdict]) -> None:
+    """The rule every writer keeps (paths.py): the metrics file is none of the files the verdicts were judged from (their
+    contracts, their data), lies in none and is no other program's file (MetricsError)."""
+    inputs = [Place(v.contract_file, "the contract of a verdict") for v in verdicts if v.contract_file]
+    inputs += [Place(path, f"the data of model `{model}`") for v in verdicts for model, path in v.data_sources.items()
+               if path != "dataframe" and not path.startswith("table:")]  # runner/pipeline.py `_origin`
+    found = clash([Place(file, f"file={file!r}")], inputs)
+    if found:
+        _, _, how, other = found
+        raise MetricsError(f"file={file!r} {how} {other.what} ({other.path}), which the metrics would replace; nothing was written. "
+                           f"Name a file of its own for the metrics, e.g. dc-bridge.prom.")
+    if foreign(file, METRICS_MARK):
+        raise MetricsError(f"file={file!r} is not a metrics file dc-bridge wrote, and the metrics would replace it; nothing was "
+                           f"written. Choose another file, or move it.")
 
 
 def publish(verdicts: Verdict | list[Verdict], targets: Targets, limit: int = SERIES_LIMIT) -> list[str]:

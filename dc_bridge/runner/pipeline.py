@@ -43,6 +43,7 @@ from dc_bridge.monitors import MonitorSettings, contract_monitor_settings, monit
 from dc_bridge.runner.history import History, run_record, unread_record
 from dc_bridge.runner.monitoring import judge_monitors, warn_jsonl
 from dc_bridge.runner.options import RunOptions
+from dc_bridge.runner.outputs import check_run_outputs
 from dc_bridge.runner.phases import Phases
 from dc_bridge.runner.reads import foreign_reads
 from dc_bridge.runner.rows import objective_row_counts
@@ -91,10 +92,10 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     `monitors`: how monitors judge the run over a history store (docs/monitoring.md; default: the settings in
     effect, `warn` with rows and freshness watched); a `.jsonl` history has no series, and says so in a `MonitorsWarning`.
     """
-    metrics = Targets(push=metrics_push, file=metrics_file, words=("metrics_push=", "metrics_file="))
     options = RunOptions(engines=tuple(engines), server=server, data=data or {}, where=where, master=master, conf=conf,
                          samples=samples, data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
-                         vars=vars or {}, history=history, progress=progress, now=now, monitors=monitors)
+                         vars=vars or {}, history=history, progress=progress, now=now, monitors=monitors, metrics_file=metrics_file)
+    metrics = Targets(push=metrics_push, file=options.metrics_file, words=("metrics_push=", "metrics_file="))
     if history is not None and is_jsonl(history) and (monitors or monitor_settings(config.current())).level != "off":
         warn_jsonl(history)  # monitors need a store: said once, and the run goes on without them
     verdict = check(contract, options, dataframes=dataframes, spark=spark)
@@ -125,16 +126,18 @@ def check(contract: str | Path | Contract | ReadContract, options: RunOptions, d
     # the run's `seconds` count the reading of its contract, wherever it was read
     started = time.perf_counter() - (contract.seconds if isinstance(contract, ReadContract) else 0.0)
     started_at = options.clock()
-    # the user's history, checked before anything starts Spark: a file that is not one stops the run here
-    # (a table in the catalog is opened in the run's session, below)
-    if history is None and options.history is not None and not is_table(str(options.history)):
-        history = open_history(options.history)
     # the monitors' settings, checked before Spark starts (a metric no monitor knows is a ConfigError)
     monitoring = options.monitors or monitor_settings(config.current())
     phases = Phases(_label(contract))
     session = _SessionOnDemand(spark, options, phases)
     with session.stopped_on_error():
         read = _read(contract, options, phases)
+        # where the run and its caller write, held to the rule the command line holds them to, before Spark starts
+        check_run_outputs(read, options.outputs(), options.data, options.server, options.spelled)
+        # the user's history, checked before anything starts Spark: a file that is not one stops the run here
+        # (a table in the catalog is opened in the run's session, below)
+        if history is None and options.history is not None and not is_table(str(options.history)):
+            history = open_history(options.history)
         sources = _Sources(dataframes or {}, options, spark is None, history, started_at)
 
         def ready(contract: Contract) -> None:
