@@ -7,8 +7,9 @@ shares, as Data Docs' `index.html` and `static/`) never
   around the data file: replacing it deletes the data);
 - is, lies inside or holds another output of the same call.
 
-`relation` is that comparison, and `clash` applies it to a call's outputs and inputs; the command
-line (cli/outputs.py) and the APIs (enforce/outputs.py, the streaming guard) word its answer. Paths
+`relation` is that comparison, and `clash` applies it to a call's outputs and inputs; runner/outputs.py
+(a run's outputs, for `dc-bridge run` and `dc_bridge.run` alike, and every command's through cli/outputs.py)
+and the other APIs (enforce/outputs.py, the streaming guard, `dc_bridge.metrics`) word its answer. Paths
 compare as the file system resolves them: a `file:` URI as its local path, relative to the current
 folder, `..` and symlinks resolved; other URIs (`s3a://`, `hdfs://`) by their normalised text. A
 glob among the inputs stands for every file it matches.
