@@ -173,3 +173,34 @@ def test_split_and_the_streaming_guard_refuse_every_hostile_output(spark, tmp_pa
     for cell, said in refused.items():
         # the rule's refusal, or the writer's own of a folder named for a file, or of an existing output without overwrite
         assert any(word in said for word in ("nothing was written", "is not a file", "is a folder", "exists")), (cell, said)
+
+
+def test_run_openlineage_file_transport_refuses_every_hostile_file(spark, tmp_path, monkeypatch):
+    """`run --openlineage` through OpenLineage's file transport, appending to `log_file_path` (every hostile cell), or
+    writing a new file per event named `{log_file_path}-{time}.json` (hostile where that lands: inside a data folder):
+    the file is held to the rule before the run, as every other output of `run`."""
+    import os
+
+    data = project(tmp_path)
+    contract = tmp_path / "c" / "orders.yaml"
+    for name in list(os.environ):
+        if name.startswith("OPENLINEAGE"):
+            monkeypatch.delenv(name)
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENLINEAGE__TRANSPORT__TYPE", "file")
+    command = ["run", str(contract), "--data", f"orders={data['orders'].path}", "--data", f"line_items={data['line_items'].path}:csv",
+               "--engines", "spark", "--openlineage"]
+    before = fingerprint(tmp_path)
+    exits = {}
+    for append in ("true", "false"):
+        monkeypatch.setenv("OPENLINEAGE__TRANSPORT__APPEND", append)
+        for case, paths in HOSTILE.items():
+            if append == "false" and case != INSIDE:
+                continue  # a new file beside the contract, the data file or another program's file touches none of them
+            monkeypatch.setenv("OPENLINEAGE__TRANSPORT__LOG_FILE_PATH", str(paths[0](tmp_path)))
+            result = CliRunner().invoke(main, command, prog_name="dc-bridge")
+            exits[append, case] = (result.exit_code, result.output[-300:])
+            assert fingerprint(tmp_path) == before, (append, case)
+    assert {cell for cell, (code, output) in exits.items() if code != 2 or "nothing was written" not in output} == set(), exits

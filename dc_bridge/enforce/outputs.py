@@ -41,7 +41,7 @@ def check_apart(outputs: list[Output], read: list, also: list[Place] = ()) -> No
     """Refuse (OutputError) outputs that are, hold or lie inside a file one of the DataFrames `read` reads,
     a file of `also` (the contract's files: runner/outputs.py `contract_places`), or each other (paths.py's
     rule), before anything is written."""
-    inputs = [*also, *(Place(path, "a path the rows are read from") for path in sorted({p for frame in read for p in read_paths(frame)}))]
+    inputs = [*(Place(path, "a path the rows are read from") for path in sorted({p for frame in read for p in read_paths(frame)})), *also]
     found = clash([Place(output.path, f"{output.option} {output.path}") for output in outputs], inputs)
     if found:
         output, _, how, other = found

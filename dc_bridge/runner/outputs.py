@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -180,8 +181,10 @@ def check_run_outputs(read, outputs: RunOutputs, data: Mapping, server: str | No
                        fix="Name a file of its own for the metrics, e.g. dc-bridge.prom.")
             check_not_foreign(words["metrics_file"], Path(metrics_file), METRICS_MARK, "a metrics file dc-bridge wrote")
         if lineage:
-            check_file(words["openlineage"] + " file transport's log_file_path", lineage, inputs, written="the lineage events",
-                       create=making, fix="Name a file of its own in OpenLineage's configuration (transport.log_file_path).")
+            option = words["openlineage"] + " file transport's log_file_path"
+            check_file(option, lineage, inputs, written="the lineage events", create=making,
+                       fix="Name a file of its own in OpenLineage's configuration (transport.log_file_path).")
+            check_not_foreign(option, Path(lineage), '"eventType"', "a file of OpenLineage events")  # appended to
 
 
 def _check_suite_names(read, option: str, data_docs: str | None) -> None:
@@ -197,8 +200,9 @@ def _check_suite_names(read, option: str, data_docs: str | None) -> None:
 
 
 def lineage_file() -> str | None:
-    """The file OpenLineage's configured file transport writes (`log_file_path`: the file itself when it appends,
-    else the prefix of a new file per event, which lies in the same folder), or None: no file transport, or no client."""
+    """The file OpenLineage's configured file transport writes (`log_file_path` itself when it appends, else the file
+    of the next event: a new one per event, named as the transport names it, `{log_file_path}-{time}.json`), or None:
+    no file transport, or no client."""
     try:
         from openlineage.client import OpenLineageClient
         from openlineage.client.transport.composite import CompositeTransport
@@ -210,7 +214,10 @@ def lineage_file() -> str | None:
     except Exception:  # a configuration the client cannot read: `emit` says so after the run, as before
         return None
     transports = list(getattr(transport, "transports", ())) if isinstance(transport, CompositeTransport) else [transport]
-    return next((t.config.log_file_path for t in transports if isinstance(t, FileTransport)), None)
+    config = next((t.config for t in transports if isinstance(t, FileTransport)), None)
+    if config is None:
+        return None
+    return config.log_file_path if config.append else f"{config.log_file_path}-{datetime.now():%Y%m%d-%H%M%S.%f}.json"
 
 
 def check_file(option: str, path: str, inputs: Sequence[Input], *, written: str = "the report", fix: str | None = None,
