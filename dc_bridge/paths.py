@@ -8,8 +8,9 @@ shares, as Data Docs' `index.html` and `static/`) never
   around the data file: replacing it deletes the data);
 - is, lies inside or holds another output of the same call.
 
-`relation` is that comparison, and `clash` applies it to a call's outputs and inputs; the command
-line (cli/outputs.py) and the APIs (enforce/outputs.py, the streaming guard) word its answer. Paths
+`relation` is that comparison, and `clash` applies it to a call's outputs and inputs; runner/outputs.py
+(a run's outputs, for `dc-bridge run` and `dc_bridge.run` alike, and every command's through cli/outputs.py)
+and the other APIs (enforce/outputs.py, the streaming guard, `dc_bridge.metrics`) word its answer. Paths
 compare as the file system resolves them: a `file:` URI as its local path, relative to the current
 folder, `..` and symlinks resolved; other URIs (`s3a://`, `hdfs://`) by their normalised text. A
 glob among the inputs stands for every file it matches.
@@ -165,3 +166,16 @@ def write_whole(path: str | Path, text: str | bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def foreign(file: str | Path, mark: str) -> bool:
+    """Whether `file` exists as another program's file: not empty, and without `mark` (what dc-bridge, or the
+    library it drives, puts in the first lines of a file it writes) in its first 4 KiB. Such a file is not replaced."""
+    path = Path(local_path(str(file)) or file)
+    try:
+        if not path.is_file() or not path.stat().st_size:
+            return False
+        with path.open(encoding="utf-8", errors="replace") as text:
+            return mark not in text.read(4096)
+    except OSError:
+        return False

@@ -159,10 +159,14 @@ class Phase(BaseModel):
     seconds: float
 
 
+# a contract version's states in the registry, in the order of its life (catalog/lifecycle.py moves it along them)
+LifecycleState = Literal["proposed", "draft", "active", "deprecated", "sunset", "retired"]
+
+
 class LifecycleVerdict(BaseModel):
     """Where the registry says the contract's version is in its life (dc_bridge/catalog/lifecycle.py), as a run saw it:
     `weighs_as` is what it does to the verdict (passed: a note; warning or failed: the enforcement level past a sunset)."""
-    state: str
+    state: LifecycleState
     weighs_as: Literal["passed", "warning", "failed"]
     level: str
     message: str

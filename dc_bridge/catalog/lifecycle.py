@@ -24,12 +24,14 @@ import math
 import re
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, time, timedelta, timezone
+from typing import get_args
 
 from dc_bridge.catalog.registry import BadRecord, history, record_key, records
 from dc_bridge.catalog.store import Store
 from dc_bridge.contract.evolution.versioning import SemVer
+from dc_bridge.verdict import LifecycleState
 
-STATES = ("proposed", "draft", "active", "deprecated", "sunset", "retired")
+STATES: tuple[str, ...] = get_args(LifecycleState)
 # state -> the states a transition may move it to: forward, never skipping one
 NEXT: dict[str, tuple[str, ...]] = {"proposed": ("draft", "active"), "draft": ("active",), "active": ("deprecated",),
                                     "deprecated": ("sunset",), "sunset": ("retired",), "retired": ()}

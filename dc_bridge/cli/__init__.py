@@ -11,7 +11,7 @@ import click
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
 
 from dc_bridge import __version__
-from dc_bridge.cli import catalog, evolution, importing, integrations, outputs, quarantine
+from dc_bridge.cli import catalog, evolution, importing, integrations, lifecycle, outputs, quarantine
 from dc_bridge.cli import history as history_commands  # `run` has a --history option of that name
 from dc_bridge.cli import monitor as monitor_commands
 from dc_bridge.cli.options import (DATA_METAVAR, READER_HELP, Group, collector_paused, conf_pairs, default_engines, in_project,
@@ -334,10 +334,14 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
             raise ValueError("nothing to run: every file given is a quality-rule library; run a contract that imports it")
         files, reads = [file for file, _ in kept], [read for _, read in kept]
         several = len(files) > 1 or registered
+        # every output held to the rule the run holds it to again (runner/outputs.py), for every contract before any runs
+        from dc_bridge.runner.outputs import RunOutputs, lineage_file
+
+        written = RunOutputs(output_file=output_file if output_format != "console" else None, data_docs=data_docs, history=history,
+                             metrics_file=metrics_file, openlineage=lineage_file() if openlineage else None)
         for file, read in zip(files, reads):
             if not isinstance(read, Refused):
-                _check_run_outputs(file, read.result, data, server, output_file if output_format != "console" else None, data_docs,
-                                   history, metrics_file)
+                outputs.check_run_outputs(read.result, written, data, server, "cli")
         reads = shared_ids(reads)  # two of one id: each refused (its outputs checked above all the same)
         split = quarantine.requested(files, reads[0], quarantine=quarantine_path, valid_output=valid_output, model=split_model,
                                      split_format=split_format, overwrite=overwrite, data=data, server=server, data_docs=data_docs,
@@ -368,7 +372,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         shared = RunOptions(engines=tuple(selected), server=server, data=data, where=where, master=None if several else master,
                             conf=None if several else conf, samples=samples, data_docs=data_docs, timeout=timeout,
                             side_by_side=side_by_side, cache=cache, vars=variables, history=history, monitors=monitoring,
-                            elsewhere=_ELSEWHERE["registered" if registered else "several"] if several else None)
+                            elsewhere=_ELSEWHERE["registered" if registered else "several"] if several else None,
+                            output_file=written.output_file, metrics_file=metrics_file, openlineage=openlineage, spelled="cli")
     except (DataError, ValueError) as exc:
         click.echo(f"dc-bridge run: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -526,60 +531,11 @@ def contract_files(arguments: tuple[str, ...]) -> list[str]:
     return files
 
 
-# what GX writes in a Data Docs folder: a contract file there would be replaced
-DATA_DOCS_OWNED = ("index.html", "static", "expectations", "validations")
-# what GX's index page of Data Docs holds (its index_page.j2's title): an index.html without it is another program's
-DATA_DOCS_MARK = "created by Great Expectations"
-
-
-def _check_run_outputs(contract: str, loaded, data: dict, server: str | None, output_file: str | None, data_docs: str | None,
-                       history: str | None = None, metrics_file: str | None = None) -> None:
-    """The checks of outputs.py for `run`'s --output-file, --data-docs, --history (appended to: an
-    output too) and --metrics-file, and the suite names a Data Docs site stores; `loaded`: the contract's LoadResult as the run read it."""
-    from pathlib import Path
-
-    from dc_bridge.engines.gx import suite_name, unstorable
-
-    from dc_bridge.history import is_table
-
-    history = None if history and is_table(history) else history  # a catalog table is no file a report could replace
-    if not output_file and not data_docs and not history and not metrics_file:
-        return
-    if output_file and history and outputs.same_path(output_file, history):
-        raise outputs.OutputRefused(f"--output-file {output_file} is also the --history file, which the report would replace; "
-                                    f"nothing was written. Give the report and the history a file each.")
-    if output_file and data_docs and outputs.same_path(output_file, data_docs):
-        raise outputs.OutputRefused(f"--output-file {output_file} is also the --data-docs folder; nothing was written. "
-                                    f"Give the report a file of its own, e.g. {Path(data_docs) / 'report.html'}.")
-    outputs.check_apart([("--output-file", output_file, None), ("--data-docs", data_docs, DATA_DOCS_OWNED), ("--history", history, None),
-                         ("--metrics-file", metrics_file, None)])
-    inputs = outputs.contract_inputs(contract, loaded)
-    if loaded.contract is not None:
-        inputs += outputs.data_inputs(loaded.contract, data, server)
-    problems = unstorable(suite_name(loaded.contract.id, m.name) for m in loaded.contract.models) if loaded.contract else []
-    if data_docs and problems:
-        raise outputs.OutputRefused(f"--data-docs {data_docs}: {'; '.join(problems)}; nothing was written. Give the "
-                                    f"contract an id without leading, trailing or doubled dots and without `/` or `\\`, "
-                                    f"or leave out --data-docs.")
-    for create in (False, True):  # every refusal before any folder is created
-        if data_docs:
-            outputs.check_folder("--data-docs", data_docs, inputs, owned=DATA_DOCS_OWNED, create=create)
-            outputs.check_not_foreign("--data-docs", Path(data_docs) / "index.html", DATA_DOCS_MARK, "a Data Docs site's index")
-        if output_file:
-            outputs.check_file("--output-file", output_file, inputs, create=create)
-        if history:
-            outputs.check_file("--history", history, inputs, written="the run history", create=create,
-                               fix="Name a file of its own for the history, e.g. history.jsonl.")
-        if metrics_file:
-            outputs.check_file("--metrics-file", metrics_file, inputs, written="the metrics", create=create,
-                               fix="Name a file of its own for the metrics, e.g. dc-bridge.prom.")
-
-
-
 # the subcommand groups, each in its own module, which imports nothing from this one
 evolution.register(main)
 integrations.register(main)
 catalog.register(main)
+lifecycle.register(main)
 importing.register(main)
 history_commands.register(main)
 monitor_commands.register(main)

@@ -27,9 +27,7 @@ from dc_bridge.report.finding_formats import FORMATTERS
 
 def register(group: click.Group) -> None:
     """Add the commands to the `dc-bridge` group (called at the end of cli/__init__.py)."""
-    from dc_bridge.cli.lifecycle import lifecycle_command
-
-    for command in (register_command, registrations_command, init_command, lifecycle_command):
+    for command in (register_command, registrations_command, init_command):
         group.add_command(command)
 
 

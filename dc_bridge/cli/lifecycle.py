@@ -17,6 +17,11 @@ from dc_bridge.cli.options import with_settings, with_verbosity
 from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_UNREADABLE
 
 
+def register(group: click.Group) -> None:
+    """Add `lifecycle` to the `dc-bridge` group (called at the end of cli/__init__.py)."""
+    group.add_command(lifecycle_command)
+
+
 @click.command(name="lifecycle")
 @with_verbosity
 @with_settings

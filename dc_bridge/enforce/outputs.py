@@ -37,10 +37,11 @@ class Output:
                            f"or choose a path that does not exist.")
 
 
-def check_apart(outputs: list[Output], read: list) -> None:
+def check_apart(outputs: list[Output], read: list, also: list[Place] = ()) -> None:
     """Refuse (OutputError) outputs that are, hold or lie inside a file one of the DataFrames `read` reads,
-    or each other (paths.py's rule), before anything is written."""
-    inputs = [Place(path, "a path the rows are read from") for path in sorted({p for frame in read for p in read_paths(frame)})]
+    a file of `also` (the contract's files: runner/outputs.py `contract_places`), or each other (paths.py's
+    rule), before anything is written."""
+    inputs = [*(Place(path, "a path the rows are read from") for path in sorted({p for frame in read for p in read_paths(frame)})), *also]
     found = clash([Place(output.path, f"{output.option} {output.path}") for output in outputs], inputs)
     if found:
         output, _, how, other = found
@@ -66,12 +67,12 @@ def read_paths(frame) -> list[str]:
     return paths
 
 
-def write_all(outputs: list[Output], format: str, overwrite: bool = False) -> None:
+def write_all(outputs: list[Output], format: str, overwrite: bool = False, also: list[Place] = ()) -> None:
     """Write every output's rows to its path in `format` (a folder, as Spark writes one), all or none.
     An existing path is refused (OutputError) unless `overwrite`, as is one `check_apart` refuses."""
     if not outputs:
         return
-    check_apart(outputs, [output.rows for output in outputs])
+    check_apart(outputs, [output.rows for output in outputs], also)
     spark = outputs[0].rows.sparkSession
     hadoop = spark._jvm.org.apache.hadoop.fs
     conf = spark._jsc.hadoopConfiguration()
@@ -125,7 +126,7 @@ EXACT_FORMATS = ("parquet", "orc")
 
 
 def write_partitioned(rows, column: str, outputs: dict[bool, Output], format: str, overwrite: bool = False,
-                      rewritten: dict | None = None) -> bool:
+                      rewritten: dict | None = None, also: list[Place] = ()) -> bool:
     """`rows` written in one Spark job, partitioned by the boolean `column`; the rows of each value
     moved to that value's output, all or none as `write_all`. `rewritten`: value -> a function of its
     part's rows as written (read back) giving the rows its output holds instead, written beside the
@@ -134,7 +135,7 @@ def write_partitioned(rows, column: str, outputs: dict[bool, Output], format: st
     EXACT_FORMATS), or outputs on two file systems (a folder cannot be renamed from one to the other)."""
     if format not in ONE_WRITE_FORMATS or (rewritten and format not in EXACT_FORMATS):
         return False
-    check_apart(list(outputs.values()), [rows])
+    check_apart(list(outputs.values()), [rows], also)
     spark = rows.sparkSession
     hadoop = spark._jvm.org.apache.hadoop.fs
     conf = spark._jsc.hadoopConfiguration()

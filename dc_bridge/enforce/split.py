@@ -50,7 +50,7 @@ from dc_bridge.engines.native import ENGINE as NATIVE
 from dc_bridge.engines.native import counted_pass, judge_rows
 from dc_bridge.engines.registry import ENGINES
 from dc_bridge.engines.results import EngineReport
-from dc_bridge.engines.views import temp_views
+from dc_bridge.engines.views import held, temp_views
 from dc_bridge.plan.checks import Check, kind_of
 from dc_bridge.runner.data import is_connect, jvm_of
 from dc_bridge.runner.pipeline import run_engine
@@ -95,6 +95,8 @@ class Split:
     _key_sets: dict = field(default_factory=dict)  # check index -> its cached key set (scope.py `flagged`)
     _judgement: tuple[Verdict, dict[str, int], int] | None = None
     _quarantined: Any = None
+    _contract: Any = None  # the contract judged (its file, or a Contract): no output may replace the files it was read from
+    _frames: dict = field(default_factory=dict)  # every model's DataFrame the split read (the referenced ones too), likewise
 
     def __iter__(self) -> Iterator[Any]:
         self._count()
@@ -140,17 +142,23 @@ class Split:
         against the same cached key sets, for its violations (only from a format of outputs.py's EXACT_FORMATS:
         another is written by the counting pass and a second one)."""
         from dc_bridge.enforce.outputs import write_all, write_partitioned
+        from dc_bridge.runner.outputs import contract_places
 
+        from dc_bridge.enforce.outputs import read_paths
+        from dc_bridge.paths import Place
+
+        also = contract_places(self._contract) + [Place(path, f"a path model `{name}` is read from")
+                                                  for name, frame in self._frames.items() for path in read_paths(frame)]
         if self._judgement is None:
             observed, observation = self._observation()
             # dropped by its name: a name given to `select` as text is parsed (`e.mail` a field of `e`)
             rows, rewritten = (observed, {}) if annotated_valid else (
                 observed.drop(self._column), {True: lambda part: self._rejudged(part).drop(_QUARANTINED)})
-            if write_partitioned(rows, _QUARANTINED, outputs, format, overwrite, rewritten):
+            if write_partitioned(rows, _QUARANTINED, outputs, format, overwrite, rewritten, also):
                 self._judged_by(observation)
                 return self.verdict
         valid_rows = self.valid if annotated_valid else self.valid.drop(self._column)
-        write_all([replace(outputs[False], rows=valid_rows), replace(outputs[True], rows=self.quarantined)], format, overwrite)
+        write_all([replace(outputs[False], rows=valid_rows), replace(outputs[True], rows=self.quarantined)], format, overwrite, also)
         return self.verdict
 
     def write_first(self, write: Callable[[Any], None], rows: str = "valid",
@@ -248,7 +256,7 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
 
     views = {view_name(loaded.id, name): frame for name, frame in frames.items() if name in plan.models}
     table_level = [c for c in checks if c not in row_level]
-    with temp_views(spark, views):
+    with held(views), temp_views(spark, views):
         foreign = foreign_reads(spark, [c for c in table_level if c.id not in compiled.invalid],
                                 {name: view_name(loaded.id, name) for name in frames if name in plan.models})
     absent = absent_references(table_level, frames)
@@ -267,7 +275,7 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
         rows = int(observed["rows"])
         results = {check.id: judge_rows(check, int(observed[name]), rows) for check, name in counts}
         reports = {}
-        with temp_views(spark, views):
+        with held(views), temp_views(spark, views):
             if ENGINE_NAME in engines:
                 report = (NATIVE.run(spark, frames, table_compiled, model, now) if table_pass is None
                           else table_pass.report(totals=observed, rows=rows))
@@ -290,7 +298,7 @@ def split(contract: str | Path | Contract, model: str, df, *, where: str | None 
         return verdict.model_copy(update={"seconds": round(time.perf_counter() - began, 3)}), counted
 
     return Split(judged=judged, _settle=settle, _observation=observation, _recounted=recounted, _rejudged=rejudged,
-                 _column=column, _key_sets=keys)
+                 _column=column, _key_sets=keys, _contract=loaded, _frames=frames)
 
 
 @dataclass(frozen=True)

@@ -39,12 +39,13 @@ from typing import Any, Literal
 from dc_bridge.contract.model import Contract
 from dc_bridge.enforce.outputs import read_paths
 from dc_bridge.enforce.split import ENGINE_NAME, VIOLATIONS_COLUMN, chosen_engines, prepare, process_session, split
-from dc_bridge.paths import Place, clash
-from dc_bridge.report.prometheus import Targets, publish, warn_unpublished
+from dc_bridge.paths import Place, clash, foreign
+from dc_bridge.report.prometheus import METRICS_MARK, Targets, publish, warn_unpublished
 from dc_bridge.runner.data import is_connect
 from dc_bridge.runner.options import RunOptions
 from dc_bridge.runner.pipeline import read_contract, unchecked
 from dc_bridge.verdict import Verdict
+from dc_bridge.runner.outputs import contract_places
 
 OnFailure = Literal["stop", "quarantine", "continue"]
 ON_FAILURE = ("stop", "quarantine", "continue")
@@ -78,7 +79,13 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         raise ValueError(f"log={log!r} is not a file")
     written = [Place(str(path), f"{name}={str(path)!r}") for name, path in (("sink", sink), ("quarantine", quarantine), ("log", log),
                                                                              ("metrics_file", metrics_file)) if path]
-    _refuse_clash(written)
+    _refuse_clash(written, contract_places(contract))
+    # another program's file is neither replaced (the metrics) nor appended to (the log, whose every line is a batch's record)
+    for name, path, mark, what in (("metrics_file", metrics_file, METRICS_MARK, "a metrics file dc-bridge wrote"),
+                                   ("log", log, '"batch_id"', "a guard's log")):
+        if path is not None and foreign(path, mark):
+            raise ValueError(f"{name}={str(path)!r} is not {what}, and each batch would write to it; nothing was written. "
+                             f"Choose another file, or move it.")
 
     # batch id -> its last record's action and failing checks: the log is read once, on the first batch
     # (a restarted query's guard finds the earlier deliveries there), then kept here as this guard appends
@@ -106,7 +113,9 @@ def guard(contract: str | Path | Contract, model: str, *, sink: str, log: str, o
         if logged is not None and logged["action"] == "stopped":
             raise GuardStopped(_stopped_message(batch_id, logged["failing"]))
         if prepared is None:  # the first batch: the stream's source files are known
-            _refuse_clash(written, [Place(path, "a path the stream reads") for path in read_paths(batch)])
+            _refuse_clash(written, [Place(path, "a path the stream reads") for path in read_paths(batch)]
+                          + [Place(path, f"a path model `{name}` is read from") for name, frame in (frames or {}).items()
+                             for path in read_paths(frame)])
         try:
             prepared = prepared or prepare(contract, batch.sparkSession, vars)
             with _adaptive(batch) as in_pass:

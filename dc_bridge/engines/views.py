@@ -4,12 +4,43 @@ Both runners register DataFrames as temp views (Soda reads the model's view, for
 referenced model's view, GX's `{batch}` queries register the batch as a view of the validation's own,
 gx/metrics.py `batch_view`). A run must leave the session as it found it: a view it created is dropped,
 and a temp view of the same name that existed before is restored.
+
+A model's view has one name per contract and model (contract/sql.py `view_name`), and a session's temp
+views are shared by all its threads: two runs of one contract at once (an orchestrator's pool checking
+two partitions) would read each other's rows under that name. `held` makes the runs that register the
+same names take turns; runs of other contracts go on side by side.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import defaultdict
 from contextlib import contextmanager
 from typing import Iterable, Iterator, Mapping
+
+# view name -> the lock of the run using it; re-entrant, as a run may hold its names again (a split inside a run)
+_NAMES: defaultdict[str, threading.RLock] = defaultdict(threading.RLock)
+_NAMES_LOCK = threading.Lock()
+
+
+@contextmanager
+def held(names: Iterable[str]) -> Iterator[None]:
+    """Within the block, no other thread's run registers a view of these names (in any session: a name is
+    held process-wide, which only ever makes two runs of one contract wait for each other). Taken by the
+    run, the split and the streaming guard around what registers the model views, never by an engine in a
+    thread of the run's, which would wait for its own run. Names are taken in order, so two runs never
+    each hold a name the other waits for."""
+    with _NAMES_LOCK:
+        locks = [_NAMES[name] for name in sorted(set(names))]
+    taken = []
+    try:
+        for lock in locks:
+            lock.acquire()
+            taken.append(lock)
+        yield
+    finally:
+        for lock in reversed(taken):
+            lock.release()
 
 
 def existing_temp_view(spark, name: str):

@@ -31,8 +31,8 @@ from dc_bridge.contract.thresholds import upper_bound
 from dc_bridge.deadline import PUSH_SECONDS, DeadlineExceeded, within
 from dc_bridge.monitors import MonitorOutcome
 from dc_bridge.outcomes import ALL
-from dc_bridge.paths import may_write_in, nearest_existing
-from dc_bridge.verdict import CheckVerdict, Verdict, whole_dataset
+from dc_bridge.paths import Place, clash, foreign, local_path, may_write_in, nearest_existing
+from dc_bridge.verdict import CheckVerdict, LifecycleState, Verdict, whole_dataset
 
 JOB = "dc-bridge"
 # series one contract's metrics may hold: a check is 6 outcome series and one number (3 for freshness), so about 1,400 checks;
@@ -57,6 +57,7 @@ CONTRACT = ("contract", "version")
 CHECK = (*CONTRACT, "model", "check", "kind", "severity")
 MONITOR = (*CONTRACT, "model", "metric", "subject")
 MONITOR_OUTCOMES = get_args(MonitorOutcome)
+LIFECYCLE_STATES = get_args(LifecycleState)
 # a monitor's numbers, in its metric's own unit (rows, seconds, a ratio): (family, its help, the MonitorVerdict field)
 MONITOR_NUMBERS = (
     ("dc_bridge_monitor_observed", "The value a monitor observed in the contract's last run, in its metric's unit.", "observed"),
@@ -242,7 +243,6 @@ def _lifecycle_gauges(reg, verdicts: list[Verdict]) -> None:
     alert can fire days before it (`dc_bridge_contract_sunset_timestamp_seconds - time() < 7 * 86400`)."""
     from prometheus_client import Gauge
 
-    from dc_bridge.catalog.lifecycle import STATES
 
     having = [verdict for verdict in verdicts if verdict.lifecycle is not None]
     if not having:
@@ -253,7 +253,7 @@ def _lifecycle_gauges(reg, verdicts: list[Verdict]) -> None:
                    CONTRACT, registry=reg)
     for verdict in having:
         contract = {"contract": verdict.contract_id, "version": verdict.contract_version}
-        for name in STATES:
+        for name in LIFECYCLE_STATES:
             state.labels(**contract, state=name).set(int(verdict.lifecycle.state == name))
         if verdict.lifecycle.sunset_timestamp is not None:
             sunset.labels(**contract).set(verdict.lifecycle.sunset_timestamp)
@@ -289,7 +289,30 @@ def write_file(path: str | Path, verdicts: list[Verdict], limit: int = SERIES_LI
 def metrics(verdicts: Verdict | list[Verdict], *, push: str | None = None, file: str | Path | None = None) -> list[str]:
     """`dc_bridge.metrics`: publish verdicts the caller has (a `split`'s, a folded GX or Soda run's) as `run` does;
     MetricsError for a bad target, else what could not be published (empty when all was)."""
-    return publish(verdicts, Targets(push=push, file=file, words=("push=", "file=")))
+    targets = Targets(push=push, file=local_path(str(file)) if file is not None else None, words=("push=", "file="))
+    if targets.file is not None:
+        _refuse_inputs(targets.file, [verdicts] if isinstance(verdicts, Verdict) else list(verdicts))
+    return publish(verdicts, targets)
+
+
+# what the first lines of a metrics file dc-bridge wrote hold (every metric's name starts with it)
+METRICS_MARK = "dc_bridge_"
+
+
+def _refuse_inputs(file: str, verdicts: list[Verdict]) -> None:
+    """The rule every writer keeps (paths.py): the metrics file is none of the files the verdicts were judged from (their
+    contracts, their data), lies in none and is no other program's file (MetricsError)."""
+    inputs = [Place(v.contract_file, "the contract of a verdict") for v in verdicts if v.contract_file]
+    inputs += [Place(path, f"the data of model `{model}`") for v in verdicts for model, path in v.data_sources.items()
+               if path != "dataframe" and not path.startswith("table:")]  # runner/pipeline.py `_origin`
+    found = clash([Place(file, f"file={file!r}")], inputs)
+    if found:
+        _, _, how, other = found
+        raise MetricsError(f"file={file!r} {how} {other.what} ({other.path}), which the metrics would replace; nothing was written. "
+                           f"Name a file of its own for the metrics, e.g. dc-bridge.prom.")
+    if foreign(file, METRICS_MARK):
+        raise MetricsError(f"file={file!r} is not a metrics file dc-bridge wrote, and the metrics would replace it; nothing was "
+                           f"written. Choose another file, or move it.")
 
 
 def summary(verdict: Verdict) -> Verdict:

@@ -100,7 +100,7 @@ def get_session(master: str | None = None, conf: dict[str, str] | None = None, s
     conf = dict(conf or {})
     if master is not None and not master.startswith("sc://"):
         check_master(master, reach=False)  # a URL Spark cannot parse is said as such, whether or not a session runs already
-    active = SparkSession.getActiveSession() or _connect_default()
+    active = running_session()
     if active is not None:
         running = location(active)
         if master is not None and _normal(master) != _normal(running):
@@ -147,9 +147,7 @@ def embedded(master: str | None, conf: dict[str, str] | None = None) -> bool:
     """Whether `get_session(master, conf)` will start a session in this process (local[*], local[N]), whose
     paths without a scheme are this machine's: no session running already, no Spark Connect, no cluster, no
     spark-submit's master."""
-    from pyspark.sql import SparkSession
-
-    if SparkSession.getActiveSession() is not None or (master is None and "PYSPARK_GATEWAY_PORT" in os.environ):
+    if running_session() is not None or (master is None and "PYSPARK_GATEWAY_PORT" in os.environ):
         return False
     try:
         remote = _remote(master, dict(conf or {}))
@@ -187,14 +185,23 @@ def location(spark) -> str:
     return f"sc://{endpoint}" if endpoint else "a Spark Connect server"
 
 
-def _connect_default():
-    """The Spark Connect session this process made in another thread, or None: Connect's active
-    session is per thread, and a notebook's or a server's worker thread may run dc-bridge."""
+def running_session():
+    """The session this process runs already, whichever thread started it, or None.
+
+    A session is active per thread (the JVM's active session, Spark Connect's client), and the thread
+    an orchestrator (Airflow, Dagster, a notebook's pool) runs a task in has none of its own: asked
+    there, `getActiveSession()` says None while the caller's session runs. The process's default
+    session (`SparkSession.active()`: the thread's, else the one the process made first) is the one the
+    builder would hand back, as if new, with the builder's settings applied to it; a run taking it as
+    its own would change the caller's SQL settings and stop the caller's session at its end."""
     from pyspark.sql import SparkSession
     from pyspark.sql.utils import is_remote
 
     if not is_remote():
-        return None
+        from pyspark import SparkContext
+
+        if SparkContext._active_spark_context is None:
+            return None  # no classic session in this process (nor a stopped one's leftover default)
     try:
         return SparkSession.active()
     except Exception:  # none made yet

@@ -31,6 +31,7 @@ from dc_bridge.contract.sql import view_name
 from dc_bridge.engines.columns import absent_references, exact_ranges, missing_columns
 from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.engines.results import EngineReport
+from dc_bridge.engines.views import held
 from dc_bridge.report.prometheus import Targets, publish, warn_unpublished
 from dc_bridge.runner.data import (
     SMALL_DATA_BYTES, DataError, DataLocation, UnreadModel, embedded, get_session, jvm_of, local_bytes, model_sources,
@@ -44,6 +45,7 @@ from dc_bridge.monitors import MonitorSettings, contract_monitor_settings, monit
 from dc_bridge.runner.history import History, HistoryError, run_record, unread_record
 from dc_bridge.runner.monitoring import judge_monitors, warn_jsonl
 from dc_bridge.runner.options import RunOptions
+from dc_bridge.runner.outputs import OutputRefused, check_run_outputs
 from dc_bridge.runner.phases import Phases
 from dc_bridge.runner.reads import foreign_reads
 from dc_bridge.runner.rows import objective_row_counts
@@ -93,10 +95,10 @@ def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=N
     `monitors`: how monitors judge the run over a history store (docs/monitoring.md; default: the settings in
     effect, `warn` with rows and freshness watched); a `.jsonl` history has no series, and says so in a `MonitorsWarning`.
     """
-    metrics = Targets(push=metrics_push, file=metrics_file, words=("metrics_push=", "metrics_file="))
     options = RunOptions(engines=tuple(engines), server=server, data=data or {}, where=where, master=master, conf=conf,
                          samples=samples, data_docs=data_docs, timeout=timeout, side_by_side=side_by_side, cache=cache,
-                         vars=vars or {}, history=history, progress=progress, now=now, monitors=monitors)
+                         vars=vars or {}, history=history, progress=progress, now=now, monitors=monitors, metrics_file=metrics_file)
+    metrics = Targets(push=metrics_push, file=options.metrics_file, words=("metrics_push=", "metrics_file="))
     if history is not None and is_jsonl(history) and (monitors or monitor_settings(config.current())).level != "off":
         warn_jsonl(history)  # monitors need a store: said once, and the run goes on without them
     def published(verdict: Verdict) -> None:  # a run without a verdict of its own checks replaces its last good run's metrics too
@@ -157,16 +159,13 @@ def check(contract: str | Path | Contract | ReadContract | Refused, options: Run
     record (as a run without data), `on_unchecked` the verdict, for the caller's reports, metrics and lineage; a history
     that cannot be appended to (HistoryError) gets no record of its own failure."""
     options = options if options.now is not None else dataclasses.replace(options, now=options.clock())
-    # the user's history, checked before anything starts Spark: a file that is not one stops the run here
-    # (a table in the catalog is opened in the run's session, below)
-    if history is None and options.history is not None and not is_table(str(options.history)):
-        history = open_history(options.history)
     run = _Run(contract, history)
     try:
         return _check(run, options, dataframes, spark, preflight)
     except Exception as exc:
         verdict = unchecked(run.contract, exc, options)
-        if not isinstance(exc, HistoryError):
+        # a history that cannot be appended to, or an output the rule refused, gets no record of the run's failure
+        if not isinstance(exc, (HistoryError, OutputRefused)):
             _record_unchecked(run, verdict, exc, options, spark)
         if on_unchecked is not None:
             on_unchecked(verdict)
@@ -230,7 +229,9 @@ def _record_unchecked(run: _Run, verdict: Verdict, exc: BaseException, options: 
     read = {name: name != failed for name in models[:models.index(failed) + 1]} if failed is not None else {}
     record = unread_record(verdict.contract_id, verdict.contract_version, read, options.clock(), verdict.error or "")
     try:
-        history = run.history if run.history is not None or options.history is None else _table_history(str(options.history), spark, options)
+        # a history file is opened only once the run's outputs were checked (`_check`): one not opened yet gets no record
+        history = run.history if run.history is not None or options.history is None or not is_table(str(options.history)) \
+            else _table_history(str(options.history), spark, options)
         if history is not None:
             history.append(record)
     except Exception as failure:  # noqa: BLE001 - the run's own error is the one the caller must see
@@ -280,6 +281,12 @@ def _check(run: _Run, options: RunOptions, dataframes: dict | None, spark, prefl
     with session.stopped_on_error():
         read = _read(contract, options, phases)
         run.contract = read
+        # where the run and its caller write, held to the rule the command line holds them to, before Spark starts
+        check_run_outputs(read, options.outputs(), options.data, options.server, options.spelled)
+        # the user's history, checked before anything starts Spark: a file that is not one stops the run here
+        # (a table in the catalog is opened in the run's session, below)
+        if history is None and options.history is not None and not is_table(str(options.history)):
+            history = run.history = open_history(options.history)
         sources = _Sources(dataframes or {}, options, spark is None)
 
         def ready(contract: Contract) -> None:
@@ -304,14 +311,19 @@ def _check(run: _Run, options: RunOptions, dataframes: dict | None, spark, prefl
         if preflight is not None:
             preflight(spark)
     versions = _versions(spark.version)
-    # a session the caller gave is put back as the run found it (views under the run's names included)
-    # (not a session the command started for its contracts: nobody else's state is in it, and contracts run side
-    # by side would put back each other's settings)
-    guard = None if created or session.owned else SessionGuard.record(spark, [view_name(loaded.id, model.name) for model in loaded.models])
+    views = [view_name(loaded.id, model.name) for model in loaded.models]
+    # another run of this contract in the process's other threads waits until this one's views are gone (engines/views.py)
+    holding = contextlib.ExitStack()
+    holding.enter_context(held(views))
+    guard = None
     cached: list = []
     reports: dict[str, dict[str, EngineReport]] = {}
     seconds = {engine: 0.0 for engine in options.engines}
     try:
+        # a session the caller gave is put back as the run found it (views under the run's names included)
+        # (not a session the command started for its contracts: nobody else's state is in it, and contracts run side
+        # by side would put back each other's settings)
+        guard = None if created or session.owned else SessionGuard.record(spark, views)
         with phases.timed("data"):
             frames, unfiltered, data_sources = _model_frames(spark, loaded, dataframes or {}, sources.found, sources.server, options.where,
                                                              options.where_filter)
@@ -404,6 +416,7 @@ def _check(run: _Run, options: RunOptions, dataframes: dict | None, spark, prefl
                 guard.restore()
             if created:
                 spark.stop()
+            holding.close()
     return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3), "phases": phases.records})
 
 
