@@ -339,7 +339,8 @@ def test_promtool_accepts_the_shipped_prometheus_configuration_with_its_rules():
     need("promtool")
     done = subprocess.run(["promtool", "check", "config", PROMETHEUS.name], cwd=PROMETHEUS.parent, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "SUCCESS: 1 rule files found" in done.stdout and "SUCCESS: 6 rules found" in done.stdout
+    rules = sum(len(group["rules"]) for group in yaml.safe_load(ALERTS.read_text(encoding="utf-8"))["groups"])
+    assert "SUCCESS: 1 rule files found" in done.stdout and f"SUCCESS: {rules} rules found" in done.stdout
 
 
 def test_hostile_ids_through_a_real_pushgateway(tmp_path):

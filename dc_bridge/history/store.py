@@ -203,6 +203,8 @@ def identify(path: str | Path) -> FileKind:
     try:
         with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
             tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if not tables:  # a database with nothing in it: another run creating the store this moment (it sets the
+                return FileKind("empty")  # journal mode before its schema's transaction), or nobody's data to lose
             # a `runs` table of another program's is not ours either: ours has had these columns since version 1
             runs = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
             if not STORE_TABLES <= tables or not RUNS_COLUMNS <= runs:
