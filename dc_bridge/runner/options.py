@@ -13,6 +13,7 @@ from dc_bridge.engines.registry import DEFAULT_ENGINES, ENGINES
 from dc_bridge.monitors import MonitorSettings
 from dc_bridge.runner.data import DataLocation
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
+from dc_bridge.verdict import LifecycleVerdict
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ class RunOptions:
     # how the caller may read a model's data from elsewhere, as a missing-data hint says it (runner/data.py `model_sources`;
     # None: `--data MODEL=PATH`): `run A B` and `run --registered` refuse --data
     elsewhere: str | None = None
+    # the registry's lifecycle finding of the contract's version (cli/lifecycle.py `for_run`), folded into the verdict
+    # before the history records it, so that the store keeps the run's state as every other channel says it
+    lifecycle: LifecycleVerdict | None = None
     # `where` as Spark is given it and the columns it names (contract/sql.py `filter_expression`)
     where_filter: tuple[str, frozenset[str]] | None = field(init=False, default=None, repr=False, compare=False)
 
