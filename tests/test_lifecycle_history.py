@@ -1,8 +1,8 @@
 """A run's lifecycle state in the history store and the site, and the sunset alert in the real Prometheus.
 
 One real `dc-bridge run` (the suite's Spark session, the embedded Iceberg catalog of a project) of three registered
-contracts: `soon` deprecated with its sunset 5 days ahead and a successor, `later` deprecated 30 days ahead, `steady`
-active. Its `--history` store is read with sqlite3 and through `HistoryStore`; the site built from it is parsed (the
+contracts: `soon` deprecated with its sunset 5 days ahead and a successor, `later` deprecated 30 days ahead, `ended`
+sunset early by a transition (its date 60 days ahead) under `[enforcement] lifecycle = "strict"`, `steady` active. Its `--history` store is read with sqlite3 and through `HistoryStore`; the site built from it is parsed (the
 overview's lifecycle column, the banner of a deprecated contract's page and none on an active one's) and opened in
 headless Chromium; the run's `--metrics-file` is scraped by the real Prometheus the suite starts
 (tests/test_metrics.py `alerting_stack`), whose documented DataContractSunsetSoon rule fires for `soon` and not
@@ -46,8 +46,8 @@ schema:
         logicalType: string
         required: true
 """
-# contract id -> how many days ahead its version 1.0.0's sunset is (None: active)
-SUNSETS = {"soon": 5, "later": 30, "steady": None}
+# contract id -> how many days ahead its version 1.0.0's sunset is (None: active); `ended` is moved on to sunset
+SUNSETS = {"soon": 5, "later": 30, "ended": 60, "steady": None}
 LIFECYCLE_COLUMNS = ("lifecycle_state", "lifecycle_sunset", "lifecycle_successor", "lifecycle_days_to_sunset")
 
 
@@ -69,7 +69,8 @@ def sunset_day(days: int) -> str:
 def project(tmp_path_factory, spark):
     """The project, its registry and one run of the three contracts recording to history.db and metrics/run.prom."""
     folder = tmp_path_factory.mktemp("lifecycle-history")
-    (folder / "dc-bridge.toml").write_text('catalog = "iceberg"\nnamespace = "sales"\n', encoding="utf-8")
+    (folder / "dc-bridge.toml").write_text('catalog = "iceberg"\nnamespace = "sales"\n[enforcement]\nlifecycle = "strict"\n',
+                                           encoding="utf-8")
     (folder / "customers.csv").write_text("customer_id\nc1\nc2\n", encoding="utf-8")
     (folder / "metrics").mkdir()
     with pytest.MonkeyPatch.context() as patch:
@@ -82,9 +83,10 @@ def project(tmp_path_factory, spark):
                 moved = invoke("lifecycle", f"{contract_id}@1.0.0", "--to", "deprecated", "--sunset", sunset_day(days),
                                *(("--successor", "soon@2.0.0") if contract_id == "soon" else ()))
                 assert moved.exit_code == 0, moved.output
+        assert invoke("lifecycle", "ended@1.0.0", "--to", "sunset", "--reason", "ended early").exit_code == 0
         ran = invoke("run", *(f"{c}-1.0.0.yaml" for c in SUNSETS), "--engines", "spark", "--history", "history.db",
                      "--metrics-file", "metrics/run.prom", "--output", "json", "--output-file", "verdicts.json")
-    assert ran.exit_code == 0, ran.output
+    assert ran.exit_code == 1, ran.output  # `ended`, sunset under strict enforcement, failed
     return folder
 
 
@@ -92,6 +94,7 @@ def test_the_store_records_each_runs_lifecycle_as_its_verdict_says_it(project):
     verdicts = {v["contract_id"]: v for v in json.loads((project / "verdicts.json").read_text(encoding="utf-8"))}
     with sqlite3.connect(project / "history.db") as db:
         rows = {row[0]: row[1:] for row in db.execute(f"SELECT contract_id, {', '.join(LIFECYCLE_COLUMNS)} FROM runs")}
+        outcomes = dict(db.execute("SELECT contract_id, outcome FROM runs"))
         assert db.execute("SELECT max(version) FROM schema_version").fetchone()[0] == SCHEMA_VERSION == 4
     for contract_id, days in SUNSETS.items():
         state, sunset, successor, left = rows[contract_id]
@@ -101,8 +104,12 @@ def test_the_store_records_each_runs_lifecycle_as_its_verdict_says_it(project):
         said = verdicts[contract_id]["lifecycle"]
         assert (state, sunset, successor, left) == (said["state"], said["sunset"], said["successor"], said["days_to_sunset"])
         # the date the transition was given, and the days from the run to it (the run at most a day after the transition)
-        assert state == "deprecated" and sunset[:10] == sunset_day(days) and left in (days - 1, days)
+        assert state == ("sunset" if contract_id == "ended" else "deprecated")
+        assert sunset[:10] == sunset_day(days) and left in (days - 1, days)
         assert successor == ("soon@2.0.0" if contract_id == "soon" else None)
+    # the outcome recorded is the run's, the lifecycle's weight in it: a sunset version under strict enforcement failed
+    assert outcomes == {c: v["outcome"] for c, v in verdicts.items()} and outcomes["ended"] == "failed"
+    assert {c: o for c, o in outcomes.items() if c != "ended"} == {"soon": "passed", "later": "passed", "steady": "passed"}
     # and as the site reads it
     newest = {run.contract_id: run for run in HistoryStore(project / "history.db", mode="read").runs()}
     assert (newest["soon"].lifecycle_state, newest["soon"].lifecycle_successor, newest["steady"].lifecycle_state) == (
@@ -167,6 +174,9 @@ def test_the_site_shows_the_state_on_the_overview_and_a_banner_on_a_deprecated_c
     assert page.banner is not None and page.banner.startswith("Deprecated.")
     assert f"version 1.0.0 is deprecated: sunset {soon} (" in page.banner and "successor soon@2.0.0" in page.banner
     assert Page((site / "contracts" / "steady.html").read_text(encoding="utf-8")).banner is None
+    ended = Page((site / "contracts" / "ended.html").read_text(encoding="utf-8"))
+    assert ended.banner.startswith("Past its sunset.") and "version 1.0.0 is sunset: sunset " in ended.banner
+    assert overview.cells["ended"][0] == "sunset"
 
 
 def test_the_banner_and_the_column_read_in_headless_chromium(project):
@@ -193,19 +203,19 @@ def test_the_sunset_alert_fires_in_prometheus_a_week_ahead_and_not_a_month_ahead
     with alerting_stack(tmp_path) as stack:
         # the run's own metrics file, where node_exporter's textfile collector reads it
         shutil.copy(project / "metrics" / "run.prom", stack.textfile / "run.prom")
-        stamps = wait_for("both sunsets scraped", lambda: {r["metric"]["contract"]: float(r["value"][1]) for r in
-                                                           stack.query('dc_bridge_contract_sunset_timestamp_seconds{job="textfile"}')}
-                          if len(stack.query('dc_bridge_contract_sunset_timestamp_seconds{job="textfile"}')) == 2 else None, 60)
+        query = 'dc_bridge_contract_sunset_timestamp_seconds{job="textfile"}'
+        stamps = wait_for("the three sunsets scraped", lambda: {r["metric"]["contract"]: float(r["value"][1]) for r in stack.query(query)}
+                          if len(stack.query(query)) == 3 else None, 60)
         assert {c: datetime.fromtimestamp(s, timezone.utc).date().isoformat() for c, s in stamps.items()} == {
-            "soon": sunset_day(5), "later": sunset_day(30)}
+            c: sunset_day(days) for c, days in SUNSETS.items() if days is not None}
         assert {r["metric"]["contract"] for r in stack.query('dc_bridge_contract_lifecycle{state="deprecated"} == 1')} == {"soon", "later"}
         firing = wait_for("DataContractSunsetSoon for soon", lambda: stack.notified("DataContractSunsetSoon", "soon"), 90)
         assert firing[0]["labels"]["version"] == "1.0.0" and firing[0]["labels"]["priority"] == "ticket"
         assert firing[0]["annotations"]["summary"].startswith("Data contract soon 1.0.0 is sunset in ")
-        # the rule has been evaluated over both series since (the firing one was): the month-away sunset is quiet
+        # the rule has been evaluated over every series since (the firing one was): the sunsets a month and more away are quiet
         alerts = stack.query('ALERTS{alertname="DataContractSunsetSoon"}')
         assert {r["metric"]["contract"] for r in alerts} == {"soon"}
-        assert stack.notified("DataContractSunsetSoon", "later") == []
+        assert stack.notified("DataContractSunsetSoon", "later") == stack.notified("DataContractSunsetSoon", "ended") == []
 
 
 # --- schema version 4: the columns added to an older store and an older table, nothing lost -----------------------------
