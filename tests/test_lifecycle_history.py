@@ -291,3 +291,18 @@ def test_a_version_3_spark_table_gets_the_lifecycle_columns_and_its_rows_carry_t
     # every row of the run (its own and its metric rows) carries its state, as it carries the run's other facts
     assert mine == {(4, "deprecated", "2027-03-31T00:00:00Z", "soon@2.0.0", 12)}
     spark.sql("DROP TABLE lifecycle_v3")
+
+
+def test_a_successor_and_state_holding_markup_are_shown_as_text(tmp_path):
+    """What a run recorded is written into the pages as text: a successor id with quotes, markup and `${...}`."""
+    pytest.importorskip("vl_convert")
+    hostile = 'soon"<b onload=x>${HOME}\'@2.0.0'
+    store = HistoryStore(tmp_path / "history.db")
+    verdict = _verdict("soon", DEPRECATED.model_copy(update={"state": "sunset", "successor": hostile, "days_to_sunset": -3}))
+    store.append(run_record(verdict, ["customers"], datetime(2026, 1, 2, 6, tzinfo=timezone.utc)), verdict)
+    site = tmp_path / "site"
+    assert invoke("site", "--history", str(store.path), "--out", str(site)).exit_code == 0
+    index, page = (site / "index.html").read_text(encoding="utf-8"), (site / "contracts" / "soon.html").read_text(encoding="utf-8")
+    assert "<b onload" not in index + page
+    assert Page(index).cells["soon"][1].endswith(f"sunset 2027-03-31 (3 days before the run), successor {hostile}")
+    assert Page(page).banner.startswith("Past its sunset.") and f"successor {hostile}, as the registry said" in Page(page).banner
