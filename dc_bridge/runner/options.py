@@ -41,8 +41,9 @@ class RunOptions:
     # how the caller may read a model's data from elsewhere, as a missing-data hint says it (runner/data.py `model_sources`;
     # None: `--data MODEL=PATH`): `run A B` and `run --registered` refuse --data
     elsewhere: str | None = None
-    # the registry's lifecycle finding of the contract's version (cli/lifecycle.py `for_run`), folded into the verdict
-    # before the history records it, so that the store keeps the run's state as every other channel says it
+    # the registry's lifecycle finding of the contract's version, as `dc-bridge run` reads it (cli/lifecycle.py `for_run`;
+    # not a `dc_bridge.run` keyword): folded into the verdict before the history records it, so that the store keeps the
+    # run's state and outcome as every other channel says them
     lifecycle: LifecycleVerdict | None = None
     # `where` as Spark is given it and the columns it names (contract/sql.py `filter_expression`)
     where_filter: tuple[str, frozenset[str]] | None = field(init=False, default=None, repr=False, compare=False)
