@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from dc_bridge.history.spark_store import COLUMNS
+from dc_bridge.history.spark_store import COLUMNS, SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "history.md"
@@ -186,13 +186,14 @@ def test_a_table_of_schema_version_1_gets_the_new_column_and_keeps_its_rows(hive
     _, migrated = hive_folder
     assert migrated.returncode == 0, migrated.stderr[-3000:]
     found = json.loads(migrated.stdout.strip().splitlines()[-1])
-    # data_docs (version 2), then the metric and monitor columns (version 3) added at the end, once
+    # data_docs (version 2), the metric and monitor columns (version 3), the lifecycle's (version 4) added at the end, once
     assert found["columns"] == [column for column, _ in COLUMNS]
     added = {column: None for column in found["columns"][len(found["before"][0]):]}
-    assert "data_docs" in added and "band_lower" in added
+    assert "data_docs" in added and "band_lower" in added and "lifecycle_state" in added
     assert found["old"] == [{**row, **added} for row in found["before"]]  # the old row as written
     docs = json.dumps({"index": "/ci/docs/index.html", "validations": {"orders": "/ci/docs/v.html"}}, sort_keys=True)
-    assert found["new"] == [[3, docs]]  # the new run's rows (its own and its checks') carry version 3 and where its docs are
+    # the new run's rows (its own and its checks') carry this version and where its docs are
+    assert found["new"] == [[SCHEMA_VERSION, docs]]
     # a table a newer dc-bridge migrated is refused, not written to, with the column that says so
     assert "later_fact" in found["refused"] and "upgrade dc-bridge" in found["refused"]
     assert found["count"] == len(found["before"]) + 1 + 3

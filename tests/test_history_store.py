@@ -219,9 +219,9 @@ def test_targets_and_schema_versions(tmp_path):
 
 
 def test_a_store_of_schema_version_1_is_migrated_when_opened_and_loses_nothing(tmp_path):
-    # a file as dc-bridge's schema version 1 wrote it: the tables of today without runs.data_docs
-    v1 = SCHEMA.replace(",\n    data_docs TEXT", "").split("CREATE TABLE IF NOT EXISTS metrics")[0]
-    assert v1 != SCHEMA and SCHEMA_VERSION == 3
+    # a file as dc-bridge's schema version 1 wrote it: the tables of today without runs.data_docs and what came after it
+    v1 = SCHEMA.split(",\n    data_docs TEXT")[0] + "\n);" + SCHEMA.split("INTEGER\n);", 1)[1].split("CREATE TABLE IF NOT EXISTS metrics")[0]
+    assert "data_docs" not in v1 and "lifecycle" not in v1 and SCHEMA_VERSION == 4
     path = tmp_path / "v1.db"
     with sqlite3.connect(path) as db:
         db.executescript(v1)
@@ -239,11 +239,12 @@ def test_a_store_of_schema_version_1_is_migrated_when_opened_and_loses_nothing(t
     store.append(_record("orders", datetime(2026, 1, 2, 6, tzinfo=timezone.utc), 2), data_docs=docs)
     HistoryStore(path)  # opening again migrates nothing more
     with sqlite3.connect(path) as db:
-        assert [v for (v,) in db.execute("SELECT version FROM schema_version ORDER BY rowid")] == [1, 2, 3]
-        assert [row[1] for row in db.execute("PRAGMA table_info(runs)")][-1] == "data_docs"
+        assert [v for (v,) in db.execute("SELECT version FROM schema_version ORDER BY rowid")] == [1, 2, 3, 4]
+        assert [row[1] for row in db.execute("PRAGMA table_info(runs)")][-5:] == [
+            "data_docs", "lifecycle_state", "lifecycle_sunset", "lifecycle_successor", "lifecycle_days_to_sunset"]
         after = {table: db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall() for table in ("runs", "checks")}
     # every row of version 1 as it was, the new column NULL in it
-    assert after["runs"][0] == before["runs"][0] + (None,) and after["checks"][: len(before["checks"])] == before["checks"]
+    assert after["runs"][0] == before["runs"][0] + (None,) * 5 and after["checks"][: len(before["checks"])] == before["checks"]
     assert [(r.run_id == "old-run", r.data_docs) for r in reversed(store.runs("orders"))] == [(True, None), (False, docs)]
     assert store.earlier_runs("orders", datetime(2026, 1, 3, tzinfo=timezone.utc)).runs == (PastRun(True, 3, 1), PastRun(True, 3, 1))
 

@@ -198,7 +198,8 @@ def test_backtest_replays_the_seeded_store(tmp_path):
 
 
 def test_a_store_of_schema_version_2_gains_the_monitor_tables_and_keeps_its_runs(tmp_path):
-    v2 = SCHEMA.split("-- version 3")[0]
+    # the tables of version 2: runs without the lifecycle columns (version 4), no metrics or monitors (version 3)
+    v2 = SCHEMA.split(",\n    lifecycle_state TEXT")[0] + "\n);" + SCHEMA.split("INTEGER\n);", 1)[1].split("-- version 3")[0]
     path = tmp_path / "v2.db"
     with sqlite3.connect(path) as db:
         db.executescript(v2)
@@ -212,8 +213,8 @@ def test_a_store_of_schema_version_2_gains_the_monitor_tables_and_keeps_its_runs
     store = HistoryStore(path)  # migrated here
     store.append(_record(NOW - timedelta(days=1)), metrics={SeriesKey("rows", "events"): 10.0})
     with sqlite3.connect(path) as db:
-        assert [v for (v,) in db.execute("SELECT version FROM schema_version ORDER BY rowid")] == [2, 3]
-        assert db.execute("SELECT * FROM runs ORDER BY rowid").fetchall()[:1] == before
+        assert [v for (v,) in db.execute("SELECT version FROM schema_version ORDER BY rowid")] == [2, 3, 4]
+        assert db.execute("SELECT * FROM runs ORDER BY rowid").fetchall()[:1] == [before[0] + (None,) * 4]
     points = store.series("monitored-events")
     assert [p.value for p in points[SeriesKey("rows", "events")]] == [10.0]
 

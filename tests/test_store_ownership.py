@@ -104,9 +104,10 @@ def test_prune_of_an_empty_file_or_with_a_bad_duration_writes_nothing(tmp_path):
 
 
 def _version_2_store(path: Path) -> Path:
-    """A store as schema version 2 wrote it (no `metrics` or `monitors`), in rollback journal mode, with two runs."""
+    """A store as schema version 2 wrote it (no `metrics` or `monitors`, no lifecycle columns in `runs`), in rollback
+    journal mode, with two runs."""
     with sqlite3.connect(path) as db:
-        db.executescript(SCHEMA.split("-- version 3")[0])
+        db.executescript(SCHEMA.split(",\n    lifecycle_state TEXT")[0] + "\n);" + SCHEMA.split("INTEGER\n);", 1)[1].split("-- version 3")[0])
         db.execute("INSERT INTO schema_version VALUES (1, '2026-01-01T00:00:00+00:00')")
         db.execute("INSERT INTO schema_version VALUES (2, '2026-02-01T00:00:00+00:00')")
         now = datetime.now(timezone.utc)

@@ -403,8 +403,9 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
                 for_run(read, *(registered_place(spec, file, read) if registered else (None, None)), allow_retired=allow_retired)
             if split is not None:
                 return with_lifecycle(quarantine.split_and_write(read, split, options), found)
-            return with_lifecycle(check(read, options, spark=session, history=recorded, preflight=preflight,
-                                        on_unchecked=ended.append), found)
+            # the run folds the finding in before its history records it
+            return check(read, dataclasses.replace(options, lifecycle=found), spark=session, history=recorded,
+                         preflight=preflight, on_unchecked=ended.append)
         except Exception as exc:  # an error no run expects too: this contract's error, the others go on
             click.echo(FORMATTERS["text"](exc.findings, [file]) if isinstance(exc, ContractError) else
                        f"dc-bridge run: {file + ': ' if several else ''}{exc}" if isinstance(exc, (DataError, ValueError)) else

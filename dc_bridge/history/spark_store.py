@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any, Iterable, Mapping
 
 from dc_bridge.history.series import run_metrics
-from dc_bridge.history.store import StoreError, data_docs_text, data_source_text, epoch_micros
+from dc_bridge.history.store import StoreError, data_docs_text, data_source_text, epoch_micros, lifecycle_columns
 from dc_bridge.monitors import MonitorVerdict, Point, SeriesKey
 from dc_bridge.verdict import HISTORY_WINDOW, PastRun, RunHistory, Verdict
 
@@ -43,14 +43,22 @@ COLUMNS = (
     ("monitor_unit", "STRING"), ("monitor_direction", "STRING"), ("band_centre", "DOUBLE"), ("band_lower", "DOUBLE"),
     ("band_upper", "DOUBLE"), ("band_season", "STRING"), ("band_points", "INT"), ("monitor_needed", "INT"),
     ("monitor_sentence", "STRING"),
+    # version 4: where the registry said the contract's version was in its life, on every row as the run's other facts
+    ("lifecycle_state", "STRING"), ("lifecycle_sunset", "STRING"), ("lifecycle_successor", "STRING"),
+    ("lifecycle_days_to_sunset", "INT"),
 )
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # the columns that make a table a dc-bridge history (every version has had them)
 OWN_COLUMNS = ("schema_version", "run_id", "contract_id", "run_at_us", "run_outcome")
 # version -> the columns a table of the version before it lacks (added at the end, in order)
-MIGRATIONS: dict[int, tuple[str, ...]] = {2: ("data_docs",), 3: tuple(column for column, _ in COLUMNS[21:])}
+_AT = {column: at for at, (column, _) in enumerate(COLUMNS)}
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: ("data_docs",),
+    3: tuple(column for column, _ in COLUMNS[_AT["metric"]:_AT["lifecycle_state"]]),
+    4: tuple(column for column, _ in COLUMNS[_AT["lifecycle_state"]:]),
+}
 # the columns of a metric row after the run's facts (metric ... monitor_sentence)
-_METRIC_COLUMNS = len(COLUMNS) - 21
+_METRIC_COLUMNS = _AT["lifecycle_state"] - _AT["metric"]
 
 
 def is_table(target: str) -> bool:
@@ -107,7 +115,8 @@ class SparkTableStore:
         values = run_metrics(verdict, datetime.fromisoformat(record["run_at"])) if metrics is None else metrics
         series = [run + (None, key.model or "", None, None, None, None, None) + added + (key.metric, key.subject, value)
                   + _monitor_columns(said.get(key)) for key, value in values.items()]
-        rows = [run + (None,) * 7 + added + plain] + [run + check + added + plain for check in checks] + series
+        life = lifecycle_columns(verdict)
+        rows = [row + life for row in [run + (None,) * 7 + added + plain] + [run + check + added + plain for check in checks] + series]
         frame = self.spark.createDataFrame(rows, ", ".join(f"{column} {kind.lower()}" for column, kind in COLUMNS))
         frame.write.insertInto(self.name)
         return run_id

@@ -43,7 +43,7 @@ from dc_bridge.monitors import MonitorVerdict, Point, SeriesKey
 from dc_bridge.runner.history import HistoryError, read_history
 from dc_bridge.verdict import HISTORY_WINDOW, PastRun, RunHistory, Verdict
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # how long a run waits for another run's transaction on the same file before it gives up
 BUSY_SECONDS = 60.0
 
@@ -69,7 +69,11 @@ CREATE TABLE IF NOT EXISTS runs (
     seconds REAL,
     phases TEXT,
     origin TEXT NOT NULL,
-    data_docs TEXT
+    data_docs TEXT,
+    lifecycle_state TEXT,
+    lifecycle_sunset TEXT,
+    lifecycle_successor TEXT,
+    lifecycle_days_to_sunset INTEGER
 );
 CREATE INDEX IF NOT EXISTS runs_by_contract_and_time ON runs (contract_id, run_at_us);
 CREATE INDEX IF NOT EXISTS runs_by_time ON runs (run_at_us);
@@ -158,6 +162,10 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: ("ALTER TABLE runs ADD COLUMN data_docs TEXT",),
     # what monitors watch and said: `metrics` and `monitors` (created by SCHEMA already; the runs before have none)
     3: (),
+    # where the registry said the contract's version was in its life when it ran (NULL: no lifecycle read, as before)
+    4: tuple(f"ALTER TABLE runs ADD COLUMN {column} {kind}" for column, kind in (
+        ("lifecycle_state", "TEXT"), ("lifecycle_sunset", "TEXT"), ("lifecycle_successor", "TEXT"),
+        ("lifecycle_days_to_sunset", "INTEGER"))),
 }
 
 
@@ -247,6 +255,12 @@ def data_docs_text(data_docs: dict | None) -> str | None:
     return json.dumps(data_docs, sort_keys=True, ensure_ascii=False) if data_docs else None
 
 
+def lifecycle_columns(verdict: Verdict | None) -> tuple[str | None, str | None, str | None, int | None]:
+    """The lifecycle a run records (state, sunset, successor, days to sunset): the verdict's, NULL where the run read none."""
+    found = verdict.lifecycle if verdict is not None else None
+    return (found.state, found.sunset, found.successor, found.days_to_sunset) if found is not None else (None,) * 4
+
+
 def epoch_micros(at: datetime) -> int:
     return int((at - datetime(1970, 1, 1, tzinfo=timezone.utc)) / timedelta(microseconds=1))
 
@@ -267,6 +281,11 @@ class StoredRun:
     # where its data came from (`data_source_text`: model -> source as JSON) and the `--where` slice it checked
     data_source: str | None = None
     slice: str | None = None
+    # where the registry said the contract's version was in its life (`lifecycle_columns`), None where the run read none
+    lifecycle_state: str | None = None
+    lifecycle_sunset: str | None = None
+    lifecycle_successor: str | None = None
+    lifecycle_days_to_sunset: int | None = None
 
 
 class HistoryStore:
@@ -449,7 +468,7 @@ class HistoryStore:
     def runs(self, contract_id: str | None = None, limit: int | None = None) -> list[StoredRun]:
         """Runs, newest first (of one contract when named; the newest `limit` when given)."""
         sql = ("SELECT run_id, contract_id, contract_version, run_at, outcome, data_read, evaluated, in_error, data_docs, "
-               "data_source, slice FROM runs")
+               "data_source, slice, lifecycle_state, lifecycle_sunset, lifecycle_successor, lifecycle_days_to_sunset FROM runs")
         parameters: tuple = ()
         if contract_id is not None:
             sql, parameters = sql + " WHERE contract_id = ?", (contract_id,)
@@ -547,13 +566,13 @@ def _line_ends(data: bytes) -> Iterator[int]:
 def _insert(db: sqlite3.Connection, run_id: str, record: dict, verdict: Verdict | None, data_source: str | None, origin: str,
             data_docs: dict | None = None) -> None:
     at = datetime.fromisoformat(record["run_at"])
-    db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
+    db.execute(f"INSERT INTO runs VALUES ({', '.join('?' * 21)})", (
         run_id, record["contract_id"], record["contract_version"], record["run_at"], epoch_micros(at), record["outcome"],
         all(record["read"].values()), record["evaluated"], record["in_error"],
         contract_file_text(verdict), data_source_text(verdict, data_source), verdict.where if verdict else None,
         record.get("reason"),
         verdict.seconds if verdict else None, json.dumps([p.model_dump(exclude_none=True) for p in verdict.phases]) if verdict and verdict.phases else None,
-        origin, data_docs_text(data_docs)))
+        origin, data_docs_text(data_docs), *lifecycle_columns(verdict)))
     models = sorted(set(record["read"]) | set(record["models"]))
     db.executemany("INSERT INTO models VALUES (?, ?, ?, ?)",
                    [(run_id, m, record["read"].get(m), record["models"].get(m)) for m in models])

@@ -15,6 +15,7 @@ from dc_bridge.paths import local_path
 from dc_bridge.runner.data import DataLocation
 from dc_bridge.runner.outputs import WORDS, RunOutputs
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS
+from dc_bridge.verdict import LifecycleVerdict
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,10 @@ class RunOptions:
     openlineage: bool = False
     # how refusals name the options: `api` (`metrics_file=`) or `cli` (`--metrics-file`)
     spelled: str = "api"
+    # the registry's lifecycle finding of the contract's version, as `dc-bridge run` reads it (cli/lifecycle.py `for_run`;
+    # not a `dc_bridge.run` keyword): folded into the verdict before the history records it, so that the store keeps the
+    # run's state and outcome as every other channel says them
+    lifecycle: LifecycleVerdict | None = None
     # `where` as Spark is given it and the columns it names (contract/sql.py `filter_expression`)
     where_filter: tuple[str, frozenset[str]] | None = field(init=False, default=None, repr=False, compare=False)
 

@@ -54,7 +54,7 @@ from dc_bridge.runner.session_guard import SessionGuard
 from dc_bridge.runner.threads import run_side_by_side
 from dc_bridge.runner.timeouts import DEFAULT_SECONDS, within
 from dc_bridge.runner.vacuous import empty_models
-from dc_bridge.verdict import Evidence, Verdict, conclude, judge, with_monitors
+from dc_bridge.verdict import Evidence, Verdict, conclude, judge, with_lifecycle, with_monitors
 
 def run(contract: str | Path | Contract, dataframes: dict | None = None, spark=None, engines: tuple[str, ...] | list[str] = DEFAULT_ENGINES,
         server: str | None = None, data: dict[str, DataLocation] | None = None, where: str | None = None,
@@ -394,6 +394,7 @@ def _check(run: _Run, options: RunOptions, dataframes: dict | None, spark, prefl
             with phases.timed("monitors"):
                 # each watched series against its earlier points in the store: after the fold, before this run is recorded
                 verdict = with_monitors(verdict, judge_monitors(history, verdict, started_at, monitoring))
+        verdict = with_lifecycle(verdict, options.lifecycle)
         data_docs = None
         if options.data_docs is not None:
             from dc_bridge.report.data_docs import build_data_docs, run_data_docs

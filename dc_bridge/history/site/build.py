@@ -62,6 +62,9 @@ NO_RUN = "○"
 STATES = ("failing", "anomalous", "warning", "passing", "not judged")
 # the latest outcome -> the state it makes (an anomaly outranks a pass or a warning, not a failure)
 STATE_OF = {"failed": "failing", "error": "failing", "warning": "warning", "passed": "passing"}
+# a lifecycle state the newest run recorded -> the lead of the banner on the contract's page (the other states: the
+# overview's lifecycle column only)
+BANNERS = {"deprecated": "Deprecated", "sunset": "Past its sunset", "retired": "Retired"}
 # what the site writes in its folder: anything else there is left alone
 OWNED = ("index.html", "contracts", "assets")
 # how a page the site wrote begins its title (index.html.j2, contract.html.j2), and what the site's other files
@@ -170,6 +173,7 @@ def _templates() -> Environment:
                               undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     environment.globals.update(LETTERS=LETTERS, ALL=ALL, STATES=STATES, MARKS=MARKS, NO_RUN=NO_RUN)
     environment.filters["when"] = when
+    environment.globals.update(BANNERS=BANNERS, lifecycle_words=lifecycle_words)
     return environment
 
 
@@ -278,6 +282,19 @@ def contract_source(recorded: str | None, store_folder: Path, registered: Mappin
         return recorded
     beside = store_folder / path
     return str(beside) if beside.is_file() else recorded
+
+
+def lifecycle_words(run: StoredRun) -> str:
+    """What `run` recorded of its version's life besides the state (store.py `lifecycle_columns`), in words: the sunset
+    date and how far it was from the run, the successor ("" where it recorded neither)."""
+    parts = []
+    if run.lifecycle_sunset:
+        days = run.lifecycle_days_to_sunset
+        parts.append(f"sunset {run.lifecycle_sunset[:10]}" + ("" if days is None else " (the day of the run)" if days == 0 else
+                     f" ({abs(days)} day{'s' * (abs(days) != 1)} {'after' if days > 0 else 'before'} the run)"))
+    if run.lifecycle_successor:
+        parts.append(f"successor {run.lifecycle_successor}")
+    return ", ".join(parts)
 
 
 def _day(at: str) -> date:
