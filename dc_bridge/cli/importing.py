@@ -51,8 +51,9 @@ def import_command(sources: tuple[str, ...], out: str, report_file: str | None, 
     from dc_bridge.cli.outputs import Input, check_apart, check_file, write_text
     from dc_bridge.contract.lint import lint_file
     from dc_bridge.importing import ImportInputError, read_source
-    from dc_bridge.importing.assemble import assemble, contract_text
+    from dc_bridge.importing.assemble import assemble
     from dc_bridge.importing.report import print_report, report_json, report_text
+    from dc_bridge.importing.written import written
     from dc_bridge.report.finding_formats import FORMATTERS
 
     if Path(out).exists() and not overwrite:
@@ -80,12 +81,14 @@ def import_command(sources: tuple[str, ...], out: str, report_file: str | None, 
     assembled = assemble(carried, id=default_id, standard=standard, name=name, version=version, base=base, sources=list(sources))
     report = report_json(carried, assembled, sources=list(sources), out=out)
     check_file("--out", out, inputs, written="the contract")
-    write_whole(out, contract_text(assembled.document), replace=overwrite)
+    # the text and what reading it back gives, made together: lint reads the contract without parsing it again
+    text, written_document = written(assembled.document, out)
+    write_whole(out, text, replace=overwrite)
     if report_file:
         check_file("--report", report_file, inputs, written="the import report")
         write_text("--report", report_file, report_text(report))
     print_report(report, report_console())
-    errors = [f for f in lint_file(out).findings if f.level == "error"]
+    errors = [f for f in lint_file(out, document=written_document).findings if f.level == "error"]
     click.echo(f"{out}: {len(assembled.document.get('schema', []))} model(s) from {len(carried)} source check(s)"
                + (f", merged with {explicit}" if explicit else "") + ("; lint: clean" if not errors else f"; lint: {len(errors)} error(s)"))
     if errors:

@@ -15,13 +15,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from dc_bridge.contract.reading.quality import THRESHOLD_KEYS
-from dc_bridge.engines.compiled_text import BlockDumper
 from dc_bridge.generate.merge import lost_keys, merge
 from dc_bridge.generate.odcs import API_VERSIONS
 from dc_bridge.importing.model import Carried
+from dc_bridge.importing.written import written
 
 # keys that say where a rule came from or what it is called, not what it checks: two sources' rules equal
 # but for these are one rule
@@ -82,11 +80,8 @@ def assemble(carried: list[Carried], *, id: str, standard: str = "3.1", name: st
 
 
 def contract_text(document: dict[str, Any]) -> str:
-    """The contract file's text: YAML in the document's key order, unicode as written (compiled_text's fast
-    block dumper). The document is copied through JSON first: a value two rules share (an expectation's meta) is
-    written twice, never as a YAML anchor and alias."""
-    plain = json.loads(json.dumps(document, ensure_ascii=False))
-    return yaml.dump(plain, Dumper=BlockDumper, sort_keys=False, allow_unicode=True, width=120)
+    """The contract file's text (importing/written.py, which also gives what lint reads of it)."""
+    return written(document, "")[0]
 
 
 def _where(item: Carried) -> str:

@@ -71,10 +71,13 @@ def print_report(report: dict[str, Any], console) -> None:
     counts = report["summary"]
     console.print(Text(f"{counts['checks']} source check(s): {counts['mapped']} mapped, {counts['custom']} custom engine rule(s), "
                        f"{counts['refused']} refused"), soft_wrap=True)
-    for conflict in report["conflicts"]:
+    conflicts = Text()
+    for conflict in report["conflicts"]:  # one Text, as the table: a suite can hold hundreds
         where = conflict["model"] + (f".{conflict['field']}" if conflict["field"] else "")
-        console.print(Text(f"conflict: {where} {conflict['key']}: {json.dumps(conflict['kept'], ensure_ascii=False)} "
-                           f"({conflict['first']}) kept; {json.dumps(conflict['other'], ensure_ascii=False)} ({conflict['second']})"
-                           + (" also written" if conflict["key"] == "rule" else " not written")), soft_wrap=True)
+        conflicts.append(f"conflict: {where} {conflict['key']}: {json.dumps(conflict['kept'], ensure_ascii=False)} "
+                         f"({conflict['first']}) kept; {json.dumps(conflict['other'], ensure_ascii=False)} ({conflict['second']})"
+                         + (" also written" if conflict["key"] == "rule" else " not written") + "\n")
+    if report["conflicts"]:
+        console.print(conflicts, soft_wrap=True, end="")
     if report["duplicates"]:
         console.print(Text(f"{len(report['duplicates'])} rule(s) given by two sources, written once"), soft_wrap=True)

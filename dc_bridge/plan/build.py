@@ -319,8 +319,8 @@ def _in_set(values, key: str) -> c.Params:
 
 
 def _names_tables(rule: QualityRule) -> bool:
-    """Whether a rule may name tables the plan binds (`model_tables`): an SQL rule, a custom Soda rule."""
-    return rule.type == "sql" or (rule.type == "custom" and rule.engine == "soda")
+    """Whether a rule may name tables the plan binds (`model_tables`): an SQL rule, a custom Soda or GX rule."""
+    return rule.type == "sql" or (rule.type == "custom" and rule.engine in _CUSTOM_PARAMS)
 
 
 def _custom_rule(model, field, column, rule, columns, tables=()):
@@ -337,9 +337,8 @@ def _own_tables(model: Model) -> tuple[tuple[str, str], ...]:
 
 
 # a custom rule's `engine` (contract vocabulary) -> the params of its kind, given the implementation and the tables
-# its check may name (a Soda check names datasets; a GX expectation reads its model as `{batch}` and names none)
-_CUSTOM_PARAMS: dict[str, Callable[..., c.Params]] = {"gx": lambda implementation, tables: c.CustomGx(implementation),
-                                                      "soda": c.CustomSoda}
+# its check may name (a Soda check names datasets; a GX query reads its model as `{batch}` or by its name)
+_CUSTOM_PARAMS: dict[str, Callable[..., c.Params]] = {"gx": c.CustomGx, "soda": c.CustomSoda}
 
 
 _RULE_TYPES: dict[str, Callable] = {"text": _text_rule, "sql": _sql_rule, "library": _library_rule, "custom": _custom_rule}

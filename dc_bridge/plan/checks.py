@@ -147,8 +147,10 @@ class ForeignKey:
 @dataclass(frozen=True)
 class CustomGx:
     """A GX expectation run verbatim, as the contract's `implementation` holds it: GX's translation
-    reads its syntax (engines/gx/translate.py `gx_expectation`), the plan does not."""
+    reads its syntax (engines/gx/translate.py `gx_expectation`), the plan does not. `tables`: as CustomSoda's,
+    the tables its `unexpected_rows_query` may name besides `{batch}` (`bind_gx_query`)."""
     implementation: Any
+    tables: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

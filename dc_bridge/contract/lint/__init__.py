@@ -12,6 +12,7 @@ from typing import Mapping
 from dc_bridge import config
 from dc_bridge.contract.evolution.inheritance import inheritance_findings
 from dc_bridge.contract.findings import Finding
+from dc_bridge.contract.reading.document import Document
 from dc_bridge.contract.reading.load import LoadResult, load_contract
 from dc_bridge.contract.lint.examples import example_findings
 from dc_bridge.contract.lint.java_regex import RegexCompiler, java_regex_errors
@@ -22,10 +23,11 @@ __all__ = ["lint_file", "lint_loaded", "lint_patterns", "pattern_findings", "sem
 
 
 def lint_file(path: str | Path, variables: Mapping[str, str] | None = None,
-              regex_compiler: RegexCompiler = java_regex_errors) -> LoadResult:
+              regex_compiler: RegexCompiler = java_regex_errors, document: Document | None = None) -> LoadResult:
     """Load one contract (with the caller's `variables`, contract/reading/variables.py) and add every
-    lint finding to the result; `regex_compiler` judges its patterns as Java does (java_regex.py)."""
-    return lint_loaded(load_contract(path, variables), regex_compiler)
+    lint finding to the result; `regex_compiler` judges its patterns as Java does (java_regex.py). `document`:
+    the file as the command that wrote it knows it (importing/written.py), read instead of the file."""
+    return lint_loaded(load_contract(path, variables, document), regex_compiler)
 
 
 def lint_loaded(result: LoadResult, regex_compiler: RegexCompiler | None = java_regex_errors) -> LoadResult:

@@ -44,7 +44,7 @@ def semantic_findings(contract: Contract, regex_compiler: RegexCompiler | None =
         findings += _name_findings(model)
         rules = model.quality_rules()
         # what the model's quality SQL may read (only built where there is SQL: it lists every model)
-        tables = model_tables(contract, model) if any(rule.type == "sql" or (rule.type == "custom" and rule.engine == "soda")
+        tables = model_tables(contract, model) if any(rule.type == "sql" or (rule.type == "custom" and rule.engine in ("soda", "gx"))
                                                       for _, _, rule in rules) else ()
         for field in walk_fields(model.fields):
             findings += _constraint_findings(field, options)
@@ -299,8 +299,9 @@ def _rule_findings(rule: QualityRule, field: Field | None, tables: tuple[tuple[s
                                 expected="one read-only SELECT",
                                 found=rule.query.strip().splitlines()[0][:80] if rule.query.strip() else "empty"))
     if rule.type == "custom":
-        # a Soda check's queries may name the contract's models as its team does (the plan binds them: CustomSoda.tables)
-        findings += _custom_findings(rule, views, frozenset(name for name, _ in tables) if rule.engine == "soda" else frozenset())
+        # a Soda or GX check's queries may name the contract's models as its team does (the plan binds them:
+        # CustomSoda.tables, CustomGx.tables)
+        findings += _custom_findings(rule, views, frozenset(name for name, _ in tables))
     if field is None and rule.metric in ("nullValues", "missingValues", "invalidValues"):
         findings.append(_at(rule.source, "DCB102", f"{rule.metric} counts values of one field; this rule is on the model",
                             expected="the rule under the property it checks", found="a model-level rule",
@@ -439,7 +440,8 @@ _GX_CONDITION_PARSERS = {"great_expectations", "great_expectations__experimental
 def _custom_sql_findings(rule: QualityRule, views: frozenset[str] = frozenset(), names: frozenset[str] = frozenset()) -> list[Finding]:
     """The SQL inside a custom check runs verbatim in Spark, so the rules of quality SQL apply, and it may
     read only what is the run's own data when it runs: GX's `{batch}` and the models' views, and in a query (not
-    an expression: the translation binds queries only, engines/soda/translate.py `bind_soda_line`) `names`."""
+    an expression: the translations bind queries only, engines/soda/translate.py `bind_soda_line`, engines/gx/translate.py
+    `bind_gx_query`) `names`."""
     body = rule.implementation
     if isinstance(body, str):
         try:

@@ -73,12 +73,13 @@ def detect_format(document: Document, findings: list[Finding]) -> tuple[str, str
     return None
 
 
-def load_contract(path: str | Path, variables: Mapping[str, str] | None = None) -> LoadResult:
+def load_contract(path: str | Path, variables: Mapping[str, str] | None = None, document: Document | None = None) -> LoadResult:
     """Load and normalise one contract file; `variables`: values of ODCS 3.2 `${NAME}` variables
-    (`--var`, `vars=`), before the environment (variables.py)."""
+    (`--var`, `vars=`), before the environment (variables.py). `document`: the file as its writer knows it
+    (importing/written.py), read instead of the file."""
     file = str(path)
     findings: list[Finding] = []
-    workspace = Workspace(findings, variables)
+    workspace = Workspace(findings, variables, given=document)
     document = workspace.document(file)
     if document is None:
         return LoadResult(file, None, findings, variables=workspace.variables)

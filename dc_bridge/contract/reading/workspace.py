@@ -16,8 +16,10 @@ from dc_bridge.contract.findings import FatalFinding, Finding
 class Workspace:
     """The files one load touches: read once, cached, with cycle detection for `$ref` and `imports`."""
 
-    def __init__(self, findings: list[Finding], variables: Mapping[str, str] | None = None):
+    def __init__(self, findings: list[Finding], variables: Mapping[str, str] | None = None, given: Document | None = None):
         self.findings = findings
+        # a file's Document its writer made as it wrote the file (importing/written.py): read as if read from it
+        self._given = {str(Path(given.file).resolve()): given} if given is not None else {}
         # the caller's values of ODCS 3.2 `${NAME}` variables, for every file of the load (variables.py)
         self.variables: Mapping[str, str] = dict(variables or {})
         self.documents: dict[str, Document | None] = {}
@@ -31,7 +33,7 @@ class Workspace:
         key = str(Path(file).resolve())
         if key not in self.documents:
             try:
-                self.documents[key] = read_document(file)
+                self.documents[key] = self._given.pop(key, None) or read_document(file)
             except FatalFinding as fatal:
                 finding = fatal.finding
                 if referenced_from and finding.code == "DCB001":

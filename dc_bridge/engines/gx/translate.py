@@ -9,6 +9,7 @@ retention) become `unexpected_rows_expectation` queries that return rows only on
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable
 
 from dc_bridge.plan import checks as c
@@ -19,7 +20,7 @@ from dc_bridge.engines.engine import Unsupported, from_history, not_executable, 
 from dc_bridge.contract.lint.gx_catalog import gx_name
 from dc_bridge.contract.model import Threshold
 from dc_bridge.contract.thresholds import Syntax
-from dc_bridge.contract.sql import TABLE_MARKER, epoch_seconds, quote_identifier, view_name
+from dc_bridge.contract.sql import TABLE_MARKER, SqlProblem, check_read_only, epoch_seconds, quote_identifier, retarget, view_name
 from dc_bridge.engines.queries import (DOUBLE_EXACT, NUMERIC_TYPEOF, foreign_key_query, missing, not_in_set, number_text, outside_range,
                                       plain_literals, threshold_holds_sql)
 from dc_bridge.engines.nested_types import needs_query, nested_type_query
@@ -170,7 +171,35 @@ def _retention(check: Check, p: c.Retention, contract_id: str) -> list[dict]:
 
 
 def _custom(check: Check, p: c.CustomGx, contract_id: str) -> list[dict]:
-    return [gx_expectation(p.implementation, check.column)]
+    expectation = gx_expectation(p.implementation, check.column)
+    kwargs = expectation["kwargs"]
+    if isinstance(kwargs.get("unexpected_rows_query"), str):
+        kwargs["unexpected_rows_query"] = bind_gx_query(kwargs["unexpected_rows_query"], dict(p.tables))
+    return [expectation]
+
+
+# GX fills an unexpected_rows_query with str.format: `{batch}` is the batch, `{{`/`}}` are literal braces
+_GX_FORMAT = re.compile(r"\{\{|\}\}|\{batch\}")
+
+
+def bind_gx_query(query: str, targets: dict[str, str]) -> str:
+    """A custom GX `unexpected_rows_query` with each table it names that `targets` holds (lower-case name -> TABLE_MARKER,
+    written `{batch}`, for its own model, another model's run view; CustomGx.tables) bound to it, as engines/soda/translate.py
+    `bind_soda_line` binds a Soda check's: a team's query names its table (`FROM dim_customer`) where GX's own
+    form is `{batch}`. As written when it names none of them, or is not one read-only SELECT (GX then reports its
+    own error, lint its finding) or holds a format field other than `{batch}`."""
+    if not targets or re.search(r"[{}]", _GX_FORMAT.sub("", query)):
+        return query
+    plain = _GX_FORMAT.sub(lambda m: {"{{": "{", "}}": "}"}.get(m[0], TABLE_MARKER), query)
+    try:
+        check_read_only(plain, targets)
+        bound = retarget(plain, targets)
+        if bound == retarget(plain, {}):
+            return query  # it names none of them: the team's text, not sqlglot's rewrite of it
+    except (SqlProblem, RecursionError):
+        return query
+    escaped = bound.replace("{", "{{").replace("}", "}}")
+    return escaped.replace(f"`{TABLE_MARKER}`", BATCH).replace(TABLE_MARKER, BATCH)
 
 
 def gx_expectation(implementation, column: str | None) -> dict:
