@@ -113,6 +113,8 @@ KIND_TABLES = {
     "plan/build.py": {"_SERVICE_LEVEL_PARAMS"},
     # keyed by SodaCL metric names (Soda's vocabulary: `row_count`, `freshness`), some of which a check kind shares
     "importing/soda.py": {"METRICS"},
+    # keyed by dbt's test and constraint names (dbt's vocabulary: `unique`, `not_null`), some of which a check kind shares
+    "importing/dbt.py": {"TESTS", "CONSTRAINT_PROPERTIES"},
 }
 # contract/ is below plan/ and knows no check kind: its `freshness`, `availability` are the standards'
 # service-level names (`ServiceLevel.kind`), which plan/build.py maps to check kinds

@@ -37,7 +37,9 @@ def register(group: click.Group) -> None:
               help="An existing ODCS contract to import into: its keys win over the imported ones and none is lost.")
 def import_command(sources: tuple[str, ...], out: str, report_file: str | None, overwrite: bool, contract_id: str | None,
                    name: str | None, version: str, standard: str, explicit: str | None) -> None:
-    """Write an ODCS contract from other tools' checks: SOURCE is gx:PATH (a GX suite's JSON, a GX project's
+    """Write an ODCS contract from other tools' checks: GX suites, SodaCL and dbt tests.
+
+    SOURCE is gx:PATH (a GX suite's JSON, a GX project's
     expectations folder or a checkpoint), soda:PATH (a SodaCL check file) or dbt:PATH (a schema.yml or a
     manifest.json); several at once make one contract.
 

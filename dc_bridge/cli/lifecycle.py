@@ -38,9 +38,11 @@ def register(group: click.Group) -> None:
 @CONF
 def lifecycle_command(contract_ref: str, to: str, sunset: str | None, successor: str | None, reason: str | None,
                       catalog_spec: str | None, namespace: str | None, master: str | None, conf_options: tuple[str, ...]) -> None:
-    """Move a registered version of a contract (default: its current one) to its next state: proposed or draft
-    -> active -> deprecated (with a sunset date) -> sunset -> retired, each move recorded with its time and
-    reason. A deprecated version is sunset from its date on without a move.
+    """Move a registered version of a contract to its next state in its life.
+
+    The version is ID@VERSION, or the current one for ID alone. The states: proposed or draft -> active ->
+    deprecated (with a sunset date) -> sunset -> retired, each move recorded with its time and reason. A
+    deprecated version is sunset from its date on without a move.
 
     Exit 0 moved, 1 another writer moved it first (nothing written), 2 refused (nothing written).
     """

@@ -188,7 +188,7 @@ Mode = Literal["create", "write", "read"]
 @dataclass(frozen=True)
 class FileKind:
     """What a `--history` file is, looked at without writing to it (`identify`)."""
-    kind: Literal["missing", "empty", "store", "jsonl", "other", "sqlite", "unreadable"]
+    nature: Literal["missing", "empty", "store", "jsonl", "other", "sqlite", "unreadable"]
     version: int | None = None  # a store's schema version
     detail: str = ""  # a SQLite database's tables or owner, or why the file could not be read
 
@@ -232,7 +232,7 @@ def refusal(path: str | Path, found: FileKind) -> str | None:
         "sqlite": f"{path} is a SQLite database of another program ({found.detail}), not a dc-bridge history store "
                   f"(whose runs and schema_version tables it lacks)",
         "unreadable": f"{path} cannot be read as a history store: {found.detail}",
-    }.get(found.kind)
+    }.get(found.nature)
 
 
 def data_source_text(verdict: Verdict | None, given: str | None = None) -> str | None:
@@ -305,8 +305,8 @@ class HistoryStore:
         refused = refusal(self.path, found)
         if refused:
             raise StoreError(f"{refused}; nothing was written to it. Name a store file of its own (e.g. runs/history.db)")
-        if found.kind != "store" and mode != "create":
-            raise StoreError(f"history store {self.path} " + ("does not exist" if found.kind == "missing" else "is an empty file")
+        if found.nature != "store" and mode != "create":
+            raise StoreError(f"history store {self.path} " + ("does not exist" if found.nature == "missing" else "is an empty file")
                              + ": name the file `run --history` wrote (a store is created by the first run that records to it)")
         if found.version is not None and found.version > SCHEMA_VERSION:
             raise StoreError(f"history store {self.path} has schema version {found.version}, newer than this dc-bridge's "

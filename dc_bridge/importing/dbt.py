@@ -454,23 +454,23 @@ def constraint(check: SourceCheck, model: str, column: str | None, item: Any) ->
         unknown = sorted(set(item) - CONSTRAINT_KEYS)
         if unknown:
             raise Refused(f"constraint key(s) {', '.join(unknown)} not known to the import")
-        kind = str(item["type"])
+        constraint = str(item["type"])
         columns = [column] if column is not None else list(item.get("columns") or [])
-        if kind in CONSTRAINT_PROPERTIES:
+        if constraint in CONSTRAINT_PROPERTIES:
             if len(columns) != 1:
-                if kind == "primary_key" and columns:
+                if constraint == "primary_key" and columns:
                     return _composite_key(check, model, columns)
-                raise Refused(f"a {kind} constraint on {len(columns)} columns has no field form here; name one column")
-            return Carried(check, "mapped", model, columns[0], properties=dict(CONSTRAINT_PROPERTIES[kind]))
-        if kind == "check":
+                raise Refused(f"a {constraint} constraint on {len(columns)} columns has no field form here; name one column")
+            return Carried(check, "mapped", model, columns[0], properties=dict(CONSTRAINT_PROPERTIES[constraint]))
+        if constraint == "check":
             expression = item.get("expression")
             if not expression:
                 raise Refused("a check constraint without `expression`")
             rule = {"type": "sql", "query": f"SELECT COUNT(*) FROM {{model}} WHERE NOT ({expression})", "mustBe": 0}
             return Carried(check, "mapped", model, None, rule=rule)
-        if kind == "foreign_key":
+        if constraint == "foreign_key":
             return _foreign_key(check, model, columns, item)
-        raise Refused(f"constraint type {kind!r} has no contract form (known: not_null, unique, primary_key, check, foreign_key)")
+        raise Refused(f"constraint type {constraint!r} has no contract form (known: not_null, unique, primary_key, check, foreign_key)")
     except Refused as exc:
         return Carried(check, "refused", model, column, reason=str(exc))
 

@@ -20,11 +20,11 @@ def readable_store(path: str | Path) -> None:
     """Raise StoreRefused, saying what `path` is, unless it is a history store of a schema this dc-bridge reads."""
     path = Path(path)
     found = identify(path)
-    if found.kind in ("empty", "missing"):
-        raise StoreRefused(f"--history {path} is {'an empty file' if found.kind == 'empty' else 'missing'}, not a history store: "
+    if found.nature in ("empty", "missing"):
+        raise StoreRefused(f"--history {path} is {'an empty file' if found.nature == 'empty' else 'missing'}, not a history store: "
                            f"name the file `run --history` wrote (a store is created by the first run that records to it); "
                            f"nothing was written")
-    if found.kind == "jsonl":
+    if found.nature == "jsonl":
         raise StoreRefused(f"--history {path} is a JSON Lines history, not a history store: import it into a store first "
                            f"({IMPORT.format(file=path)}) and build the site from that; nothing was written")
     refused = refusal(path, found)
