@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from dc_bridge.paths import Place, clash, foreign, local_path, may_write_in, nearest_existing, relation
-from dc_bridge.report.prometheus import METRICS_MARK
 
 
 class OutputRefused(ValueError):
@@ -179,6 +178,9 @@ def check_run_outputs(read, outputs: RunOutputs, data: Mapping, server: str | No
         if metrics_file:
             check_file(words["metrics_file"], metrics_file, inputs, written="the metrics", create=making,
                        fix="Name a file of its own for the metrics, e.g. dc-bridge.prom.")
+            # imported here: report/prometheus.py brings the verdict's models, which `dc-bridge --help` must not import
+            from dc_bridge.report.prometheus import METRICS_MARK
+
             check_not_foreign(words["metrics_file"], Path(metrics_file), METRICS_MARK, "a metrics file dc-bridge wrote")
         if lineage:
             option = words["openlineage"] + " file transport's log_file_path"

@@ -162,10 +162,11 @@ def check(contract: str | Path | Contract | ReadContract | Refused, options: Run
     run = _Run(contract, history)
     try:
         return _check(run, options, dataframes, spark, preflight)
+    except OutputRefused:  # an output the rule refused: nothing of the run is written anywhere, its error included
+        raise
     except Exception as exc:
         verdict = unchecked(run.contract, exc, options)
-        # a history that cannot be appended to, or an output the rule refused, gets no record of the run's failure
-        if not isinstance(exc, (HistoryError, OutputRefused)):
+        if not isinstance(exc, HistoryError):  # a history that cannot be appended to gets no record of its own failure
             _record_unchecked(run, verdict, exc, options, spark)
         if on_unchecked is not None:
             on_unchecked(verdict)
