@@ -677,7 +677,7 @@ def test_sql_in_custom_checks_is_refused_at_lint_and_run(spark, victim, tmp_path
         finding = errors[f"models.things.quality[{index}].implementation"]
         assert finding.code == CUSTOM_CODES.get(index, "DCB170") and finding.message.startswith(key), finding.message
     # a custom check may read the models' views, a Soda query the models by name too, and the message says which
-    assert "its model as {batch} (GX), or the models' views dcb_things_" in errors["models.things.quality[8].implementation"].message
+    assert "its model as {batch} (GX), the contract's models by name (in a query), or the models' views dcb_things_" in errors["models.things.quality[8].implementation"].message
     things = spark.createDataFrame([(1,), (2,)], "id int").localCheckpoint()
     verdict = dc_bridge.run(str(path), dataframes={"things": things}, spark=spark, samples=False)
     outcomes = {c.check_id: (c.outcome, sorted(c.engines)) for c in verdict.checks() if c.kind.startswith("custom")}
