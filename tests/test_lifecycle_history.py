@@ -28,24 +28,8 @@ from dc_bridge.history.store import SCHEMA, SCHEMA_VERSION
 from dc_bridge.runner.history import run_record
 from dc_bridge.verdict import LifecycleVerdict, ModelVerdict, Verdict
 
-CONTRACT = """\
-apiVersion: v3.1.0
-kind: DataContract
-id: {id}
-version: {version}
-status: active
-servers:
-  - server: local
-    type: local
-    path: ./customers.csv
-    format: csv
-schema:
-  - name: customers
-    properties:
-      - name: customer_id
-        logicalType: string
-        required: true
-"""
+# the same contract as the lifecycle run tests register (a version of `customers`, served from ./customers.csv)
+from test_lifecycle_run import CONTRACT  # noqa: E402
 # contract id -> how many days ahead its version 1.0.0's sunset is (None: active); `ended` is moved on to sunset
 SUNSETS = {"soon": 5, "later": 30, "ended": 60, "steady": None}
 LIFECYCLE_COLUMNS = ("lifecycle_state", "lifecycle_sunset", "lifecycle_successor", "lifecycle_days_to_sunset")
