@@ -73,12 +73,12 @@ def hive_folder(tmp_path_factory):
     return folder, _in_process(SESSION + WRITE.replace("quality", "appended") + MIGRATE.replace("quality", "legacy"), folder)
 
 
-def test_runs_appended_to_a_hive_table_are_read_back_by_another_process(hive_folder):
+def test_runs_appended_to_a_hive_table_are_read_back_by_another_process(hive_folder, second_process):
     tmp_path, written = hive_folder
     assert written.returncode == 0, written.stderr[-3000:]
     assert (tmp_path / "metastore_db").is_dir()
-    read = _in_process(READ.replace("quality", "appended"), tmp_path)
-    assert read.returncode == 0, read.stderr[-3000:]
+    read = second_process
+    assert read.returncode == 0, (read.stdout[-2000:], read.stderr[-3000:])
     found = json.loads(read.stdout.strip().splitlines()[-1])
     assert found["provider"] == "hive" and found["tables"] == ["runs"]
     assert found["table"] == found["jsonl"] and len(found["table"]) == 4  # the 40-days-old run is outside the window
@@ -135,18 +135,26 @@ print(json.dumps({"runs": [[r.contract_id, r.run_outcome, r.data_source, r.slice
 """
 
 
-def test_dc_bridge_run_records_into_a_catalog_table_with_source_and_slice(hive_folder):
+@pytest.fixture(scope="module")
+def second_process(hive_folder):
+    """The process after the one that made the metastore (one JVM start for two tests): `dc-bridge run` three times
+    (RUN), the table those runs wrote read back (RUNS_READ), then the runs the first process appended (READ)."""
     tmp_path, prepare = hive_folder
     (tmp_path / "contract.yaml").write_text(RUN_CONTRACT)
     (tmp_path / "events.csv").write_text("id,day\n1,mon\n2,mon\n3,tue\n")
     assert prepare.returncode == 0, prepare.stderr[-3000:]  # the database the table lives in
     # the runs, then (their sessions stopped) a new session of the same process reads the table back from the metastore
-    run = subprocess.run([sys.executable, "-c", textwrap.dedent(RUN) + textwrap.dedent(RUNS_READ), "day = 'mon'", "day = 'tue'",
-                          "id > 1"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
-                              **{k: v for k, v in __import__("os").environ.items() if k.startswith(("JAVA", "SPARK"))}})
+    code = textwrap.dedent(RUN) + textwrap.dedent(RUNS_READ) + textwrap.dedent(READ.replace("quality", "appended"))
+    return subprocess.run([sys.executable, "-c", code, "day = 'mon'", "day = 'tue'", "id > 1"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                                                       **{k: v for k, v in __import__("os").environ.items() if k.startswith(("JAVA", "SPARK"))}})
+
+
+def test_dc_bridge_run_records_into_a_catalog_table_with_source_and_slice(hive_folder, second_process):
+    tmp_path, _ = hive_folder
+    run = second_process
     assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-3000:])
-    codes, read = run.stdout.strip().splitlines()[-2:]
+    codes, read = run.stdout.strip().splitlines()[-3:-1]
     assert json.loads(codes) == [0, 0, 0], (run.stdout[-2000:], run.stderr[-3000:])
     found = json.loads(read)
     source = json.dumps({"events": str(tmp_path / "events.csv")})
