@@ -54,7 +54,8 @@ SHIPPED = ("contracts", "docs/examples", "tests/broken")
 # `dc-bridge` commands whose run starts Spark: the test takes the suite's session first, so none starts another
 SPARK_COMMANDS = {"run", "drift", "init"}
 _EXIT_ECHO = re.compile(r'^(?P<command>.*?);\s*echo (?P<echo>"exit \$\?"|\$\?)$')
-_SHELL = re.compile(r"[|&;<>`]|\$\(")
+# command substitution, which bash expands inside double quotes too
+_SUBSTITUTION = re.compile(r"`|\$\(")
 # `dc-bridge ... 2>/dev/null`: in-process too, its standard output alone
 _NO_STDERR = re.compile(r"\s+2>\s*/dev/null$")
 # variables the OpenLineage client reads when a run creates it (report/openlineage.py), not at import: a
@@ -115,9 +116,9 @@ class Session:
         elif words[:1] == ["cd"] and len(words) == 2:
             os.chdir(words[1])
             output, self.status = "", 0
-        elif cli_words[:1] == ["dc-bridge"] and not _SHELL.search(in_process):
+        elif cli_words[:1] == ["dc-bridge"] and not _shell_syntax(in_process):
             output, self.status = self._cli(cli_words[1:], variables, stderr=not no_stderr)
-        elif words[:1] == ["python"] and len(words) == 2 and not _SHELL.search(main_command):
+        elif words[:1] == ["python"] and len(words) == 2 and not _shell_syntax(main_command):
             output, self.status = self._python(words[1])
         else:
             # a shell line, or a command with its own environment (`NAME=VALUE dc-bridge ...`: read at import)
@@ -167,6 +168,14 @@ class Session:
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120,
                               env={**os.environ, **self.env, "PATH": path, "PYTHONPATH": str(ROOT)})
         return done.stdout, done.returncode
+
+
+def _shell_syntax(command: str) -> bool:
+    """Whether bash would read more than one command with its words in `command`: a pipe, list or redirection outside
+    quotes (`--where "total < 2000"` is one word), or a command substitution anywhere."""
+    operators = set("();<>|&")
+    return bool(_SUBSTITUTION.search(command)) or any(
+        set(token) <= operators for token in shlex.shlex(command, posix=False, punctuation_chars=True))
 
 
 def _absolute_data(arg: str, here: str) -> str:
