@@ -205,20 +205,25 @@ def test_group_help_lists_each_command_description_whole(group):
 # verbosity: Spark's log
 
 
-def _dc_bridge(*args: str) -> subprocess.CompletedProcess:
-    """The command in a process of its own: a JVM of its own, started by dc-bridge."""
+def _dc_bridge(*commands: list[str]) -> list[subprocess.CompletedProcess]:
+    """Each command in a process of its own (a JVM of its own, started by dc-bridge), the processes side by side."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable, "COLUMNS": "80"}
-    return subprocess.run([str(Path(sys.executable).with_name("dc-bridge")), *args], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=600)
+    started = [subprocess.Popen([str(Path(sys.executable).with_name("dc-bridge")), *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT) for args in commands]
+    try:
+        return [subprocess.CompletedProcess(process.args, process.returncode, *process.communicate(timeout=600))
+                for process in started]
+    finally:
+        for process in started:
+            process.kill()
 
 
 def test_a_session_dc_bridge_starts_prints_no_banner_and_no_warnings_unless_asked():
-    quiet = _dc_bridge("run", "contracts/orders.yaml", "--engines", "spark")
+    # -v: Spark's warnings (here the window of the bundled contract's gap query), still no banner
+    quiet, verbose = _dc_bridge(["run", "contracts/orders.yaml", "--engines", "spark"], ["run", "-v", "contracts/orders.yaml", "--engines", "spark"])
     assert quiet.returncode == 0, quiet.stderr[-3000:]
     assert quiet.stderr == "", quiet.stderr[-3000:]
     assert "contract verdict: passed" in quiet.stdout
-    # -v: Spark's warnings (here the window of the bundled contract's gap query), still no banner
-    verbose = _dc_bridge("run", "-v", "contracts/orders.yaml", "--engines", "spark")
     assert verbose.returncode == 0, verbose.stderr[-3000:]
     assert " WARN " in verbose.stderr and "Setting default log level" not in verbose.stderr, verbose.stderr[-3000:]
     assert verbose.stdout == quiet.stdout.replace(_seconds(quiet.stdout), _seconds(verbose.stdout))
