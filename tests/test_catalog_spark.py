@@ -11,13 +11,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_spark_catalog_on_an_embedded_hive_metastore(tmp_path):
-    env = {**os.environ, "DC_BRIDGE_HIVE_TESTS": "1", "PYTHONPATH": str(ROOT)}
-    completed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "run"),
-                                str(ROOT / "tests" / "hive")], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+def test_spark_catalog_on_an_embedded_hive_metastore(started):
+    completed = started.finished("hive")
     assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-3000:]
     # every test of tests/hive ran (none skipped): as many passed as the folder defines
     defined = sum(path.read_text(encoding="utf-8").count("\ndef test_") for path in (ROOT / "tests" / "hive").glob("test_*.py"))
@@ -73,28 +73,69 @@ print(json.dumps(done))
 """
 
 
-def test_catalog_commands_start_their_session_from_master_and_conf(tmp_path):
+# what each command of the commands' process is for: its arguments (OPTIONS: the catalog's --master and --conf)
+COMMAND_ARGS = {
+    "registered": ["register", "customers.yaml", "--catalog", "spark", "--namespace", "sales", "OPTIONS"],
+    "checked": ["check-version", "new.yaml", "--against-registered", "--catalog", "spark", "--namespace", "sales", "OPTIONS"],
+    "generated": ["init", "--from", "table:sales.customers", "--out", "generated.yaml", "--profile", "OPTIONS"],
+    # Spark that cannot start is bad input on every command (exit 2, one line), not a catalog's outage
+    "unreachable": ["register", "new.yaml", "--catalog", "spark", "--namespace", "sales", "--master", "local[bogus]"],
+}
+
+
+class Started:
+    """This module's two processes, started at once (a JVM each, each mostly on one core: side by side they take
+    little more than the longer alone): tests/hive's pytest run, and the catalog commands' process. Their output
+    goes to files, so that neither waits for its pipe to be read."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        hive, commands = folder / "hive", folder / "commands"
+        hive.mkdir()
+        commands.mkdir()
+        conf = {"spark.sql.catalogImplementation": "hive", "spark.sql.warehouse.dir": str(commands / "warehouse"),
+                "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={commands / 'metastore_db'};create=true"}
+        options = ["--master", "local[1]", *(arg for key, value in conf.items() for arg in ("--conf", f"{key}={value}"))]
+        (commands / "customers.yaml").write_text(CONTRACT.format(version="1.0.0", more=""), encoding="utf-8")
+        (commands / "new.yaml").write_text(CONTRACT.format(version="1.1.0", more="      - name: email\n        logicalType: string\n"),
+                                           encoding="utf-8")
+        arguments = [[part for arg in args for part in (options if arg == "OPTIONS" else [arg])] for args in COMMAND_ARGS.values()]
+        self.processes = {
+            "hive": self._start([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp", str(hive / "run"),
+                                 str(ROOT / "tests" / "hive")], hive, DC_BRIDGE_HIVE_TESTS="1"),
+            "commands": self._start([sys.executable, "-c", COMMANDS, json.dumps(conf), json.dumps(arguments)], commands),
+        }
+
+    def _start(self, command: list[str], cwd: Path, **env: str) -> subprocess.Popen:
+        with (cwd / "stdout").open("wb") as stdout, (cwd / "stderr").open("wb") as stderr:  # the child keeps its descriptors
+            return subprocess.Popen(command, cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT), **env}, stdout=stdout,
+                                    stderr=stderr, stdin=subprocess.DEVNULL)
+
+    def finished(self, name: str) -> subprocess.CompletedProcess:
+        process = self.processes[name]
+        process.wait(timeout=900)
+        folder = self.folder / name
+        return subprocess.CompletedProcess(process.args, process.returncode, (folder / "stdout").read_text(errors="replace"),
+                                           (folder / "stderr").read_text(errors="replace"))
+
+
+@pytest.fixture(scope="module")
+def started(tmp_path_factory):
+    both = Started(tmp_path_factory.mktemp("catalog-spark"))
+    yield both
+    for process in both.processes.values():
+        process.kill()
+        process.wait()
+
+
+def test_catalog_commands_start_their_session_from_master_and_conf(started):
     """`register`, `check-version --against-registered` and `init`, each with no session running: only their `--conf`
-    options (a Hive metastore on Derby in tmp_path) make their session reach the table and the registration the
-    commands before them wrote. `--master` reaches the session too: one Spark cannot parse is a catalog that cannot
+    options (a Hive metastore on Derby in the process's folder) make their session reach the table and the registration
+    the commands before them wrote. `--master` reaches the session too: one Spark cannot parse is a catalog that cannot
     be reached, a warning for `register`."""
-    conf = {"spark.sql.catalogImplementation": "hive", "spark.sql.warehouse.dir": str(tmp_path / "warehouse"),
-            "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={tmp_path / 'metastore_db'};create=true"}
-    options = ["--master", "local[1]", *(arg for key, value in conf.items() for arg in ("--conf", f"{key}={value}"))]
-    (tmp_path / "customers.yaml").write_text(CONTRACT.format(version="1.0.0", more=""), encoding="utf-8")
-    (tmp_path / "new.yaml").write_text(CONTRACT.format(version="1.1.0", more="      - name: email\n        logicalType: string\n"),
-                                       encoding="utf-8")
-    commands = {
-        "registered": ["register", "customers.yaml", "--catalog", "spark", "--namespace", "sales", *options],
-        "checked": ["check-version", "new.yaml", "--against-registered", "--catalog", "spark", "--namespace", "sales", *options],
-        "generated": ["init", "--from", "table:sales.customers", "--out", "generated.yaml", "--profile", *options],
-        # Spark that cannot start is bad input on every command (exit 2, one line), not a catalog's outage
-        "unreachable": ["register", "new.yaml", "--catalog", "spark", "--namespace", "sales", "--master", "local[bogus]"],
-    }
-    process = subprocess.run([sys.executable, "-c", COMMANDS, json.dumps(conf), json.dumps(list(commands.values()))], cwd=tmp_path,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=600)
+    process = started.finished("commands")
     assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
-    done = dict(zip(commands, json.loads(process.stdout.strip().splitlines()[-1])))
+    done = dict(zip(COMMAND_ARGS, json.loads(process.stdout.strip().splitlines()[-1])))
 
     registered = done["registered"]
     assert registered["code"] == 0, registered["stdout"] + registered["stderr"][-3000:]
