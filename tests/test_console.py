@@ -211,8 +211,8 @@ def _dc_bridge(*commands: list[str]) -> list[subprocess.CompletedProcess]:
     started = [subprocess.Popen([str(Path(sys.executable).with_name("dc-bridge")), *args], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT) for args in commands]
     try:
-        return [subprocess.CompletedProcess(process.args, process.returncode, *process.communicate(timeout=600))
-                for process in started]
+        outputs = [process.communicate(timeout=600) for process in started]
+        return [subprocess.CompletedProcess(process.args, process.returncode, *output) for process, output in zip(started, outputs)]
     finally:
         for process in started:
             process.kill()
