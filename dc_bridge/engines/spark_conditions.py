@@ -106,6 +106,14 @@ def aggregate(df, columns: list) -> dict[str, Any]:
     return values
 
 
+def generated(df, aggregate_column) -> bool:
+    """Whether Spark computes `aggregate_column` of `df` in generated code (a HashAggregate, as it does a count,
+    sum, min or max of numbers). An imperative aggregate (percentile_approx: an ObjectHashAggregate) or a buffer
+    an UnsafeRow cannot update in place (the min of text: a SortAggregate) makes the whole aggregation it is part
+    of run without whole-stage code generation, every other column of it included. Planned, not run."""
+    return df.agg(aggregate_column)._jdf.queryExecution().sparkPlan().nodeName() == "HashAggregate"
+
+
 def key_examples(*values) -> list:
     """The distinct non-null values, JSON-friendly (`plain_value`); arrays, structs and composite keys
     become lists, which cannot be hashed: compared, not put in a set."""
