@@ -45,8 +45,8 @@ class FusedPass:
     columns: dict[str, Any]
     queries: dict[str, bool]  # SQL metric computed in the pass -> whether its value is the rows' count
     started: float
-    metric_aggregates: frozenset = frozenset()  # the columns of SQL metrics that aggregate a column (`aggregate_query`)
     error: str | None = None  # planning failed: no result can be trusted
+    metric_aggregates: frozenset = frozenset()  # the columns of SQL metrics that aggregate a column (`aggregate_query`)
 
     def report(self, *, totals: dict | None = None, rows: int | None = None) -> EngineReport:
         if self.error is not None:
@@ -122,7 +122,7 @@ def fused_pass(spark, df, checks: list[Check], now: datetime, *, view: str, fram
         error = f"{type(exc).__name__}: {exc}"
     aggregated = frozenset(f"v{index}" for index, check in enumerate(runnable) if check.id in queries and not queries[check.id]
                            and count_query(check.params.query) is None)
-    return FusedPass(spark, df, now, view, frames, model, known, runnable, columns, queries, started, error, aggregated)
+    return FusedPass(spark, df, now, view, frames, model, known, runnable, columns, queries, started, error, metric_aggregates=aggregated)
 
 
 def _fused_queries(spark, df, checks: list[Check]) -> dict[str, Any]:
