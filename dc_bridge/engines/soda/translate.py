@@ -166,7 +166,9 @@ def key_samples_query(check: Check, table: str) -> str:
     key = columns[0] if len(columns) == 1 else f"struct({', '.join(columns)})"
     counted = f"SELECT {key} AS k, COUNT(*) OVER (PARTITION BY {', '.join(columns)}) AS n FROM {table} WHERE {_key_present(check)}"
     number = _REPEATED[check.unit].format(rows="COUNT(*)", table=table)
-    return f"SELECT {number}, COUNT(DISTINCT k), MIN(k), MAX(k) FROM ({counted}) AS w WHERE n > 1"
+    # the distinct repeated keys as each key's n rows adding up n times 1/n (a double, rounded: exact): COUNT(DISTINCT)
+    # is a shuffle and a job of its own (engines/spark_conditions.py `duplicates` counts them the same way)
+    return f"SELECT {number}, CAST(COALESCE(ROUND(SUM(1D / n)), 0) AS BIGINT), MIN(k), MAX(k) FROM ({counted}) AS w WHERE n > 1"
 
 
 def _unique(check: Check, p: c.Unique, table: str, contract_id: str):
