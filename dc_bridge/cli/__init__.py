@@ -379,6 +379,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         sys.exit(EXIT_UNREADABLE)
     status = None  # the progress line, on a terminal only
     tally = ""  # how far a fleet is (runner/fleet.py Tally)
+    lifecycles: dict = {}  # each catalog namespace's lifecycle, read once for every contract (cli/lifecycle.py for_run)
 
     def say(file: str, message: str) -> None:
         if status is not None:
@@ -400,7 +401,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 
             # the registry's state of the version: a retired one stops here (DataError), a deprecated one is a note
             found = None if isinstance(read, Refused) else \
-                for_run(read, *(registered_place(spec, file, read) if registered else (None, None)), allow_retired=allow_retired)
+                for_run(read, *(registered_place(spec, file, read) if registered else (None, None)), allow_retired=allow_retired,
+                        known=lifecycles)
             if split is not None:
                 return with_lifecycle(quarantine.split_and_write(read, split, options), found)
             # the run folds the finding in before its history records it
