@@ -368,6 +368,11 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         # first half) and stopped at the end; one contract's run starts (and stops) its own
         if not registered:
             session = SessionOnFirstNeed(master, conf, selected) if several else None
+        if session is not None and split is None:  # small files all: the shared session compiles with C1, as one run's
+            from dc_bridge.runner.data import embedded
+            from dc_bridge.runner.pipeline import small_contracts
+
+            session.small_data = small_contracts(reads, server, embedded(master, conf))
         # the options every contract shares, checked once (a --where that is no expression is the command's bad input)
         shared = RunOptions(engines=tuple(selected), server=server, data=data, where=where, master=None if several else master,
                             conf=None if several else conf, samples=samples, data_docs=data_docs, timeout=timeout,

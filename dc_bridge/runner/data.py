@@ -53,7 +53,9 @@ class DataLocation:
 # cost more CPU than their faster code saves: the orders example with `--engines spark` took 11 s of
 # CPU with it against 21 s without, whole process (docs/benchmarks.md); on millions of rows C2 pays off.
 SMALL_DATA_BYTES = 64 * 2**20
-SMALL_DATA_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
+# C1 alone reserves 48 MiB of code cache where the whole JIT reserves 240 MiB: a fleet of small contracts in one JVM
+# filled the smaller one and the JVM stopped compiling (`CodeCache is full`), so C1 gets the whole JIT's size
+SMALL_DATA_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 
 def local_bytes(sources: dict[str, DataLocation | str]) -> int | None:
