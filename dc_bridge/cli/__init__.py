@@ -32,6 +32,15 @@ def main() -> None:
     """Check data contracts (DCS 1.x, ODCS 3.x) with Great Expectations and Soda on Spark."""
 
 
+def command() -> None:
+    """`dc-bridge` as a process of its own (pyproject.toml's script): `main`, told that the process is the command's
+    (cli/options.py `collector_paused`)."""
+    from dc_bridge.cli import options
+
+    options.own_process()
+    main()
+
+
 @main.command()
 @with_settings
 @with_variables
