@@ -633,17 +633,16 @@ def _plain_header(path: str, options: dict) -> list[str] | None:
     """The column names Spark's CSV reader gives one local file of Spark's default options, read here without a
     Spark job; None where Spark's own reading could name them otherwise (reader options given, a folder or glob,
     quoting or escapes in the line, an empty, padded or repeated name, which Spark renames, a line that is not
-    UTF-8 or not ended). Spark still holds the file's header to these names as it reads (`enforceSchema` off)."""
+    ASCII, ends in CR LF or does not end). Spark still holds the file's header to these names as it reads (`enforceSchema` off)."""
     if options or not _one_local_file(path):
         return None
     with open(path, "rb") as handle:
         line = handle.readline(65536)
     if not line.endswith(b"\n"):
         return None
-    try:
-        text = line[:-1].removesuffix(b"\r").decode("utf-8")
-    except UnicodeDecodeError:
+    if not line.isascii():
         return None
+    text = line[:-1].decode("ascii")
     names = text.split(",")
     if any(mark in text for mark in _UNPLAIN_HEADER) or any(not name or name != name.strip() for name in names) \
             or len({name.lower() for name in names}) < len(names):
