@@ -497,6 +497,70 @@ def test_csv_folder_with_different_headers_reads_like_parquet(spark, tmp_path):
         (1, "first", None), (2, "second", True), (3, "third is too long", False)]
 
 
+TEXT_ONLY = """\
+dataContractSpecification: 1.1.0
+id: text-only
+info: {title: text only, version: 1.0.0}
+models:
+  notes:
+    fields:
+      code: {type: string, required: true}
+      note: {type: string}
+"""
+
+
+def _last_ids(spark) -> tuple[int, int]:
+    """The newest Spark SQL execution's and Spark job's ids (-1 before any): what a step started, by the difference."""
+    listed = spark._jsparkSession.sharedState().statusStore().executionsList()
+    jobs = spark.sparkContext._jsc.sc().statusStore().jobsList(None)
+    return (max((listed.apply(i).executionId() for i in range(listed.size())), default=-1),
+            max((jobs.apply(i).jobId() for i in range(jobs.size())), default=-1))
+
+
+def test_a_text_only_csv_is_read_in_one_pass_over_a_folder_and_none_for_one_file(spark, tmp_path):
+    """A contract that types no column of a CSV: a folder's files are read in one pass that holds each header to the
+    first file's (different headers joined by name); one local file has no other header, and its plain header is read
+    without Spark: no job at all until the data is used (a fleet of small CSV models paid two Spark jobs per model)."""
+    contract = _contract(tmp_path, TEXT_ONLY)
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.csv").write_text("code,note\nA1,first\n")
+    (folder / "b.csv").write_text("note,code\nsecond,B2\n")
+    frame = read_location(spark, _model(contract, "notes"), DataLocation(str(folder), "csv"))
+    assert sorted((r.code, r.note) for r in frame.collect()) == [("A1", "first"), ("B2", "second")]
+    before = _last_ids(spark)
+    frame = read_location(spark, _model(contract, "notes"), DataLocation(str(folder / "a.csv"), "csv"))
+    assert _last_ids(spark) == before, "one file's read started Spark work"
+    assert frame.columns == ["code", "note"]
+    assert [(r.code, r.note) for r in frame.collect()] == [("A1", "first")]
+
+
+# header lines (bytes): plain ones, read without Spark; those Spark renames or reads otherwise (quotes, escapes, a BOM,
+# empty, padded or repeated names, CR line ends, no line end, not ASCII), left to Spark's own reading as before
+PLAIN = [b"code,note\n", b"code,n o t e,#x\n"]
+LEFT_TO_SPARK = [b"code,note\r\n", "c\u00f6de,note\n".encode(), b"code,\n", b"code,,note\n", b" code,note\n", b"code,Code\n",
+                 b"code,code\n", b'"co,de",note\n', b'"code","note"\n', b"co\\de,note\n", "\ufeffcode,note\n".encode(),
+                 b"code,note\rA1,first\r", b"code,note", b"\xffcode,note\n"]
+
+
+def test_a_csv_header_is_read_without_spark_only_where_plain_and_names_the_columns_as_spark_does(spark, tmp_path):
+    from dc_bridge.runner.data import _plain_header
+
+    contract = _contract(tmp_path, TEXT_ONLY)
+    for index, header in enumerate(LEFT_TO_SPARK):
+        path = tmp_path / f"left{index}.csv"
+        path.write_bytes(header + (b"A1,first\n" if header.endswith(b"\n") else b""))
+        assert _plain_header(str(path), {}) is None, header
+    for index, header in enumerate(PLAIN):
+        path = tmp_path / f"plain{index}.csv"
+        path.write_bytes(header + b"A1,first\n")
+        assert _plain_header(str(path), {}) is not None and _plain_header(str(path), {"sep": ","}) is None
+        frame = read_location(spark, _model(contract, "notes"), DataLocation(str(path), "csv"))
+        reference = spark.read.option("header", "true").option("multiLine", "true").csv(str(path))
+        assert frame.columns == reference.columns, header
+        assert frame.collect() == reference.collect(), header
+
+
 def test_parquet_folder_mixing_number_widths_reads_like_json(spark, tmp_path):
     """int in one file, bigint in another (and float and double): Spark's mergeSchema refuses them, JSON
     holding the same numbers reads them; read at the wider type. A number beside a string still fails

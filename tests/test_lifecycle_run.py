@@ -167,6 +167,17 @@ def test_run_registered_skips_retired_contracts_and_says_how_many(project):
     assert [v["contract_id"] for v in json.loads(result.stdout)] == ["orders"]
 
 
+def test_contracts_of_one_run_read_their_namespace_once_and_each_its_own_state(project):
+    """The namespace's lifecycle is read once for every contract of a command (cli/lifecycle.py for_run's `known`): each
+    contract still gets its own version's state from it, in the order given."""
+    for files, expected in ((("orders-1.0.0.yaml", "customers-3.0.0.yaml"), [("orders", None), ("customers", "sunset")]),
+                            (("customers-1.0.0.yaml", "orders-1.0.0.yaml"), [("customers", "deprecated"), ("orders", None)])):
+        result = run(project, *files, "--output", "json")
+        assert result.exit_code == 0, result.output
+        states = [(v["contract_id"], (v.get("lifecycle") or {}).get("state")) for v in json.loads(result.stdout)]
+        assert states == expected, states
+
+
 @pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool (Debian's `prometheus` package) is not installed")
 def test_the_documented_sunset_rule_fires_a_week_before_the_sunset(tmp_path):
     """Prometheus's own rule engine (`promtool test rules`) on the documented rule file as it is, over the series a

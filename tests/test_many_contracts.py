@@ -144,3 +144,26 @@ def test_a_report_over_any_of_the_contracts_is_refused(tmp_path):
     result = CliRunner().invoke(main, ["run", ORDERS, str(second), "--output", "json", "--output-file", str(second)])
     assert result.exit_code == 2, result.output
     assert second.read_bytes() == before
+
+
+def test_contracts_of_small_local_files_share_a_session_that_compiles_with_c1_alone(tmp_path):
+    """`small_contracts` (runner/pipeline.py): the session of several contracts compiles with C1 only when every one
+    of them reads local files of at most SMALL_DATA_BYTES, as one contract's run does; one larger file, a table, or
+    data not there keeps Spark's JIT for all of them. No Spark: decided before it starts."""
+    from dc_bridge.runner.data import SMALL_DATA_BYTES
+    from dc_bridge.runner.pipeline import read_contract, small_contracts
+
+    bundled = [read_contract(path) for path in sorted((ROOT / "contracts").glob("*.yaml"))]
+    assert small_contracts(bundled, None, True)
+    (tmp_path / "things.csv").write_text("id\n1\n")
+    small = tmp_path / "failing.yaml"
+    small.write_text(FAILING)
+    assert small_contracts([*bundled, read_contract(small)], None, True)
+    with (tmp_path / "things.csv").open("r+b") as handle:  # sparse: the size is what counts
+        handle.truncate(SMALL_DATA_BYTES + 1)
+    assert not small_contracts([*bundled, read_contract(small)], None, True)
+    (tmp_path / "things.csv").unlink()
+    assert not small_contracts([read_contract(small), *bundled], None, True)  # data not there: decided by its run
+    table = tmp_path / "table.yaml"
+    table.write_text(FAILING.replace("{type: local, format: csv, path: ./things.csv}", "{type: databricks, catalog: c, schema: s}"))
+    assert not small_contracts([*bundled, read_contract(table)], None, True)

@@ -16,23 +16,29 @@ HEAVY = ("pyspark", "py4j", "great_expectations", "soda", "pydantic", "pydantic_
          "jsonschema", "jsonschema_rs", "pandas", "numpy", "dc_bridge.contract.model", "dc_bridge.contract.lint",
          "dc_bridge.compiler", "dc_bridge.runner.pipeline", "dc_bridge.verdict")
 
-# the console script's own lines (`from dc_bridge.cli import main; main()`), then the modules it left imported
+# the console script's own lines (`from dc_bridge.cli import command; command()`), then the modules it left imported and
+# the collector's state
 PROGRAM = """
-import json, sys
+import gc, json, sys
 sys.argv = ["dc-bridge", *sys.argv[1:]]
-from dc_bridge.cli import main
+from dc_bridge.cli import command
 try:
-    main()
+    command()
 except SystemExit as exc:
     code = exc.code
-print("\\n" + json.dumps({"code": code, "modules": sorted(sys.modules)}))
+print("\\n" + json.dumps({"code": code, "modules": sorted(sys.modules), "frozen": gc.get_freeze_count(), "collecting": gc.isenabled()}))
 """
+
+
+def ran(*arguments: str) -> dict:
+    """`dc-bridge ARGUMENTS` in a fresh interpreter: its exit code, every module it imported, the collector's state."""
+    shown = subprocess.run([sys.executable, "-c", PROGRAM, *arguments], capture_output=True, text=True, check=True).stdout
+    return json.loads(shown.rstrip().rsplit("\n", 1)[-1])
 
 
 def imported(*arguments: str) -> tuple[int, set[str]]:
     """The exit code of `dc-bridge ARGUMENTS` and every module it imported, in a fresh interpreter."""
-    shown = subprocess.run([sys.executable, "-c", PROGRAM, *arguments], capture_output=True, text=True, check=True).stdout
-    found = json.loads(shown.rstrip().rsplit("\n", 1)[-1])
+    found = ran(*arguments)
     return found["code"], set(found["modules"])
 
 
@@ -50,3 +56,21 @@ def test_a_command_still_imports_what_it_needs():
     code, modules = imported("lint", "contracts/orders.yaml")
     assert code == 0
     assert "dc_bridge.contract.lint" in modules and "pydantic" in modules
+
+
+def test_lint_freezes_what_it_read_in_its_own_process_only():
+    """In the command's own process, what lint built is frozen for the collector when it is back on (cli/options.py
+    `collector_paused`: walking it at once and again at exit cost a tenth of the command's CPU); in a caller's process
+    (the API, a test's runner) nothing is frozen, and the collector is back on either way."""
+    import gc
+
+    from click.testing import CliRunner
+
+    from dc_bridge.cli import main
+
+    own = ran("lint", "contracts/orders.yaml")
+    assert own["code"] == 0 and own["collecting"] and own["frozen"] > 10_000, own["frozen"]
+    before = gc.get_freeze_count()
+    result = CliRunner().invoke(main, ["lint", "contracts/orders.yaml"])
+    assert result.exit_code == 0, result.output
+    assert gc.get_freeze_count() == before and gc.isenabled()

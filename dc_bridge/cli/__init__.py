@@ -32,6 +32,15 @@ def main() -> None:
     """Check data contracts (DCS 1.x, ODCS 3.x) with Great Expectations and Soda on Spark."""
 
 
+def command() -> None:
+    """`dc-bridge` as a process of its own (pyproject.toml's script): `main`, told that the process is the command's
+    (cli/options.py `collector_paused`)."""
+    from dc_bridge.cli import options
+
+    options.own_process()
+    main()
+
+
 @main.command()
 @with_settings
 @with_variables
@@ -368,6 +377,11 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         # first half) and stopped at the end; one contract's run starts (and stops) its own
         if not registered:
             session = SessionOnFirstNeed(master, conf, selected) if several else None
+        if session is not None and split is None:  # small files all: the shared session compiles with C1, as one run's
+            from dc_bridge.runner.data import embedded
+            from dc_bridge.runner.pipeline import small_contracts
+
+            session.small_data = small_contracts(reads, server, embedded(master, conf))
         # the options every contract shares, checked once (a --where that is no expression is the command's bad input)
         shared = RunOptions(engines=tuple(selected), server=server, data=data, where=where, master=None if several else master,
                             conf=None if several else conf, samples=samples, data_docs=data_docs, timeout=timeout,
@@ -379,6 +393,7 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
         sys.exit(EXIT_UNREADABLE)
     status = None  # the progress line, on a terminal only
     tally = ""  # how far a fleet is (runner/fleet.py Tally)
+    lifecycles: dict = {}  # each catalog namespace's lifecycle, read once for every contract (cli/lifecycle.py for_run)
 
     def say(file: str, message: str) -> None:
         if status is not None:
@@ -400,7 +415,8 @@ def run_command(contracts, engines, server, data_options, where, master, conf_op
 
             # the registry's state of the version: a retired one stops here (DataError), a deprecated one is a note
             found = None if isinstance(read, Refused) else \
-                for_run(read, *(registered_place(spec, file, read) if registered else (None, None)), allow_retired=allow_retired)
+                for_run(read, *(registered_place(spec, file, read) if registered else (None, None)), allow_retired=allow_retired,
+                        known=lifecycles)
             if split is not None:
                 return with_lifecycle(quarantine.split_and_write(read, split, options), found)
             # the run folds the finding in before its history records it

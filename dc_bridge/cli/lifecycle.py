@@ -83,12 +83,15 @@ def registered_place(spec: str, label: str, read) -> tuple[str | None, str | Non
     return (spec, label[: -len(tail)]) if tail and label.endswith(tail) else (None, None)
 
 
-def for_run(read, spec: str | None = None, namespace: str | None = None, allow_retired: bool = False):
+def for_run(read, spec: str | None = None, namespace: str | None = None, allow_retired: bool = False,
+            known: dict | None = None):
     """A run's LifecycleVerdict for the contract `read` (a runner/pipeline.py ReadContract): its version's state in the
     project's catalog and namespace (`spec` and `namespace`: those `run --registered` read it from). None when no catalog and
     namespace are configured, the catalog is `spark` (a run reads no Spark catalog for it), or the version is not
     registered there; a catalog that cannot be reached is a warning and None. A retired version is a DataError (the
-    run's exit 2) unless `allow_retired`."""
+    run's exit 2) unless `allow_retired`. `known`: the namespaces one command read already ((catalog, folder,
+    namespace) -> (store, properties)), filled here: a fleet reads each namespace's lifecycle once, as it reads the
+    registrations once, not once per contract."""
     from pathlib import Path
 
     from dc_bridge import config
@@ -105,8 +108,15 @@ def for_run(read, spec: str | None = None, namespace: str | None = None, allow_r
     if contract is None or not spec or not namespace or parse(spec)[0] == "spark":
         return None
     try:
-        store = open_store(spec, embedded_folder(settings.project, settings.start or Path.cwd())[0])
-        properties = store.properties(namespace)
+        folder = embedded_folder(settings.project, settings.start or Path.cwd())[0]
+        key = (spec, str(folder), namespace)
+        if known is not None and key in known:
+            store, properties = known[key]
+        else:
+            store = open_store(spec, folder)
+            properties = store.properties(namespace)
+            if known is not None:
+                known[key] = (store, properties)
         wanted = SemVer.parse(contract.version or "")
         version = next((r.version for r in history(properties, contract.id)
                         if wanted is not None and SemVer.parse(r.version) == wanted), None)

@@ -53,7 +53,9 @@ class DataLocation:
 # cost more CPU than their faster code saves: the orders example with `--engines spark` took 11 s of
 # CPU with it against 21 s without, whole process (docs/benchmarks.md); on millions of rows C2 pays off.
 SMALL_DATA_BYTES = 64 * 2**20
-SMALL_DATA_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
+# C1 alone reserves 48 MiB of code cache where the whole JIT reserves 240 MiB: a fleet of small contracts in one JVM
+# filled the smaller one and the JVM stopped compiling (`CodeCache is full`), so C1 gets the whole JIT's size
+SMALL_DATA_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 
 def local_bytes(sources: dict[str, DataLocation | str]) -> int | None:
@@ -592,12 +594,18 @@ def _read_csv(spark, model: Model, location: DataLocation, options: dict):
     if not any(k.lower() == "multiline" for k in options):
         reader = reader.option("multiLine", "true")
     reader = reader.options(**options)
+    names = _plain_header(location.path, options)
+    if names is not None:  # Spark would run a job to read them; the same names, every column a string, checked as it reads
+        from pyspark.sql import types as T
+
+        reader = reader.schema(T.StructType([T.StructField(name, T.StringType()) for name in names]))
     raw = reader.load(location.path)  # header only: every column a string
     targets = _text_targets(model, raw.columns)
     try:
         # one pass checks every file's header against the first file's (a folder's or a glob's): the conversion's,
-        # or a count when the contract types no column, without which a differing header fails every check later
-        return _from_text(raw, targets) if targets else _read_once(raw)
+        # or a count when the contract types no column, without which a differing header fails every check later;
+        # one local file has no other header to differ from, and that count would be a Spark job for nothing
+        return _from_text(raw, targets) if targets else raw if _one_local_file(location.path) else _read_once(raw)
     except Exception as exc:
         if "csv header" not in root_cause(exc).lower():
             raise
@@ -610,6 +618,36 @@ def _read_csv(spark, model: Model, location: DataLocation, options: dict):
     for frame in frames[1:]:
         joined = joined.unionByName(frame, allowMissingColumns=True)
     return _from_text(joined, _text_targets(model, joined.columns))
+
+
+def _one_local_file(path: str) -> bool:
+    """A local path (no scheme, no glob) that is one file, not a folder."""
+    return "://" not in path and not any(ch in path for ch in "*?[") and Path(path).is_file()
+
+
+# a header line holding any of these is left to Spark to read: quoting and escapes, a byte-order mark, a NUL
+_UNPLAIN_HEADER = ('"', "\\", "\ufeff", "\r", "\x00")
+
+
+def _plain_header(path: str, options: dict) -> list[str] | None:
+    """The column names Spark's CSV reader gives one local file of Spark's default options, read here without a
+    Spark job; None where Spark's own reading could name them otherwise (reader options given, a folder or glob,
+    quoting or escapes in the line, an empty, padded or repeated name, which Spark renames, a line that is not
+    ASCII, ends in CR LF or does not end). Spark still holds the file's header to these names as it reads (`enforceSchema` off)."""
+    if options or not _one_local_file(path):
+        return None
+    with open(path, "rb") as handle:
+        line = handle.readline(65536)
+    if not line.endswith(b"\n"):
+        return None
+    if not line.isascii():
+        return None
+    text = line[:-1].decode("ascii")
+    names = text.split(",")
+    if any(mark in text for mark in _UNPLAIN_HEADER) or any(not name or name != name.strip() for name in names) \
+            or len({name.lower() for name in names}) < len(names):
+        return None
+    return names
 
 
 def _read_once(df):

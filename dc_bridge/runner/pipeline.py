@@ -346,15 +346,18 @@ def _check(run: _Run, options: RunOptions, dataframes: dict | None, spark, prefl
             compiled = compile_contract(loaded, invalid={**invalid, **foreign, **absent}, plan=exact_ranges(plan, frames))
         if options.cache:
             cached = _persist(frames, dataframes or {})
-        for model in plan.models:
-            reports[model] = {}
-            if model not in frames:
-                continue
-            works = {engine: functools.partial(_timed_engine, engine, spark, frames, compiled, model, started_at, options.timeout,
-                                               options.say)
-                     for engine in options.engines}
-            ran = run_side_by_side(works, spark) if options.side_by_side else {engine: work() for engine, work in works.items()}
-            for engine, (report, took) in ran.items():
+        reports.update({model: {} for model in plan.models})
+        present = [model for model in plan.models if model in frames]
+        # side by side, the engines of a model at once; on small data (a few local megabytes) those of MODELS_AT_ONCE
+        # models at once: a tiny table's jobs are mostly the driver's latency, which another model's jobs fill
+        at_once = MODELS_AT_ONCE if options.side_by_side and session.small_data else 1
+        for group in (present[i:i + at_once] for i in range(0, len(present), at_once)):
+            works = {(model, engine): functools.partial(_timed_engine, engine, spark, frames, compiled, model, started_at,
+                                                        options.timeout, options.say)
+                     for model in group for engine in options.engines}
+            named = {f"{engine} on {model}": work for (model, engine), work in works.items()}
+            ran = run_side_by_side(named, spark) if options.side_by_side else {name: work() for name, work in named.items()}
+            for (model, engine), (report, took) in zip(works, ran.values()):
                 reports[model][engine] = report
                 seconds[engine] += took
                 phases.add("engine", took, model=model, engine=engine)
@@ -420,6 +423,28 @@ def _check(run: _Run, options: RunOptions, dataframes: dict | None, spark, prefl
                 spark.stop()
             holding.close()
     return verdict.model_copy(update={"seconds": round(time.perf_counter() - started, 3), "phases": phases.records})
+
+
+# models whose engines run at once on small data (`_small_data`), side by side; larger data, one model at a time
+MODELS_AT_ONCE = 2
+
+
+def small_contracts(reads: list, server: str | None, local: bool) -> bool:
+    """Whether every contract of a command (`read_contract`'s reads; those refused and quality-rule libraries left
+    out) reads local files of SMALL_DATA_BYTES at most from its server, as `_Sources` finds them: the session they
+    share then compiles with C1 only, as a run of one of them does. A contract whose data cannot be found yet counts
+    as not small."""
+    for read in reads:
+        contract = None if isinstance(read, Refused) or read.result.kind == "library" else read.result.contract
+        if contract is None:
+            continue
+        try:
+            _, found = model_sources(contract, {}, set(), server, local, None)
+        except DataError:  # its run says why; the session keeps Spark's JIT
+            return False
+        if not _small_data(found):
+            return False
+    return True
 
 
 def _small_data(found: dict[str, DataLocation | str]) -> bool:
@@ -560,6 +585,7 @@ class SessionOnFirstNeed:
     def __init__(self, master: str | None, conf: dict[str, str] | None, engines):
         self._master, self._conf, self._engines = master, conf, engines
         self._session: tuple | None = None
+        self.small_data = False  # every contract of the command reads a few local megabytes (`small_contracts`)
 
     @property
     def started(self) -> bool:
@@ -569,7 +595,7 @@ class SessionOnFirstNeed:
         """(session, created here); `small_data` (runner/data.py `local_bytes`) counts for the start only."""
         if self._session is None:
             preload_engines(self._engines)  # GX's and Soda's imports while the JVM starts
-            self._session = get_session(self._master, self._conf, small_data=small_data)
+            self._session = get_session(self._master, self._conf, small_data=small_data or self.small_data)
         return self._session
 
     def jvm(self):
@@ -600,7 +626,8 @@ class _SessionOnDemand:
             if not self._start.started:  # a shared session an earlier contract started is no start of this run's
                 self._options.say("starting Spark")
                 with self._phases.timed("spark"):
-                    # a session shared by several contracts keeps Spark's JIT: one contract's few megabytes say nothing of the rest
+                    # a session shared by several contracts: one contract's few megabytes say nothing of the rest, the
+                    # command's `small_contracts` does
                     self._start.get(small_data=self.small_data and not self._shared)
             spark, created = self._start.get()
             self._session = (spark, created and not self._shared)
