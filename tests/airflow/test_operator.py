@@ -145,13 +145,6 @@ def test_a_wrong_argument_is_an_import_error_of_the_dag(airflow_home, tmp_path, 
     assert "ValueError: DcBridgeOperator(task_id='check'): " in error and message in error, error
 
 
-def test_a_misspelt_fail_on_is_refused_by_the_exit_code_too():
-    from dc_bridge.outcomes import verdict_exit_code
-
-    with pytest.raises(ValueError, match="fail_on='warnings': choose one of failed, warning"):
-        verdict_exit_code("passed", "warnings")
-
-
 def test_dc_bridge_and_its_command_line_import_no_airflow():
     """Airflow is installed here: `import dc_bridge` and `dc-bridge --help` still leave it alone (only dc_bridge.airflow imports it)."""
     from test_startup import imported
