@@ -139,7 +139,7 @@ class DcBridgeOperator(BaseOperator):
         if code:
             if self.do_xcom_push:  # the verdict is there for what runs after a failure too
                 context["ti"].xcom_push(key="return_value", value=value)
-            worst = "; ".join(f"{v.contract_id} {v.contract_version}: {v.outcome}".replace("  ", " ") for v in verdicts
+            worst = "; ".join(f"{' '.join(filter(None, (v.contract_id, v.contract_version)))}: {v.outcome}" for v in verdicts
                               if v.exit_code(self.fail_on))
             raise AirflowException(f"dc-bridge: {worst} (fail_on={self.fail_on!r}; exit code {code} of `dc-bridge run`)")
         return value

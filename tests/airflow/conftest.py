@@ -10,9 +10,11 @@ in this process, where the operator's run takes the active session as `dc-bridge
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -40,6 +42,7 @@ if os.environ.get("DC_BRIDGE_AIRFLOW_TESTS"):
         "AIRFLOW__OPENLINEAGE__EXECUTE_IN_THREAD": "True",
     })
     (HOME / "dags").mkdir()
+    atexit.register(shutil.rmtree, HOME, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

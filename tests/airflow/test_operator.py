@@ -27,7 +27,7 @@ DOC = ROOT / "docs" / "orchestrators.md"
 
 @pytest.fixture(scope="module")
 def orders_run(run_dag, tmp_path_factory):
-    """One DAG run: the bundled orders example, and the same contract on the planted copy, side by side tasks."""
+    """One DAG run: the bundled orders example, the same contract on the planted copy, and a contract file that is not there."""
     orders, items = _planted(tmp_path_factory.mktemp("planted"))
     source = textwrap.dedent(f"""
         from datetime import datetime
@@ -40,6 +40,7 @@ def orders_run(run_dag, tmp_path_factory):
             DcBridgeOperator(task_id="bundled", contracts={str(ORDERS)!r}, engines="spark")
             DcBridgeOperator(task_id="planted", contracts=[{str(ORDERS)!r}], engines=["spark"],
                              data={{"orders": {str(orders)!r}, "line_items": {str(items)!r}}})
+            DcBridgeOperator(task_id="unreadable", contracts={str(ORDERS.parent / "no-such-contract.yaml")!r}, engines="spark")
     """)
     run_id = run_dag("dc_bridge_orders", source, "dc_bridge_orders")
     return {"tasks": recorded("dc_bridge_orders", run_id), "orders": str(orders), "items": str(items)}
@@ -66,6 +67,15 @@ def test_the_planted_copy_fails_the_task_with_its_verdict_in_xcom(orders_run):
     checks = _checks(verdict)
     assert {check_id: checks[check_id]["observed"] for check_id in PLANTED} == PLANTED
     assert all(checks[check_id]["outcome"] in ("failed", "warning") for check_id in PLANTED)
+
+
+def test_a_contract_that_cannot_be_checked_fails_the_task_with_its_error_verdict(orders_run):
+    unreadable = orders_run["tasks"]["unreadable"]
+    assert unreadable["state"] == "failed"
+    assert unreadable["xcom"]["outcome"] == "error" and unreadable["xcom"]["models"] == []
+    assert "no-such-contract.yaml" in unreadable["xcom"]["error"]
+    events = lineage_events("dc_bridge_orders.unreadable")
+    assert [e["eventType"] for e in events][-1] == "FAIL" and events[-1]["inputs"] == []
 
 
 def test_the_openlineage_provider_gets_the_datasets_and_their_assertions(orders_run):
