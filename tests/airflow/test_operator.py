@@ -94,8 +94,6 @@ def test_the_openlineage_provider_gets_the_datasets_and_their_assertions(orders_
             mine = {a["name"]: a["success"] for a in assertions if not a["assertion"].startswith(("monitor/", "lifecycle"))}
             expected = {c["check_id"]: c["outcome"] == "passed" for c in model["checks"]}
             assert expected.items() <= mine.items()
-    planted = inputs[orders_run["orders"]]["inputFacets"]
-    assert planted["dataQualityMetrics"]["rowCount"] > 0
 
 
 def _source(verdict: dict, model: str) -> str:
