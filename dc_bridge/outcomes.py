@@ -22,6 +22,8 @@ _RANK = {outcome: rank for rank, outcome in enumerate(ORDER)}
 # exit codes of every command: 0 done (a verdict that passed), 1 findings (a verdict that failed,
 # lint errors, stale files), 2 error or input that could not be read
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+# what a run's exit code fails on (`run --fail-on`, DcBridgeOperator's `fail_on`): failures only, or warnings too
+FAIL_ON: tuple[str, ...] = ("failed", "warning")
 
 
 def verdict_exit_code(outcome: str, fail_on: str = "failed") -> int:
@@ -34,6 +36,8 @@ def verdict_exit_code(outcome: str, fail_on: str = "failed") -> int:
       was judged about the data: not a pass (0), and no finding about the data either (1), but a
       contract, or a choice of engines, that gives the run nothing to check: an input to fix.
     """
+    if fail_on not in FAIL_ON:  # a misspelt choice would silently be "failed"
+        raise ValueError(f"fail_on={fail_on!r}: choose one of {', '.join(FAIL_ON)}")
     if outcome in ("error", "not_executable", "skipped"):
         return EXIT_UNREADABLE
     if outcome == "failed" or (outcome == "warning" and fail_on == "warning"):

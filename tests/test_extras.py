@@ -41,3 +41,20 @@ def test_a_missing_extra_is_named_with_how_to_install_it(tmp_path, package, extr
     assert f"`{package}` is not installed" in done.stderr and f"pip install 'dc-bridge[{extra}]'" in done.stderr, done.stderr
     assert f"pip install -e '.[{extra}]'" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "site").exists() and not (tmp_path / ".dc-bridge").exists()
+
+
+def test_the_airflow_operator_without_airflow_names_its_extra(tmp_path):
+    """`from dc_bridge.airflow import DcBridgeOperator` in a DAG file where Airflow is missing: the import error a DAG
+    shows says which extra to install, not a bare ModuleNotFoundError of `airflow`."""
+    program = textwrap.dedent("""
+        import sys
+        sys.modules["airflow"] = None
+        from dc_bridge.extras import MissingExtra
+        try:
+            import dc_bridge.airflow
+        except MissingExtra as exc:
+            print(exc)
+    """)
+    done = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "`airflow` is not installed" in done.stdout and "pip install 'dc-bridge[airflow]'" in done.stdout, done.stdout

@@ -441,6 +441,16 @@ def test_exit_code(entry, fail_on, outcome, code):
     assert verdict.exit_code(fail_on) == code
 
 
+@pytest.mark.parametrize("fail_on", ["warnings", "error", "Failed", ""])
+def test_an_unknown_fail_on_is_refused_not_read_as_failed(fail_on):
+    """`run --fail-on` is a click choice, but the API (`Verdict.exit_code`, the Airflow operator's `fail_on`) took any text
+    and read a misspelt "warnings" as "failed": a warning verdict then passed a task that asked to fail on warnings."""
+    checks, reports, coverage = _rollup_case({"orders": [("warning", FAIL)]})
+    verdict = run(checks, {}, reports=reports, coverage=coverage)
+    with pytest.raises(ValueError, match=f"fail_on={fail_on!r}: choose one of failed, warning"):
+        verdict.exit_code(fail_on)
+
+
 def test_exit_code_default_fail_on_is_failed():
     checks, reports, coverage = _rollup_case({"orders": [("warning", FAIL)]})
     assert run(checks, {}, reports=reports, coverage=coverage).exit_code() == 0

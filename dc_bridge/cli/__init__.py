@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
+from dc_bridge.outcomes import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, FAIL_ON
 
 from dc_bridge import __version__
 from dc_bridge.cli import catalog, evolution, importing, integrations, lifecycle, outputs, quarantine
@@ -221,7 +221,7 @@ class _TimeLimit(click.ParamType):
               help="Write the json/junit/sarif/html/oors report here instead of stdout.")
 @click.option("--data-docs", type=click.Path(file_okay=False, path_type=str),
               help="Also build a GX Data Docs site of the contract's suites in this folder (a second GX pass).")
-@click.option("--fail-on", type=click.Choice(["failed", "warning"]), default="failed", show_default=True,
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default="failed", show_default=True,
               help="Exit 1 on failures only, or on warnings too.")
 @click.option("--samples/--no-samples", default=True, show_default=True,
               help="Fetch a few failing values per failed check (never for pii or sensitive fields).")

@@ -135,16 +135,13 @@ def _metrics(verdict: Verdict, checks: list[CheckVerdict]):
         producer=PRODUCER)
 
 
-def run_event(verdict: Verdict):
-    """The verdict as one RunEvent: COMPLETE when the contract was checked (whatever its outcome), FAIL
-    when it could not be (its data unreadable, its file in error), with the reason as the error message."""
-    from openlineage.client.event_v2 import InputDataset, Job, Run, RunEvent, RunState
+def input_datasets(verdict: Verdict) -> list:
+    """The verdict's models as OpenLineage input datasets, each with its `dataQualityAssertions` facet and, where the run
+    counted the whole dataset, its `dataQualityMetrics` facet: a RunEvent's inputs, and what `dc_bridge.airflow` hands
+    Airflow's OpenLineage integration."""
+    from openlineage.client.event_v2 import InputDataset
     from openlineage.client.facet_v2 import data_quality_assertions_dataset as dq
-    from openlineage.client.facet_v2 import error_message_run, processing_engine_run
-    from openlineage.client.uuid import generate_new_uuid
 
-    started = datetime.fromisoformat(verdict.started_at) if verdict.started_at else None
-    ended = started + timedelta(seconds=verdict.seconds or 0) if started else None
     # checks of no dataset of their own (the contract's SLAs, of the "(contract)" model) are about all the data read
     read = [m for m in verdict.models if m.name in verdict.data_sources]
     whole = [c for m in verdict.models if m.name not in verdict.data_sources for c in m.checks]
@@ -161,6 +158,18 @@ def run_event(verdict: Verdict):
         if metrics is not None:
             facets["dataQualityMetrics"] = metrics
         inputs.append(InputDataset(namespace=namespace, name=name, inputFacets=facets))
+    return inputs
+
+
+def run_event(verdict: Verdict):
+    """The verdict as one RunEvent: COMPLETE when the contract was checked (whatever its outcome), FAIL
+    when it could not be (its data unreadable, its file in error), with the reason as the error message."""
+    from openlineage.client.event_v2 import Job, Run, RunEvent, RunState
+    from openlineage.client.facet_v2 import error_message_run, processing_engine_run
+    from openlineage.client.uuid import generate_new_uuid
+
+    started = datetime.fromisoformat(verdict.started_at) if verdict.started_at else None
+    ended = started + timedelta(seconds=verdict.seconds or 0) if started else None
     run_facets = {"processing_engine": processing_engine_run.ProcessingEngineRunFacet(
         version=__version__, name="dc-bridge", openlineageAdapterVersion=_client_version(), producer=PRODUCER)}
     if verdict.error:
@@ -171,7 +180,7 @@ def run_event(verdict: Verdict):
         eventTime=(ended or datetime.now().astimezone()).isoformat(),
         run=Run(runId=str(generate_new_uuid(started)), facets=run_facets),
         job=Job(namespace=os.environ.get("OPENLINEAGE_NAMESPACE") or DEFAULT_NAMESPACE, name=verdict.contract_id or verdict.contract_file),
-        inputs=inputs, outputs=[], producer=PRODUCER)
+        inputs=input_datasets(verdict), outputs=[], producer=PRODUCER)
 
 
 def _client_version() -> str:
