@@ -37,7 +37,7 @@ def latest(instance, asset: str | list[str], name: str):
     key = dg.AssetCheckKey(dg.AssetKey(asset), name)
     record = instance.event_log_storage.get_asset_check_execution_history(key, limit=1)
     assert record, f"Dagster's instance holds no execution of {key}"
-    return record[0].event.dagster_event.event_specific_data.evaluation if record[0].event else None
+    return record[0].evaluation
 
 
 def evaluations(instance, specs) -> dict[str, object]:
@@ -249,7 +249,7 @@ def test_hostile_results_read_back_from_the_instance(hostile_run):
 @pytest.mark.parametrize("ids, expected", [
     (["a.b", "a_b"], {"a_b": "a_b"}),  # the id spelled as its name keeps it, the other gets a digest
     (["a.b", "a-b"], {}),  # neither is a name: both get one
-    (["A_B", "a_b"], {"a_b": "a_b"}),  # alike without case, as a case-insensitive database compares them
+    (["A_B", "a_b"], {"A_B": "A_B"}),  # alike without case, as a case-insensitive database compares them: the first keeps it
     (["é"], {"é": "e"}),
     (["x" * 80], {}),
 ])
@@ -275,6 +275,11 @@ def test_a_name_that_clashes_after_digests_is_refused():
 def test_a_mapping_that_leaves_a_model_out_or_names_none_is_refused(assets, message):
     with pytest.raises(ValueError, match=message):
         check_specs(str(ORDERS), assets)
+
+
+def test_checks_of_no_asset_are_refused():
+    with pytest.raises(ValueError, match="no check of the contract is on an asset"):
+        asset_checks(str(ORDERS), {"orders": None, "line_items": None})
 
 
 @pytest.mark.parametrize("options, message", [

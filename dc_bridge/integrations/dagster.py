@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 import dagster as dg
+from pydantic import PrivateAttr
 
 from dc_bridge.compiler import load_for_run, plan_for_run
 from dc_bridge.plan.checks import CONTRACT_MODEL, Check
@@ -54,9 +55,7 @@ class SparkResource(dg.ConfigurableResource):
     or one dc-bridge starts (runner/data.py `get_session`: `master`, `conf`), stopped after the step if it started it."""
     master: str | None = None
     conf: dict[str, str] = {}
-
-    def setup_for_execution(self, context) -> None:
-        self._started = None
+    _started: Any = PrivateAttr(default=None)
 
     @property
     def spark_session(self):
@@ -68,7 +67,7 @@ class SparkResource(dg.ConfigurableResource):
         return session
 
     def teardown_after_execution(self, context) -> None:
-        if getattr(self, "_started", None) is not None:
+        if self._started is not None:
             self._started.stop()
 
 
@@ -91,6 +90,9 @@ def asset_checks(contract: str | Path, assets: Mapping[str, Any] | None = None, 
     `openlineage=True` sends the verdict's OpenLineage event as `dc-bridge run --openlineage` does."""
     _check_run_options(contract, run_options)
     loaded, planned = _planned(contract, assets, run_options.get("vars"))
+    if not planned:
+        raise ValueError(f"{contract}: no check of the contract is on an asset (assets= maps every model to None, or the "
+                         f"contract has no check): nothing for Dagster to run")
     op_name = name or dagster_name(loaded.id or Path(contract).stem, limit=NAME_LIMIT)
     by_key = {item.spec.key: item for item in planned}
 
