@@ -202,8 +202,8 @@ def hostile_run(spark, tmp_path_factory):
     data = {"orders": str(folder / "orders")}
     assets = {"orders": "shop/orders", "customers": None}
     first = asset_checks(str(folder / "hostile.yaml"), assets, engines=["spark"], data=data, history=folder / "h1.jsonl")
-    second = asset_checks(str(folder / "second.yaml"), {"orders": "shop/orders"}, engines=["spark"], data=data,
-                          history=folder / "h2.jsonl")
+    second = asset_checks(str(folder / "second.yaml"), {"orders": "shop/orders"}, prefix="second", engines=["spark"],
+                          data=data, history=folder / "h2.jsonl")
     specs = check_specs(str(folder / "hostile.yaml"), assets)
     # the job selects every check of the first contract but two, and the second's
     left_out = {"orders.amount.exists", "orders.amount.type"}
@@ -242,7 +242,7 @@ def test_hostile_results_read_back_from_the_instance(hostile_run):
     assert outcome["注文の数"] == (True, ERROR, "passed")
     long_ids = sorted(check for check in outcome if check.startswith("a_very_long"))
     assert [outcome[check][0] for check in long_ids] == [True, False]
-    second = latest(instance, ["shop", "orders"], "second_rows")
+    second = latest(instance, ["shop", "orders"], "second_second_rows")
     assert second.passed and meta(second)["check_id"] == "second_rows"
 
 
@@ -275,6 +275,19 @@ def test_a_name_that_clashes_after_digests_is_refused():
 def test_a_mapping_that_leaves_a_model_out_or_names_none_is_refused(assets, message):
     with pytest.raises(ValueError, match=message):
         check_specs(str(ORDERS), assets)
+
+
+def test_two_contracts_with_a_check_id_in_common_on_one_asset_are_refused_unless_prefixed(tmp_path):
+    (tmp_path / "first.yaml").write_text(HOSTILE, encoding="utf-8")
+    (tmp_path / "second.yaml").write_text(SECOND, encoding="utf-8")
+    first = asset_checks(str(tmp_path / "first.yaml"), {"orders": "shop/orders", "customers": None})
+    clashing = asset_checks(str(tmp_path / "second.yaml"), {"orders": "shop/orders"})
+    with pytest.raises(dg.DagsterInvalidDefinitionError, match="Duplicate asset check key.*orders_order_id_exists"):
+        dg.Definitions(asset_checks=[first, clashing], resources={"spark": SparkResource()}).get_repository_def()
+    prefixed = asset_checks(str(tmp_path / "second.yaml"), {"orders": "shop/orders"}, prefix="second")
+    dg.Definitions(asset_checks=[first, prefixed], resources={"spark": SparkResource()}).get_repository_def()  # each contract's checks beside the other's
+    assert sorted(key.name for key in prefixed.check_keys) == [
+        "second_orders_order_id_exists", "second_orders_order_id_type", "second_second_rows"]
 
 
 def test_checks_of_no_asset_are_refused():

@@ -79,17 +79,19 @@ class Planned:
 
 
 def asset_checks(contract: str | Path, assets: Mapping[str, Any] | None = None, *, name: str | None = None,
-                 resource_key: str = "spark", openlineage: bool = False, **run_options) -> dg.AssetChecksDefinition:
+                 prefix: str | None = None, resource_key: str = "spark", openlineage: bool = False,
+                 **run_options) -> dg.AssetChecksDefinition:
     """The contract's checks as one Dagster `@multi_asset_check`: an `AssetCheckSpec` per check (see `check_specs`),
     all evaluated by one `dc_bridge.run(contract, spark=..., **run_options)` when any of them is selected.
 
     `assets`: each model's asset key (default: the model's name), see `check_specs`. `name`: the op's name (default:
-    the contract's id as a Dagster name). `resource_key`: the resource giving the Spark session (a SparkSession, or
+    the contract's id as a Dagster name). `prefix`: put before every check's name, for a second contract on the
+    same asset whose check ids the first has too (Dagster refuses two checks of one name on one asset). `resource_key`: the resource giving the Spark session (a SparkSession, or
     an object with `.spark_session`, as SparkResource and dagster-pyspark's PySparkResource). `run_options`: the
     keywords of `dc_bridge.run` (engines, server, data, where, history, metrics_push, metrics_file, ...), checked now;
     `openlineage=True` sends the verdict's OpenLineage event as `dc-bridge run --openlineage` does."""
     _check_run_options(contract, run_options)
-    loaded, planned = _planned(contract, assets, run_options.get("vars"))
+    loaded, planned = _planned(contract, assets, run_options.get("vars"), prefix)
     if not planned:
         raise ValueError(f"{contract}: no check of the contract is on an asset (assets= maps every model to None, or the "
                          f"contract has no check): nothing for Dagster to run")
@@ -98,7 +100,7 @@ def asset_checks(contract: str | Path, assets: Mapping[str, Any] | None = None, 
 
     @dg.multi_asset_check(specs=[item.spec for item in planned], name=op_name, can_subset=True,
                           required_resource_keys={resource_key}, description=f"dc-bridge: the checks of {contract}")
-    def _checks(context: dg.AssetCheckExecutionContext) -> Iterator[dg.AssetCheckResult]:
+    def _checks(context) -> Iterator[dg.AssetCheckResult]:  # no annotation: Dagster reads it, and this module's are text
         spark = session_of(getattr(context.resources, resource_key), resource_key)
         verdict = run(contract, spark=spark, **run_options)
         context.log.info(f"dc-bridge: {verdict.contract_id} {verdict.contract_version}: {verdict.outcome} {verdict.counts}")
@@ -111,7 +113,7 @@ def asset_checks(contract: str | Path, assets: Mapping[str, Any] | None = None, 
 
 
 def check_specs(contract: str | Path, assets: Mapping[str, Any] | None = None,
-                vars: Mapping[str, str] | None = None) -> list[Planned]:
+                vars: Mapping[str, str] | None = None, prefix: str | None = None) -> list[Planned]:
     """One Dagster check per contract check, read without Spark: its name from the check id (`check_names`), its
     description from the contract, `blocking` for severity error, on the asset of its model.
 
@@ -119,7 +121,7 @@ def check_specs(contract: str | Path, assets: Mapping[str, Any] | None = None,
     of parts, an AssetKey, or None to leave the model's checks out. Every model must be mapped (a ValueError names
     the ones that are not, and a name that is no model); the contract's own checks (its service levels, model
     "(contract)") go to the first model's asset unless the mapping names one for "(contract)"."""
-    return _planned(contract, assets, vars)[1]
+    return _planned(contract, assets, vars, prefix)[1]
 
 
 def check_results(verdict: Verdict, planned: Sequence[Planned], log=None) -> list[dg.AssetCheckResult]:
@@ -194,12 +196,13 @@ def _check_run_options(contract: str | Path, run_options: Mapping[str, Any]) -> 
     RunOptions(**values)
 
 
-def _planned(contract: str | Path, assets: Mapping[str, Any] | None, vars: Mapping[str, str] | None):
+def _planned(contract: str | Path, assets: Mapping[str, Any] | None, vars: Mapping[str, str] | None, prefix: str | None):
     # patterns are compiled by the run, in its Spark JVM; here they only need ids, so no JVM starts to load definitions
     loaded, local_errors = load_for_run(contract, dict(vars or {}), regex_compiler=lambda patterns: [None] * len(patterns))
     plan, _ = plan_for_run(loaded, local_errors)
     keys = _asset_keys(str(contract), [model.name for model in loaded.models], assets)
-    names = check_names([check.id for check in plan.checks])
+    named = {f"{prefix}.{check.id}" if prefix else check.id: check.id for check in plan.checks}
+    names = {named[text]: name for text, name in check_names(list(named)).items()}
     planned = [Planned(check, dg.AssetCheckSpec(
         names[check.id], asset=keys[check.model], description=_description(check), blocking=check.severity == "error",
         metadata={"dc_bridge/check_id": check.id, "dc_bridge/contract": str(contract)}))
