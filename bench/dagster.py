@@ -34,7 +34,7 @@ from bench.run import measure
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def many_checks(folder: Path, spark, checks: int = 198, rows: int = 1000) -> tuple[Path, dict[str, str]]:
+def many_checks(folder: Path, spark, checks: int = 198, rows: int = 1000) -> tuple[Path, dict]:
     """A contract of one model with `checks` row-count rules (200 checks with the column's own two), and its rows."""
     rules = "\n".join(f"      - {{id: rows_{index}, metric: rowCount, mustBeGreaterThan: {index}}}" for index in range(checks))
     contract = folder / "many.yaml"
@@ -51,7 +51,9 @@ def many_checks(folder: Path, spark, checks: int = 198, rows: int = 1000) -> tup
             quality:
         """) + rules + "\n", encoding="utf-8")
     spark.range(rows).write.mode("overwrite").parquet(str(folder / "events"))
-    return contract, {"events": str(folder / "events")}
+    from dc_bridge.runner.data import DataLocation
+
+    return contract, {"events": DataLocation(str(folder / "events"), "parquet")}
 
 
 def main() -> None:

@@ -21,6 +21,7 @@ import pytest
 
 dg = pytest.importorskip("dagster")
 
+from dc_bridge.runner.data import DataLocation  # noqa: E402
 from dc_bridge.dagster import NAME_LIMIT, SparkResource, asset_checks, check_names, check_specs, dagster_name  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -199,7 +200,7 @@ def hostile_run(spark, tmp_path_factory):
     (folder / "hostile.yaml").write_text(HOSTILE, encoding="utf-8")
     (folder / "second.yaml").write_text(SECOND, encoding="utf-8")
     spark.createDataFrame([(1, 20.0), (2, 250.0)], "order_id bigint, amount double").write.parquet(str(folder / "orders"))
-    data = {"orders": str(folder / "orders")}
+    data = {"orders": DataLocation(str(folder / "orders"), "parquet")}
     assets = {"orders": "shop/orders", "customers": None}
     first = asset_checks(str(folder / "hostile.yaml"), assets, engines=["spark"], data=data, history=folder / "h1.jsonl")
     second = asset_checks(str(folder / "second.yaml"), {"orders": "shop/orders"}, prefix="second", engines=["spark"],
@@ -331,7 +332,7 @@ def test_two_hundred_checks_are_two_hundred_asset_checks_from_one_run(spark, tmp
     contract.write_text(_many_checks(198), encoding="utf-8")  # with the column's exists and type: 200 checks
     spark.range(3).write.parquet(str(tmp_path / "events"))
     history = tmp_path / "history.jsonl"
-    checks = asset_checks(str(contract), engines=["spark"], data={"events": str(tmp_path / "events")}, history=history)
+    checks = asset_checks(str(contract), engines=["spark"], data={"events": DataLocation(str(tmp_path / "events"), "parquet")}, history=history)
     instance = dg.DagsterInstance.ephemeral()
     result = dg.materialize([dg.AssetSpec("events"), checks], instance=instance, resources={"spark": spark},
                             selection=dg.AssetSelection.checks(checks))
