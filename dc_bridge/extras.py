@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 
 # a module an extra brings -> the extra
-EXTRAS = {"pyiceberg": "catalog", "vl_convert": "site", "openlineage": "openlineage", "pyspark": "spark", "airflow": "airflow"}
+EXTRAS = {"pyiceberg": "catalog", "vl_convert": "site", "openlineage": "openlineage", "pyspark": "spark", "airflow": "airflow", "dagster": "dagster"}
 
 
 class MissingExtra(ValueError):

@@ -27,8 +27,9 @@ LAYERS: list[set[str]] = [
     {"dc_bridge.catalog", "dc_bridge.generate"},
     # import reads other tools' checks into the contract model and lays them out as init's generation does
     {"dc_bridge.enforce", "dc_bridge.importing"},
-    # dc_bridge.airflow: an integration with an orchestrator, importable by its own short name (the `airflow` extra)
-    {"dc_bridge.integrations", "dc_bridge.airflow"},
+    # dc_bridge.airflow and dc_bridge.dagster: integrations with an orchestrator, importable by their own short names
+    # (the `airflow` and `dagster` extras); dc_bridge.dagster is the public name of integrations/dagster.py
+    {"dc_bridge.integrations", "dc_bridge.airflow", "dc_bridge.dagster"},
     {"dc_bridge.cli"},
 ]
 # the package root holds only `__version__` and lazy `__getattr__` imports: anyone may import it, it

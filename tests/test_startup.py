@@ -14,7 +14,7 @@ import pytest
 # what no command needs before it runs: each costs tens to hundreds of milliseconds to import
 HEAVY = ("pyspark", "py4j", "great_expectations", "soda", "pydantic", "pydantic_core", "rich", "sqlglot", "jinja2", "yaml",
          "jsonschema", "jsonschema_rs", "pandas", "numpy", "dc_bridge.contract.model", "dc_bridge.contract.lint",
-         "dc_bridge.compiler", "dc_bridge.runner.pipeline", "dc_bridge.verdict")
+         "dc_bridge.compiler", "dc_bridge.runner.pipeline", "dc_bridge.verdict", "dagster")
 
 # the console script's own lines (`from dc_bridge.cli import command; command()`), then the modules it left imported and
 # the collector's state

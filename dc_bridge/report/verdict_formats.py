@@ -106,7 +106,7 @@ def as_sarif(verdicts: Verdict | list[Verdict], model_lines: Mapping[str, Mappin
             result(_UNCHECKED, "error", f"{verdict.contract_id}: not checked: {verdict.error}", contract, None)
         for check in verdict.checks():
             if check.outcome in _SARIF_LEVEL:
-                result(_check_rule(check.kind), _SARIF_LEVEL[check.outcome], f"{check.check_id} {_explain(check)}", check.source,
+                result(_check_rule(check.kind), _SARIF_LEVEL[check.outcome], f"{check.check_id} {check_text(check)}", check.source,
                        check.source.get("path"))
             elif check.outcome in NOT_EVALUATED:
                 notes.append({"level": "note", "message": {"text": f"{check.check_id} {check.outcome}: {check.reason or 'not run'}"},
@@ -194,7 +194,7 @@ def _properties(suite: ET.Element, verdict: Verdict, not_applied: dict[str, str]
 
 def _case(suite: ET.Element, classname: str, check: CheckVerdict) -> None:
     case = _element(suite, "testcase", classname=classname, name=check.check_id)
-    text = _explain(check)
+    text = check_text(check)
     if check.outcome == "failed":
         _element(case, "failure", text, message=text, type=check.kind)
     elif check.outcome == "error":
@@ -269,7 +269,9 @@ def _element(parent: ET.Element | None, tag: str, text: str | None = None, **att
     return element
 
 
-def _explain(check: CheckVerdict) -> str:
+def check_text(check: CheckVerdict) -> str:
+    """One check's outcome in one line of plain text, no link: what it checks, observed against expected, the reason,
+    the failing values shown (JUnit's message, SARIF's, the console's, a Dagster asset check's `text`)."""
     parts = [f"{check.outcome}: {check.description or check.kind}"]
     if check.observed is not None or check.expected:
         unit = "%" if check.unit == "percent" else ""
@@ -304,7 +306,7 @@ def print_console(verdict: Verdict, console: Console, limit: int = 15) -> None:
     for check in findings[:limit]:
         where = f"{check.source.get('file')}:{check.source.get('line') or ''}"
         rows.add_row(Text(f"{check.outcome:<7}", style=_STYLE[check.outcome]),
-                     Text.assemble(console_text(check.check_id), "  ", console_text(_explain(check).split("; ", 1)[-1]), "  ",
+                     Text.assemble(console_text(check.check_id), "  ", console_text(check_text(check).split("; ", 1)[-1]), "  ",
                                    (console_text(where), "dim")))
     if findings:
         console.print(rows)
