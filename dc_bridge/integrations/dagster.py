@@ -118,7 +118,8 @@ def check_specs(contract: str | Path, assets: Mapping[str, Any] | None = None,
     description from the contract, `blocking` for severity error, on the asset of its model.
 
     `assets` maps each model to an asset key: a string (`/` separates a key's parts, as Dagster writes keys), a list
-    of parts, an AssetKey, or None to leave the model's checks out. Every model must be mapped (a ValueError names
+    of parts, an AssetKey, or None to leave the model's checks out (the one run still checks the whole contract, so the
+    model's data must be readable). Every model must be mapped (a ValueError names
     the ones that are not, and a name that is no model); the contract's own checks (its service levels, model
     "(contract)") go to the first model's asset unless the mapping names one for "(contract)"."""
     return _planned(contract, assets, vars, prefix)[1]
