@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import os
+import re
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -350,7 +352,9 @@ def _check(run: _Run, options: RunOptions, dataframes: dict | None, spark, prefl
         present = [model for model in plan.models if model in frames]
         # side by side, the engines of a model at once; on small data (a few local megabytes) those of MODELS_AT_ONCE
         # models at once: a tiny table's jobs are mostly the driver's latency, which another model's jobs fill
-        at_once = MODELS_AT_ONCE if options.side_by_side and session.small_data else 1
+        # not on one core: a model whose task a timeout left running (a Java regex cannot be interrupted) holds it, and
+        # the model beside it would time out too instead of keeping its results
+        at_once = MODELS_AT_ONCE if options.side_by_side and session.small_data and _cores(spark) >= MODELS_AT_ONCE else 1
         for group in (present[i:i + at_once] for i in range(0, len(present), at_once)):
             works = {(model, engine): functools.partial(_timed_engine, engine, spark, frames, compiled, model, started_at,
                                                         options.timeout, options.say)
@@ -427,6 +431,19 @@ def _check(run: _Run, options: RunOptions, dataframes: dict | None, spark, prefl
 
 # models whose engines run at once on small data (`_small_data`), side by side; larger data, one model at a time
 MODELS_AT_ONCE = 2
+
+
+# a local master and its task slots: `local` one, `local[N]` N, `local[*]` the machine's cores
+_LOCAL_MASTER = re.compile(r"local(?:\[(?P<cores>\d+|\*)(?:,\d+)?\])?")
+
+
+def _cores(spark) -> int:
+    """The cores a local master runs tasks on; a cluster (or a master the session does not say) as many as needed."""
+    local = _LOCAL_MASTER.fullmatch(spark.conf.get("spark.master", ""))
+    if local is None:
+        return MODELS_AT_ONCE
+    cores = local.group("cores") or "1"
+    return (os.cpu_count() or 1) if cores == "*" else int(cores)
 
 
 def small_contracts(reads: list, server: str | None, local: bool) -> bool:
