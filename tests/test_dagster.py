@@ -21,6 +21,7 @@ import pytest
 
 dg = pytest.importorskip("dagster")
 
+from bench.dagster import many_checks  # noqa: E402
 from dc_bridge.runner.data import DataLocation  # noqa: E402
 from dc_bridge.dagster import NAME_LIMIT, SparkResource, asset_checks, check_names, check_specs, dagster_name  # noqa: E402
 
@@ -317,35 +318,18 @@ def test_run_option_values_are_checked_as_dc_bridge_run_checks_them():
         asset_checks(str(ORDERS), engines=["gx", "great"])
 
 
-def _many_checks(count: int) -> str:
-    rules = "\n".join(f"          - {{id: rows_{index}, metric: rowCount, mustBeGreaterThan: {index % 3}}}" for index in range(count))
-    return textwrap.dedent("""\
-        apiVersion: v3.0.2
-        kind: DataContract
-        id: urn:test:dagster-many
-        version: 1.0.0
-        status: active
-        schema:
-          - name: events
-            properties:
-              - {name: id, logicalType: integer, physicalType: bigint}
-            quality:
-        """) + rules + "\n"
-
-
 def test_two_hundred_checks_are_two_hundred_asset_checks_from_one_run(spark, tmp_path):
-    contract = tmp_path / "many.yaml"
-    contract.write_text(_many_checks(198), encoding="utf-8")  # with the column's exists and type: 200 checks
-    spark.range(3).write.parquet(str(tmp_path / "events"))
+    # the bench's contract: 198 row-count rules and the column's exists and type, 200 checks
+    contract, data = many_checks(tmp_path, spark, rows=200)
     history = tmp_path / "history.jsonl"
-    checks = asset_checks(str(contract), engines=["spark"], data={"events": DataLocation(str(tmp_path / "events"), "parquet")}, history=history)
+    checks = asset_checks(str(contract), engines=["spark"], data=data, history=history)
     instance = dg.DagsterInstance.ephemeral()
     result = dg.materialize([dg.AssetSpec("events"), checks], instance=instance, resources={"spark": spark},
                             selection=dg.AssetSelection.checks(checks))
     found = result.get_asset_check_evaluations()
     assert len(found) == len(check_specs(str(contract))) == 200
     assert runs_in(history) == 1
-    # rowCount > 0, 1 or 2 over three rows: every one passes
+    # rowCount > 0 ... 197 over 200 rows: every one passes
     assert all(evaluation.passed for evaluation in found)
     assert json.loads(history.read_text(encoding="utf-8"))["outcome"] == "passed"
 
